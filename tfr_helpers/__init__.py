@@ -1,0 +1,1 @@
+"""tfr: trust in test-execution feedback from LLM-generated tests."""

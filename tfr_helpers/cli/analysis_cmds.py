@@ -1,0 +1,1 @@
+"""CLI commands for the analysis layer (registered on import)."""

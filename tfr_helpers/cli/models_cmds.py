@@ -1,0 +1,1 @@
+"""CLI commands for the models layer (registered on import)."""

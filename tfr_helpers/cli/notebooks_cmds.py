@@ -1,0 +1,1 @@
+"""CLI commands for the notebooks layer (registered on import)."""

@@ -1,0 +1,1 @@
+"""CLI commands for the pipeline layer (registered on import)."""

@@ -1,0 +1,1 @@
+"""CLI commands for the sandbox layer (registered on import)."""

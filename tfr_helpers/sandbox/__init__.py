@@ -1,0 +1,3 @@
+"""tfr_helpers.sandbox (public names listed in __all__)."""
+
+__all__: list[str] = []
