@@ -1,0 +1,52 @@
+"""What the sandbox is asked to run: test specifications and resource limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+TestSpecKind = Literal["snippet", "function", "unittest"]
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    """One test unit to run against a program.
+
+    Attributes:
+        name: Name reported in the outcome record (``check``, ``assert_2``, ``test_sorted``...).
+        source: ``snippet``: statements run after the program (asserts, ``check(f)``);
+            ``function``: a module defining ``test_*`` functions (plain or Hypothesis ``@given``), each called;
+            ``unittest``: a module defining ``unittest.TestCase`` classes whose test methods are run.
+        kind: How ``source`` is run (see above).
+        setup: Statements run before ``source`` in the test namespace (MBPP ``test_imports``).
+    """
+
+    name: str
+    source: str
+    kind: TestSpecKind = "snippet"
+    setup: str = ""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one program run (all per program, applied by the sandbox from outside).
+
+    Attributes:
+        timeout_s: Wall-clock budget of one test, seconds (the worker kills the process tree after it).
+        memory_mb: Address-space limit (RLIMIT_AS), MiB.
+        nproc: Process limit (RLIMIT_NPROC; enforced only when the program runs as an unprivileged uid).
+        fsize_mb: Largest file the program may write (RLIMIT_FSIZE), MiB.
+        nofile: Open file descriptors (RLIMIT_NOFILE).
+        output_cap: Bytes of stdout/stderr kept per test.
+        hypothesis_max_examples: ``max_examples`` for Hypothesis tests.
+        hypothesis_derandomize: Run Hypothesis derandomized so verdicts repeat.
+    """
+
+    timeout_s: float = 10.0
+    memory_mb: int = 2048
+    nproc: int = 64
+    fsize_mb: int = 16
+    nofile: int = 256
+    output_cap: int = 4096
+    hypothesis_max_examples: int = 50
+    hypothesis_derandomize: bool = True
