@@ -1,3 +1,6 @@
-"""tfr_helpers.views (public names listed in __all__)."""
+"""tfr_helpers.views: the case browser and small display helpers for the notebooks."""
 
-__all__: list[str] = []
+from tfr_helpers.views.browser import CaseBrowser
+from tfr_helpers.views.cases import ALL, Attempt, Filters, build_attempts, load_run_results
+
+__all__: list[str] = ["ALL", "Attempt", "CaseBrowser", "Filters", "build_attempts", "load_run_results"]
