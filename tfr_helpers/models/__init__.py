@@ -1,3 +1,78 @@
-"""tfr_helpers.models (public names listed in __all__)."""
+"""tfr_helpers.models: providers, the call layer (cache, retries, accounting), prompts and response parsing."""
 
-__all__: list[str] = []
+from tfr_helpers.models.base import (
+    PROVIDERS,
+    Message,
+    ModelRequest,
+    ModelSpec,
+    Provider,
+    ProviderReply,
+    SamplingParams,
+)
+from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components, diff_key_components
+from tfr_helpers.models.client import ModelClient, ModelReply
+from tfr_helpers.models.credentials import check_credentials
+from tfr_helpers.models.errors import (
+    AuthError,
+    BadRequest,
+    MalformedResponse,
+    ModelError,
+    ProviderUnavailable,
+    RateLimited,
+    Timeout,
+)
+from tfr_helpers.models.parse import (
+    ParsedCode,
+    ParsedDecision,
+    ParsedTest,
+    ParsedTests,
+    parse_code,
+    parse_decision,
+    parse_tests,
+)
+from tfr_helpers.models.registry import known_providers, make_provider, register_provider
+from tfr_helpers.models.settings import CacheMode, ModelSettings, Price, RetryPolicy, SamplingSettings
+from tfr_helpers.prompts import TEMPLATE_VERSIONS, TEMPLATES, make_request, render_prompt
+
+__all__ = [
+    "PROVIDERS",
+    "TEMPLATES",
+    "TEMPLATE_VERSIONS",
+    "AuthError",
+    "BadRequest",
+    "CacheMode",
+    "MalformedResponse",
+    "Message",
+    "ModelClient",
+    "ModelError",
+    "ModelReply",
+    "ModelRequest",
+    "ModelSettings",
+    "ModelSpec",
+    "ParsedCode",
+    "ParsedDecision",
+    "ParsedTest",
+    "ParsedTests",
+    "Price",
+    "Provider",
+    "ProviderReply",
+    "ProviderUnavailable",
+    "RateLimited",
+    "ResponseCache",
+    "RetryPolicy",
+    "SamplingParams",
+    "SamplingSettings",
+    "Timeout",
+    "cache_key",
+    "cache_key_components",
+    "check_credentials",
+    "diff_key_components",
+    "known_providers",
+    "make_provider",
+    "make_request",
+    "parse_code",
+    "parse_decision",
+    "parse_tests",
+    "register_provider",
+    "render_prompt",
+]

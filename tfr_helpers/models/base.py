@@ -90,12 +90,21 @@ class ProviderReply:
     output_tokens: int = 0
     raw_response: dict[str, object] = field(default_factory=dict)
     unsupported_params: tuple[str, ...] = ()
+    raw_request: dict[str, object] = field(default_factory=dict)
+    """The request body as sent (never any key or header), for the run directory's call log."""
 
 
 class Provider(ABC):
     """A model backend. One abstract method; errors are raised as ``tfr_helpers.models`` error types."""
 
     simulated: bool = False
+    api_flavour: str = ""
+    """Which API the provider speaks (``chat.completions``, ``messages``...); part of the cache key."""
+    base_url: str | None = None
+    """Where requests go; part of the cache key (None for local/simulated providers)."""
+
+    async def aclose(self) -> None:
+        """Release network clients (no-op by default)."""
 
     @abstractmethod
     async def generate(self, spec: ModelSpec, request: ModelRequest, params: SamplingParams) -> ProviderReply:

@@ -1,0 +1,112 @@
+"""Persistent response cache: one JSON file per key, written atomically; errors are never cached.
+
+The key is the sha256 of canonical JSON of everything that determines an answer (provider, base URL,
+model, API flavour, messages, every sampling parameter, template name and version, sample index, cache
+schema version) and nothing about transport (keys, timeouts, retries).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+from tfr_helpers.models.base import ModelRequest, ModelSpec, ProviderReply, SamplingParams
+
+CACHE_SCHEMA_VERSION = 1
+log = logging.getLogger(__name__)
+
+
+def cache_key_components(
+    spec: ModelSpec,
+    request: ModelRequest,
+    params: SamplingParams,
+    *,
+    base_url: str | None,
+    api_flavour: str,
+) -> dict[str, object]:
+    """Everything the cache key is made of, as a JSON-ready dict (print it to see why two keys differ)."""
+    return {
+        "cache_schema": CACHE_SCHEMA_VERSION,
+        "provider": spec.provider,
+        "base_url": (base_url or "").rstrip("/"),
+        "model": spec.name,
+        "api_flavour": api_flavour,
+        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "sampling": dataclasses.asdict(params),
+        "template": request.template,
+        "template_version": request.template_version,
+        "sample_index": request.sample_index,
+    }
+
+
+def cache_key(components: dict[str, object]) -> str:
+    """sha256 hex digest of the canonical JSON of the components."""
+    canonical = json.dumps(components, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def diff_key_components(a: dict[str, object], b: dict[str, object]) -> list[str]:
+    """Human-readable reasons why two component dicts give different keys (empty when equal)."""
+    return [
+        f"{name}: {a.get(name)!r} != {b.get(name)!r}"
+        for name in sorted(set(a) | set(b))
+        if a.get(name) != b.get(name)
+    ]
+
+
+class ResponseCache:
+    """Directory of cached successful replies, ``<dir>/<key[:2]>/<key>.json``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> ProviderReply | None:
+        """The cached reply, or None (a corrupt entry is logged and treated as a miss)."""
+        path = self._path(key)
+        if not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("version") != CACHE_SCHEMA_VERSION:
+                return None
+            return ProviderReply(
+                text=data["text"],
+                input_tokens=data.get("input_tokens", 0),
+                output_tokens=data.get("output_tokens", 0),
+                raw_response=data.get("raw_response", {}),
+                unsupported_params=tuple(data.get("unsupported_params", ())),
+            )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("ignoring corrupt cache entry %s: %s", path, exc)
+            return None
+
+    def put(self, key: str, components: dict[str, object], reply: ProviderReply) -> None:
+        """Store a successful reply atomically (temp file + ``os.replace``)."""
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = {
+            "version": CACHE_SCHEMA_VERSION,
+            "key": key,
+            "components": components,
+            "text": reply.text,
+            "input_tokens": reply.input_tokens,
+            "output_tokens": reply.output_tokens,
+            "unsupported_params": list(reply.unsupported_params),
+            "raw_response": reply.raw_response,
+        }
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, ensure_ascii=False)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

@@ -1,0 +1,71 @@
+"""Map exceptions of the official openai / anthropic SDKs to :mod:`tfr_helpers.models.errors`."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from collections.abc import Mapping
+
+from tfr_helpers.models import errors as me
+
+_RETRYABLE_STATUS = {408, 409, 429}
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from ``retry-after-ms``, then ``retry-after`` (seconds or HTTP date); None if absent/invalid."""
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            value = float(ms) / 1000
+            return value if value > 0 else None
+        except ValueError:
+            pass
+    ra = headers.get("retry-after")
+    if not ra:
+        return None
+    try:
+        value = float(ra)
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(ra) if ra else None
+        if parsed is None:
+            return None
+        value = parsed.timestamp() - time.time()
+    return value if value > 0 else None
+
+
+def _status_error(status: int, message: str, headers: Mapping[str, str] | None) -> me.ModelError:
+    retry_after = parse_retry_after(headers)
+    should = (headers or {}).get("x-should-retry")
+    override = {"true": True, "false": False}.get(should.lower()) if should else None
+    kw = {"retry_after_s": retry_after, "status_code": status, "retryable": override}
+    if status == 429:
+        return me.RateLimited(message, **kw)  # type: ignore[arg-type]
+    if status in _RETRYABLE_STATUS or status >= 500:
+        return me.ProviderUnavailable(message, **kw)  # type: ignore[arg-type]
+    if status in (401, 403):
+        return me.AuthError(message, **kw)  # type: ignore[arg-type]
+    return me.BadRequest(message, **kw)  # type: ignore[arg-type]
+
+
+def normalise_sdk_error(exc: BaseException) -> me.ModelError | None:
+    """Our error type for an SDK exception, or None when it is not a provider failure (a bug: re-raise)."""
+    import anthropic
+    import openai
+
+    if isinstance(exc, me.ModelError):
+        return exc
+    if isinstance(exc, (openai.APITimeoutError, anthropic.APITimeoutError)):
+        return me.Timeout(f"read timed out ({type(exc).__name__})")
+    if isinstance(exc, (openai.APIConnectionError, anthropic.APIConnectionError)):
+        return me.ProviderUnavailable(f"connection failed: {exc}")
+    if isinstance(exc, (openai.APIStatusError, anthropic.APIStatusError)):
+        headers = getattr(exc.response, "headers", None)
+        return _status_error(exc.status_code, f"HTTP {exc.status_code}: {str(exc)[:300]}", headers)
+    if isinstance(exc, (openai.APIResponseValidationError, anthropic.APIResponseValidationError)):
+        return me.MalformedResponse(f"response failed validation: {str(exc)[:300]}")
+    if isinstance(exc, json.JSONDecodeError):
+        return me.MalformedResponse(f"response body is not JSON: {exc}")
+    return None

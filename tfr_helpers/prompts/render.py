@@ -1,0 +1,114 @@
+"""Render the prompt template files (``<name>.txt``) into chat messages.
+
+File format: ``version: <v>`` and ``variables: a, b`` header lines, then ``--- system`` / ``--- user``
+sections whose ``${name}`` placeholders are filled with :class:`string.Template` (values are inserted
+verbatim, so code containing ``$`` or braces is safe).
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from tfr_helpers.errors import ConfigError
+from tfr_helpers.models.base import Message, ModelRequest
+from tfr_helpers.records import Role, Task
+
+TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning")
+"""Template names, one per role."""
+
+VARIABLES = ("description", "entry_point", "signature", "code", "feedback", "n_tests")
+"""Every variable a template may use; anything else passed to :func:`render_prompt` is an error."""
+
+_DIR = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """One parsed template file."""
+
+    name: str
+    version: str
+    variables: tuple[str, ...]
+    sections: tuple[tuple[str, str], ...]
+
+
+@cache
+def load_template(name: str) -> PromptTemplate:
+    """Parse ``<name>.txt``.
+
+    Raises:
+        ConfigError: Unknown template name.
+    """
+    if name not in TEMPLATES:
+        raise ConfigError(f"unknown prompt template {name!r}; known templates: {', '.join(TEMPLATES)}")
+    lines = (_DIR / f"{name}.txt").read_text(encoding="utf-8").splitlines()
+    header: dict[str, str] = {}
+    sections: list[tuple[str, list[str]]] = []
+    for line in lines:
+        if line.startswith("--- "):
+            sections.append((line[4:].strip(), []))
+        elif sections:
+            sections[-1][1].append(line)
+        elif ":" in line:
+            key, _, value = line.partition(":")
+            header[key.strip()] = value.strip()
+    variables = tuple(v.strip() for v in header.get("variables", "").split(",") if v.strip())
+    return PromptTemplate(
+        name=name,
+        version=header["version"],
+        variables=variables,
+        sections=tuple((role, "\n".join(body).strip() + "\n") for role, body in sections),
+    )
+
+
+TEMPLATE_VERSIONS: dict[str, str] = {name: load_template(name).version for name in TEMPLATES}
+"""Version string of each template (part of the response cache key)."""
+
+
+def render_prompt(template: str, **variables: object) -> list[Message]:
+    """Fill one template.
+
+    Args:
+        template: One of :data:`TEMPLATES`.
+        **variables: Values for the template's placeholders (from :data:`VARIABLES`; unused ones are ignored).
+
+    Returns:
+        The system and user messages.
+
+    Raises:
+        ConfigError: Unknown template, a variable outside :data:`VARIABLES`, or a required variable missing.
+    """
+    tpl = load_template(template)
+    unknown = sorted(set(variables) - set(VARIABLES))
+    if unknown:
+        raise ConfigError(
+            f"prompt template {template!r} got unknown variables {unknown}; allowed: {', '.join(VARIABLES)}"
+        )
+    missing = [v for v in tpl.variables if variables.get(v) is None]
+    if missing:
+        raise ConfigError(f"prompt template {template!r} needs variables {missing}; pass them to render_prompt")
+    values = {k: str(variables[k]) for k in tpl.variables}
+    return [
+        Message(role=role, content=string.Template(body).substitute(values))  # type: ignore[arg-type]
+        for role, body in tpl.sections
+    ]
+
+
+def make_request(
+    template: str, *, role: Role, sample_index: int = 0, task: Task | None = None, **variables: object
+) -> ModelRequest:
+    """Render a template into a :class:`ModelRequest` carrying its name, version and variables."""
+    messages = render_prompt(template, **variables)
+    used = load_template(template).variables
+    return ModelRequest(
+        messages=tuple(messages),
+        role=role,
+        template=template,
+        template_version=TEMPLATE_VERSIONS[template],
+        sample_index=sample_index,
+        variables=tuple((k, str(variables[k])) for k in used),
+        task=task,
+    )
