@@ -1,3 +1,31 @@
-"""tfr_helpers.benchmarks (public names listed in __all__)."""
+"""tfr_helpers.benchmarks: HumanEval, MBPP and BigCodeBench as typed tasks, their data resolution and tests.
 
-__all__: list[str] = []
+Data resolution (per benchmark): installed package (HumanEval) -> ``data_dir`` / ``$TFR_BENCHMARK_DIR`` ->
+cache (``$TFR_CACHE_DIR`` or the user cache, ``/benchmarks``) -> download (``$TFR_BENCHMARK_URL_<NAME>``
+or the canonical URL). See ``benchmarks/README.md`` at the repository root.
+"""
+
+from tfr_helpers.benchmarks.load import (
+    BENCHMARKS,
+    clear_memory_cache,
+    data_source,
+    get_task,
+    load_tasks,
+    resolve_benchmark,
+)
+from tfr_helpers.benchmarks.selection import Selection, build_selection, load_selection, selection_path
+from tfr_helpers.benchmarks.specs import benchmark_tests
+
+__all__ = [
+    "BENCHMARKS",
+    "Selection",
+    "benchmark_tests",
+    "build_selection",
+    "clear_memory_cache",
+    "data_source",
+    "get_task",
+    "load_selection",
+    "load_tasks",
+    "resolve_benchmark",
+    "selection_path",
+]

@@ -1,0 +1,274 @@
+"""The BigCodeBench subset used in experiments.
+
+A deterministic rule, stored in ``benchmarks/bigcodebench_selection.json``.
+
+Stage 1 (here, static):
+
+1. ``libraries``: every library in ``libs`` is in the standard library of the running Python
+   (``sys.stdlib_module_names``) or is a scientific dependency of this project
+   (:data:`PROJECT_LIBRARIES`), and none is a network or GUI library (:data:`NETWORK_LIBRARIES`,
+   :data:`GUI_LIBRARIES`);
+2. ``network``: neither the reference nor the tests contain a network call pattern
+   (:data:`NETWORK_PATTERNS`, e.g. ``requests.get``, ``urlopen``, ``socket.``, a literal ``http(s)://`` URL in
+   the reference);
+3. ``sample``: to keep the full simulated study within budget, the tasks passing 1-2 are ranked by the
+   sha256 of their task id (hex, ascending) and the first :data:`SAMPLE_SIZE` are kept; the rest are
+   excluded with reason ``sample``. The hash makes the cut independent of task order and content.
+
+Stage 2 (added by the sandbox layer): the reference passes its own tests 3/3 in the sandbox and runs fast;
+its exclusions are passed to :func:`build_selection` as ``extra_exclusions`` and applied after the sample.
+
+Regenerate with ``python -m tfr_helpers.benchmarks.selection`` (keeps stage-2 exclusions already in the file).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from tfr_helpers.errors import DataError
+from tfr_helpers.records import Task
+
+SELECTION_VERSION = 1
+SAMPLE_SIZE = 380
+"""Tasks kept after stage 1 (stage 2 then removes the ones whose reference fails; aim: 300-400)."""
+
+PROJECT_LIBRARIES = frozenset(
+    {"numpy", "pandas", "matplotlib", "seaborn", "scipy", "sklearn", "pytz", "dateutil"}
+)
+"""Third-party libraries this project installs (pyproject dependencies) that tasks may use."""
+
+NETWORK_LIBRARIES = frozenset(
+    {
+        "requests",
+        "urllib",
+        "urllib3",
+        "socket",
+        "smtplib",
+        "http",
+        "ssl",
+        "ftplib",
+        "mechanize",
+        "bs4",
+        "flask",
+        "flask_mail",
+        "flask_restful",
+        "flask_login",
+        "flask_wtf",
+        "django",
+        "email",
+        "select",
+        "socketserver",
+        "xmlrpc",
+        "imaplib",
+        "poplib",
+        "telnetlib",
+        "cgi",
+        "wikipedia",
+        "geopy",
+        "python_http_client",
+        "sendgrid",
+        "pyquery",
+    }
+)
+"""Libraries whose use implies the network (or a server), excluded even when installed or stdlib."""
+
+GUI_LIBRARIES = frozenset({"turtle", "tkinter"})
+"""Libraries that need a display."""
+
+NETWORK_PATTERNS = (
+    re.compile(r"requests\.(get|post|put|delete|head|request|Session)\b"),
+    re.compile(r"\burlopen\b|\burlretrieve\b|urllib\.request"),
+    re.compile(r"\bsocket\."),
+    re.compile(r"\bhttp\.client\b|\bHTTPConnection\b"),
+)
+"""Code patterns that fetch over the network (checked in the reference and the tests)."""
+
+URL_IN_REFERENCE = re.compile(r"https?://")
+"""A literal URL in the reference solution (a fetched resource)."""
+
+RULE = (
+    "stage 1: keep tasks whose libs are all stdlib (Python {py}) or in {{{proj}}} "
+    "and none a network/GUI library, "
+    "whose reference and tests call no network API (requests.*, urlopen/urlretrieve/urllib.request, socket., "
+    "http.client) and whose reference holds no http(s):// URL; "
+    "of those, the first {n} by sha256(task_id) hex; "
+    "stage 2 (sandbox): the reference passes its own tests 3/3 and runs fast"
+)
+
+STAGE1_PREFIXES = ("library:", "network:", "sample:")
+"""Reason prefixes written by stage 1 and the sample; any other reason is a stage-2 exclusion."""
+
+
+class Selection(BaseModel):
+    """The committed BigCodeBench selection file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: int = SELECTION_VERSION
+    """File format version."""
+    rule: str
+    """The selection rule in words."""
+    benchmark_version: str
+    """BigCodeBench release the ids refer to (``v0.1.0``)."""
+    selected: list[str]
+    """Selected task ids, in benchmark order."""
+    excluded: dict[str, str]
+    """Excluded task id -> reason (``library: ...``, ``network: ...``, ``sample: ...`` or a stage-2 one)."""
+
+
+def selection_path() -> Path:
+    """Return the selection file path.
+
+    ``$TFR_SELECTION_FILE`` or ``<repo>/benchmarks/bigcodebench_selection.json``.
+
+    Returns:
+        The path (it may not exist).
+    """
+    override = os.environ.get("TFR_SELECTION_FILE")
+    if override:
+        return Path(override).expanduser()
+    return Path(__file__).resolve().parents[2] / "benchmarks" / "bigcodebench_selection.json"
+
+
+def _hash_rank(task_id: str) -> str:
+    return hashlib.sha256(task_id.encode("utf-8")).hexdigest()
+
+
+def stage1_reason(task: Task) -> str | None:
+    """Return why stage 1 excludes a task (``library: ...`` / ``network: ...``), or None when it is eligible.
+
+    Args:
+        task: A BigCodeBench task.
+
+    Returns:
+        The reason, or None.
+    """
+    stdlib = sys.stdlib_module_names
+    for lib in task.libraries:
+        if lib in NETWORK_LIBRARIES:
+            return f"network: uses library {lib}"
+        if lib in GUI_LIBRARIES:
+            return f"library: {lib} needs a display"
+        if lib not in stdlib and lib not in PROJECT_LIBRARIES:
+            return f"library: {lib} is neither stdlib nor a project dependency"
+    for pattern in NETWORK_PATTERNS:
+        match = pattern.search(task.reference) or pattern.search(task.tests)
+        if match:
+            return f"network: code calls {match.group(0)!r}"
+    if URL_IN_REFERENCE.search(task.reference):
+        return "network: the reference holds an http(s):// URL"
+    return None
+
+
+def build_selection(
+    tasks: Sequence[Task],
+    *,
+    sample_size: int = SAMPLE_SIZE,
+    extra_exclusions: Mapping[str, str] | None = None,
+) -> Selection:
+    """Apply the selection rule (module docstring) to all BigCodeBench tasks.
+
+    Args:
+        tasks: All 1140 tasks, in benchmark order.
+        sample_size: How many stage-1 survivors to keep (by sha256 of the task id).
+        extra_exclusions: Stage-2 exclusions (task id -> reason), applied after the sample.
+
+    Returns:
+        The selection; every task id is either selected or excluded with a reason.
+    """
+    excluded: dict[str, str] = {}
+    eligible: list[Task] = []
+    for task in tasks:
+        reason = stage1_reason(task)
+        if reason is None:
+            eligible.append(task)
+        else:
+            excluded[task.task_id] = reason
+    ranked = sorted(eligible, key=lambda t: _hash_rank(t.task_id))
+    for task in ranked[sample_size:]:
+        excluded[task.task_id] = f"sample: beyond the first {sample_size} stage-1 tasks by sha256(task_id)"
+    for task_id, reason in (extra_exclusions or {}).items():
+        if task_id not in excluded:
+            excluded[task_id] = reason
+    selected = [t.task_id for t in tasks if t.task_id not in excluded]
+    proj = ", ".join(sorted(PROJECT_LIBRARIES))
+    rule = RULE.format(py=f"{sys.version_info.major}.{sys.version_info.minor}", proj=proj, n=sample_size)
+    order = {t.task_id: i for i, t in enumerate(tasks)}
+    ordered_excluded = dict(sorted(excluded.items(), key=lambda kv: order.get(kv[0], len(order))))
+    return Selection(rule=rule, benchmark_version="v0.1.0", selected=selected, excluded=ordered_excluded)
+
+
+def load_selection(path: Path | None = None) -> Selection:
+    """Read and validate the selection file.
+
+    Args:
+        path: The file (default :func:`selection_path`).
+
+    Returns:
+        The selection.
+
+    Raises:
+        DataError: The file is missing or invalid.
+    """
+    path = path or selection_path()
+    try:
+        selection = Selection.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise DataError(
+            f"BigCodeBench selection file {path} is missing; regenerate it with "
+            "`python -m tfr_helpers.benchmarks.selection` or load with selected=False"
+        ) from exc
+    except (OSError, ValidationError, ValueError) as exc:
+        raise DataError(f"BigCodeBench selection file {path} is invalid ({exc}); regenerate it") from exc
+    if selection.version != SELECTION_VERSION or selection.benchmark_version != "v0.1.0":
+        raise DataError(
+            f"BigCodeBench selection file {path} has version {selection.version}/"
+            f"{selection.benchmark_version}, expected {SELECTION_VERSION}/v0.1.0; regenerate it"
+        )
+    return selection
+
+
+def stage2_exclusions(selection: Selection) -> dict[str, str]:
+    """Return the exclusions of an existing selection that stage 1 and the sample did not make."""
+    return {k: v for k, v in selection.excluded.items() if not v.startswith(STAGE1_PREFIXES)}
+
+
+def write_selection(selection: Selection, path: Path | None = None) -> Path:
+    """Write the selection file atomically (indented JSON, one id per line).
+
+    Args:
+        selection: What to write.
+        path: Target (default :func:`selection_path`).
+
+    Returns:
+        The path written.
+    """
+    path = path or selection_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(selection.model_dump(), indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def main() -> None:
+    """Regenerate the selection file from all BigCodeBench tasks, keeping recorded stage-2 exclusions."""
+    from tfr_helpers.benchmarks.load import load_tasks  # local: load imports this module
+
+    path = selection_path()
+    extra = stage2_exclusions(load_selection(path)) if path.is_file() else {}
+    selection = build_selection(load_tasks("bigcodebench", selected=False), extra_exclusions=extra)
+    write_selection(selection, path)
+    sys.stdout.write(f"{path}: {len(selection.selected)} selected, {len(selection.excluded)} excluded\n")
+
+
+if __name__ == "__main__":
+    main()
