@@ -1,0 +1,90 @@
+"""Writing the analysis of a run: ``analysis/summary.json``, the six ``.tex`` tables and the figures."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pandas.io.formats.style import Styler
+
+from tfr_helpers.analysis import figures
+from tfr_helpers.analysis.load import load_results
+from tfr_helpers.analysis.summary import build_summary
+from tfr_helpers.analysis.tables import TABLES
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AnalysisOutputs:
+    """Paths written by :func:`analyze` (absolute)."""
+
+    summary: Path
+    tables: dict[str, Path] = field(default_factory=dict)
+    figures: list[Path] = field(default_factory=list)
+
+
+def write_atomic(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file and a rename (no half-written files)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+    return path
+
+
+def escape_latex(text: str) -> str:
+    """Escape LaTeX special characters in plain text (captions)."""
+    out = text.replace("\\", r"\textbackslash ")
+    for ch in "&%$#_{}":
+        out = out.replace(ch, "\\" + ch)
+    return out.replace("~", r"\textasciitilde ").replace("^", r"\textasciicircum ").replace(">", r"\textgreater ")
+
+
+def to_latex(styler: Styler, label: str) -> str:
+    """Render a table Styler as a booktabs LaTeX table (cells and headers escaped, no extra packages).
+
+    Args:
+        styler: A table from :mod:`tfr_helpers.analysis.tables` (string cells, caption set).
+        label: LaTeX label (``tab:<name>``).
+
+    Returns:
+        A ``table`` environment needing only ``booktabs``.
+    """
+    escaped = styler.data.copy()
+    escaped.index = escaped.index.set_names([escape_latex(str(n)) if n else n for n in escaped.index.names])
+    out = escaped.style.format(escape="latex").format_index(escape="latex", axis=0)
+    out = out.format_index(escape="latex", axis=1)
+    return out.to_latex(
+        caption=escape_latex(str(styler.caption or "")), label=label, hrules=True, position="htbp",
+        position_float="centering", multirow_align="naive", multicol_align="naive",
+        column_format="l" * escaped.index.nlevels + "r" * escaped.shape[1],
+    )
+
+
+def analyze(run_dir: Path | str) -> AnalysisOutputs:
+    """Write ``analysis/summary.json``, the six ``.tex`` tables and the figures of a finished run.
+
+    Args:
+        run_dir: A run directory holding ``results.json``.
+
+    Returns:
+        The paths written.
+
+    Raises:
+        RunDirError: If ``results.json`` is missing or invalid.
+    """
+    run = Path(run_dir)
+    results = load_results(run)
+    out_dir = run / "analysis"
+    summary = write_atomic(out_dir / "summary.json", json.dumps(build_summary(results), indent=2))
+    tables = {name: write_atomic(out_dir / f"{name}.tex", to_latex(fn(results), f"tab:{name}"))
+              for name, fn in TABLES.items()}
+    written = figures.save_figures(results, out_dir / "figures")
+    log.info("analysis of %s written to %s", results.run_name, out_dir)
+    return AnalysisOutputs(summary=summary, tables=tables, figures=written)

@@ -1,0 +1,119 @@
+"""Figures with 95% intervals (seaborn): four cases, transitions by reliability, screening on the PR plane.
+
+Plot functions take ``ax=None`` (a new figure is made only when none is given) and return the axes; they
+never save. :func:`save_figures` writes PNG and PDF with the Agg backend when no notebook backend is active.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+if "inline" not in matplotlib.get_backend().lower() and "ipympl" not in matplotlib.get_backend().lower():
+    matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+
+from tfr_helpers.analysis import rq1, rq2, rq3  # noqa: E402
+from tfr_helpers.analysis.frames import pairs_frame  # noqa: E402
+from tfr_helpers.analysis.stats import share_columns, wilson  # noqa: E402
+from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS  # noqa: E402
+from tfr_helpers.records import Results  # noqa: E402
+
+
+def _bars(frame: pd.DataFrame, x: str, hue: str, order: list[str], hue_order: list[str], ax: Axes) -> None:
+    """Bar plot of ``pct`` with asymmetric error bars from ``low``/``high`` (percent)."""
+    sns.barplot(data=frame, x=x, y="pct", hue=hue, order=order, hue_order=hue_order, errorbar=None, ax=ax)
+    indexed = frame.set_index([hue, x])
+    for level, container in zip(hue_order, ax.containers, strict=False):
+        for cat, bar in zip(order, container, strict=False):
+            if (level, cat) not in indexed.index:
+                continue
+            r = indexed.loc[(level, cat)]
+            if pd.isna(r["pct"]):
+                continue
+            cx = bar.get_x() + bar.get_width() / 2
+            ax.errorbar(cx, r["pct"], yerr=[[r["pct"] - r["low"]], [r["high"] - r["pct"]]], fmt="none",
+                        ecolor="black", capsize=2, lw=0.8)
+    ax.set_ylim(0, 100)
+
+
+def _title(ax: Axes, text: str, results: Results) -> None:
+    ax.set_title(f"{text}\n({SIMULATED_NOTE})" if results.simulated else text, fontsize=10)
+
+
+def plot_four_cases(results: Results, ax: Axes | None = None) -> Axes:
+    """Share of each RQ1 case per model and benchmark, with 95% Wilson intervals."""
+    ax = ax if ax is not None else plt.subplots(figsize=(8, 4))[1]
+    pairs = pairs_frame(results)
+    pairs["group"] = pairs["model"] + "\n" + pairs["benchmark"]
+    rows = [{"group": g, "case": CASE_LABELS[c], **share_columns(wilson(int((sub["case"] == c).sum()), len(sub)))}
+            for g, sub in pairs.groupby("group", sort=True) for c in rq1.CASES]
+    frame = pd.DataFrame(rows, columns=["group", "case", "k", "n", "pct", "low", "high"])
+    _bars(frame, "group", "case", sorted(pairs["group"].unique()), list(CASE_LABELS.values()), ax)
+    ax.set(xlabel="", ylabel="percent of generated tests")
+    _title(ax, "Four cases per model and benchmark", results)
+    return ax
+
+
+def plot_transitions(results: Results, ax: Axes | None = None) -> Axes:
+    """Benchmark transitions after refinement by feedback reliability (all models), with Wilson intervals."""
+    ax = ax if ax is not None else plt.subplots(figsize=(7, 4))[1]
+    nums = rq2.refinement_outcomes(results)
+    pooled = nums.groupby(["reliability", "transition"], sort=False)[["k", "n"]].sum().reset_index()
+    rows = [{"reliability": r["reliability"], "transition": TRANSITION_LABELS[r["transition"]],
+             **share_columns(wilson(int(r["k"]), int(r["n"])))} for _, r in pooled.iterrows()]
+    frame = pd.DataFrame(rows, columns=["reliability", "transition", "k", "n", "pct", "low", "high"])
+    _bars(frame, "transition", "reliability", list(TRANSITION_LABELS.values()), list(rq2.RELIABILITIES), ax)
+    ax.set(xlabel="benchmark transition", ylabel="percent of refinement attempts")
+    _title(ax, "Refinement outcomes by feedback reliability", results)
+    return ax
+
+
+def plot_screening_pr(results: Results, ax: Axes | None = None) -> Axes:
+    """Screening strategies on the precision-recall plane (reliable = positive), Wilson interval bars."""
+    ax = ax if ax is not None else plt.subplots(figsize=(5, 5))[1]
+    nums = rq3.screening_and_downstream(results)
+    palette = sns.color_palette(n_colors=max(len(nums), 1))
+    for colour, (_, r) in zip(palette, nums.iterrows(), strict=False):
+        if r["precision_pct"] is None or r["recall_pct"] is None or pd.isna(r["precision_pct"]):
+            continue
+        ax.errorbar(r["recall_pct"], r["precision_pct"],
+                    xerr=[[r["recall_pct"] - r["recall_low"]], [r["recall_high"] - r["recall_pct"]]],
+                    yerr=[[r["precision_pct"] - r["precision_low"]], [r["precision_high"] - r["precision_pct"]]],
+                    fmt="o", color=colour, capsize=3, label=r["strategy"])
+    ax.set(xlim=(0, 105), ylim=(0, 105), xlabel="recall (percent of reliable feedback accepted)",
+           ylabel="precision (percent of accepted feedback reliable)")
+    ax.legend(fontsize=8)
+    _title(ax, "Screening strategies", results)
+    return ax
+
+
+PLOTS = {"rq1_four_cases": plot_four_cases, "rq2_transitions": plot_transitions,
+         "rq3_screening_pr": plot_screening_pr}
+"""Figure file stem -> plot function."""
+
+
+def save_figures(results: Results, out_dir: Path) -> list[Path]:
+    """Draw every figure of :data:`PLOTS` and save it as PNG and PDF under ``out_dir``.
+
+    Returns:
+        The written paths (two per figure).
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    with sns.axes_style("whitegrid"):
+        for stem, plot in PLOTS.items():
+            ax = plot(results)
+            fig = ax.figure
+            fig.tight_layout()
+            for ext in ("png", "pdf"):
+                path = out_dir / f"{stem}.{ext}"
+                fig.savefig(path, dpi=150)
+                written.append(path)
+            plt.close(fig)
+    return written

@@ -1,0 +1,88 @@
+"""Tidy DataFrames, one row per unit of analysis, built from :class:`~tfr_helpers.records.Results` only.
+
+Declared columns (every frame has exactly these, even when empty):
+
+- :func:`pairs_frame`: one row per pair evaluation (generated test x generated code).
+- :func:`refinements_frame`: one row per refinement attempt (one per test-fail feedback).
+- :func:`screening_frame`: one row per screening decision (strategy x feedback).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from tfr_helpers.records import Results
+
+PAIR_COLUMNS = ["test_id", "model", "benchmark", "task_id", "kind", "case", "feedback", "reliability", "cause"]
+REFINEMENT_COLUMNS = [
+    "feedback_id", "model", "benchmark", "task_id", "kind", "reliability", "cause", "transition",
+    "usable_code", "benchmark_before", "benchmark_after", "generated_test_after", "generated_test_passed",
+]
+SCREENING_COLUMNS = [
+    "feedback_id", "model", "benchmark", "task_id", "strategy", "decision", "accepted", "reliability",
+    "reliable", "transition",
+]
+
+
+def pairs_frame(results: Results) -> pd.DataFrame:
+    """One row per (generated test, generated code) evaluation.
+
+    ``feedback`` is True when the generated code failed the test (test-fail feedback); ``reliability`` and
+    ``cause`` are None where the records leave them unset.
+    """
+    rows = [
+        {
+            "test_id": p.test_id, "model": p.model, "benchmark": p.benchmark, "task_id": p.task_id,
+            "kind": p.kind, "case": p.case, "feedback": p.case.startswith("fail"),
+            "reliability": p.reliability, "cause": p.cause,
+        }
+        for p in results.pair_evaluations
+    ]
+    return pd.DataFrame(rows, columns=PAIR_COLUMNS)
+
+
+def refinements_frame(results: Results) -> pd.DataFrame:
+    """One row per refinement attempt, joined with the feedback's pair evaluation.
+
+    ``generated_test_after`` is the refined code's status on the generated test behind the feedback
+    (``"no_code"`` when refinement gave no usable code); ``generated_test_passed`` is its boolean form
+    (None without code). ``benchmark_after`` is None without code.
+    """
+    pairs = {p.test_id: p for p in results.pair_evaluations}
+    rows = []
+    for ev in results.refined_evaluations:
+        pair = pairs.get(ev.feedback_id)
+        after = ev.generated_test_after
+        usable = ev.transition != "no_code"
+        rows.append({
+            "feedback_id": ev.feedback_id, "model": ev.model,
+            "benchmark": results.task_benchmarks.get(ev.task_id), "task_id": ev.task_id,
+            "kind": pair.kind if pair else None, "reliability": pair.reliability if pair else None,
+            "cause": pair.cause if pair else None, "transition": ev.transition, "usable_code": usable,
+            "benchmark_before": ev.benchmark_before, "benchmark_after": ev.benchmark_after,
+            "generated_test_after": after.status if (after and usable) else "no_code",
+            "generated_test_passed": (after.status == "passed") if (after and usable) else None,
+        })
+    return pd.DataFrame(rows, columns=REFINEMENT_COLUMNS)
+
+
+def screening_frame(results: Results) -> pd.DataFrame:
+    """One row per screening decision, with the truth (feedback reliability) and the refinement transition.
+
+    ``accepted`` is True only for ``accept``: ``undecided`` (an unparseable judge answer) counts as reject.
+    ``reliable`` is the ground truth; ``transition`` is None when the feedback has no refinement record.
+    """
+    pairs = {p.test_id: p for p in results.pair_evaluations}
+    transitions = {ev.feedback_id: ev.transition for ev in results.refined_evaluations}
+    rows = []
+    for s in results.screening:
+        pair = pairs.get(s.feedback_id)
+        rows.append({
+            "feedback_id": s.feedback_id, "model": pair.model if pair else None,
+            "benchmark": pair.benchmark if pair else None, "task_id": pair.task_id if pair else None,
+            "strategy": s.strategy, "decision": s.decision, "accepted": s.decision == "accept",
+            "reliability": pair.reliability if pair else None,
+            "reliable": (pair.reliability == "reliable") if pair and pair.reliability else None,
+            "transition": transitions.get(s.feedback_id),
+        })
+    return pd.DataFrame(rows, columns=SCREENING_COLUMNS)

@@ -1,0 +1,71 @@
+"""RQ1 numbers: the four cases, test-fail feedback per benchmark, and causes of unreliable feedback.
+
+Every function returns a long DataFrame of numbers (counts; percentages with one decimal and their 95%
+Wilson bounds in ``pct``, ``low``, ``high``) from which the tables and ``summary.json`` are both built.
+"""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import pandas as pd
+
+from tfr_helpers.analysis.frames import pairs_frame
+from tfr_helpers.analysis.stats import share_columns, wilson
+from tfr_helpers.records import Case, Cause, Results
+
+CASES: tuple[str, ...] = get_args(Case)
+CAUSES: tuple[str, ...] = get_args(Cause)
+KINDS = ("ebt", "pbt")
+
+
+def four_cases(results: Results) -> pd.DataFrame:
+    """Per model, test kind and case: count and share of that (model, kind)'s pair evaluations.
+
+    Returns:
+        Columns ``model, kind, case, k, n, pct, low, high`` (``n``: tests of that model and kind).
+    """
+    pairs = pairs_frame(results)
+    rows = []
+    for (model, kind), group in pairs.groupby(["model", "kind"], sort=True):
+        for case in CASES:
+            k = int((group["case"] == case).sum())
+            rows.append({"model": model, "kind": kind, "case": case, **share_columns(wilson(k, len(group)))})
+    return pd.DataFrame(rows, columns=["model", "kind", "case", "k", "n", "pct", "low", "high"])
+
+
+def by_benchmark(results: Results) -> pd.DataFrame:
+    """Per benchmark and model: tests, test-fail feedback, and the unreliable share of that feedback.
+
+    Returns:
+        Columns ``benchmark, model, tests, feedback, k, n, pct, low, high`` where ``k`` is unreliable
+        feedback and ``n`` equals ``feedback``.
+    """
+    pairs = pairs_frame(results)
+    rows = []
+    for (bench, model), group in pairs.groupby(["benchmark", "model"], sort=True):
+        fb = group[group["feedback"]]
+        k = int((fb["reliability"] == "unreliable").sum())
+        rows.append({"benchmark": bench, "model": model, "tests": len(group), "feedback": len(fb),
+                     **share_columns(wilson(k, len(fb)))})
+    cols = ["benchmark", "model", "tests", "feedback", "k", "n", "pct", "low", "high"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def unreliable_causes(results: Results) -> pd.DataFrame:
+    """Unreliable test-fail feedback by cause and test kind (``kind="all"`` pools both kinds).
+
+    Returns:
+        Columns ``cause, kind, k, n, pct, low, high``: ``n`` is the unreliable feedback of that kind;
+        ``cause="unknown"`` counts unreliable feedback whose record names no cause.
+    """
+    pairs = pairs_frame(results)
+    unreliable = pairs[pairs["reliability"] == "unreliable"]
+    causes = list(CAUSES) + (["unknown"] if unreliable["cause"].isna().any() else [])
+    rows = []
+    for kind in (*KINDS, "all"):
+        sub = unreliable if kind == "all" else unreliable[unreliable["kind"] == kind]
+        for cause in causes:
+            k = int(sub["cause"].isna().sum()) if cause == "unknown" else int((sub["cause"] == cause).sum())
+            rows.append({"cause": cause, "kind": kind, **share_columns(wilson(k, len(sub)))})
+    return pd.DataFrame(rows, columns=["cause", "kind", "k", "n", "pct", "low", "high"])
