@@ -1,0 +1,75 @@
+"""run_notebooks on tiny throwaway notebooks: injection, HTML export, headline numbers, failure message."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from tfr_helpers.errors import ConfigError, TfrError
+from tfr_helpers.notebooks import run_notebooks
+
+pytestmark = pytest.mark.notebooks
+
+
+def _write(path: Path, *sources: str) -> None:
+    cells = [new_code_cell('params_file: str = ""  # params\nrun_dir: str = ""  # run directory')]
+    cells[0].metadata["tags"] = ["parameters"]
+    cells += [new_code_cell(s) for s in sources]
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+
+
+@pytest.fixture()
+def params(tmp_path: Path) -> Path:
+    path = tmp_path / "p.yaml"
+    path.write_text("run_name: tiny\n")
+    return path
+
+
+def test_series_runs_injects_exports_and_reads_headlines(tmp_path: Path, params: Path) -> None:
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    _write(
+        nbs / "a.ipynb",
+        "import pathlib, sys\npathlib.Path(run_dir, 'seen.json').write_text("
+        "__import__('json').dumps([params_file, sys.executable, str(pathlib.Path.cwd())]))",
+        "from tfr_helpers.views.headline import record_headline\nrecord_headline({'answer': 42})",
+    )
+    run = tmp_path / "run"
+    summary = run_notebooks(params, run, names=("a.ipynb",), notebooks_dir=nbs)
+    seen_params, executable, cwd = json.loads((run / "seen.json").read_text())
+    assert seen_params == str(params.resolve())
+    assert Path(cwd) == nbs
+    assert ".venv" in executable  # the project's kernel, not a system Python
+    report = summary.notebooks[0]
+    assert report.notebook == run / "notebooks" / "a.ipynb" and report.html.is_file()
+    assert "record_headline" in report.html.read_text()
+    assert report.headline == {"answer": 42}
+    assert any("answer=42" in line for line in summary.lines())
+
+
+def test_failing_cell_stops_the_series_naming_notebook_and_cell(tmp_path: Path, params: Path) -> None:
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    _write(nbs / "bad.ipynb", "x = 1", "raise ValueError('boom here')")
+    _write(nbs / "after.ipynb", "y = 2")
+    run = tmp_path / "run"
+    expected = r"notebook bad.ipynb failed in cell In \[4\] \(raise ValueError.*ValueError: boom here"
+    with pytest.raises(TfrError, match=expected):
+        run_notebooks(params, run, names=("bad.ipynb", "after.ipynb"), notebooks_dir=nbs)
+    kept = nbformat.read(str(run / "notebooks" / "bad.ipynb"), as_version=4)
+    assert kept.metadata.papermill.exception is True
+    assert (run / "notebooks" / "bad.html").is_file()
+    assert not (run / "notebooks" / "after.ipynb").exists()
+
+
+def test_bad_inputs_are_config_errors(tmp_path: Path, params: Path) -> None:
+    with pytest.raises(ConfigError, match="params file"):
+        run_notebooks(tmp_path / "missing.yaml", tmp_path / "run")
+    with pytest.raises(ConfigError, match="not found in"):
+        run_notebooks(params, tmp_path / "run", names=("nope.ipynb",), notebooks_dir=tmp_path)

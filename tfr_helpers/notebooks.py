@@ -1,0 +1,165 @@
+"""Run the notebook series with papermill (one process, the project's kernel) and export each to HTML."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+from tqdm.auto import tqdm
+
+from tfr_helpers.errors import ConfigError, TfrError
+from tfr_helpers.views.headline import read_headline
+
+log = logging.getLogger(__name__)
+
+NOTEBOOKS = (
+    "00_setup.ipynb",
+    "01_rq1_feedback_reliability.ipynb",
+    "02_rq2_refinement.ipynb",
+    "03_rq3_screening.ipynb",
+    "04_case_browser.ipynb",
+)
+"""The series, in execution order; running 00..03 performs the whole study."""
+NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+"""Where the source notebooks live (the repository's ``notebooks/``)."""
+KERNEL_NAME = "python3"
+"""Kernel used for execution; jupyter_client starts it with the running interpreter (the project venv)."""
+
+
+class NotebookReport(BaseModel):
+    """One executed notebook of a series."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    notebook: Path
+    html: Path
+    seconds: float
+    headline: dict[str, object]
+
+
+class NotebookRunSummary(BaseModel):
+    """What :func:`run_notebooks` did: the run directory and every executed notebook."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_dir: Path
+    params: Path
+    notebooks: list[NotebookReport]
+
+    def lines(self) -> list[str]:
+        """A short human summary: headline numbers and the paths to open."""
+        out = [f"run directory: {self.run_dir}"]
+        for report in self.notebooks:
+            numbers = ", ".join(f"{k}={v}" for k, v in report.headline.items())
+            out.append(f"  {report.name} ({report.seconds:.1f} s){': ' + numbers if numbers else ''}")
+        out.append("open:")
+        out += [f"  {report.html}" for report in self.notebooks]
+        for extra in ("refinement_cases.md", "analysis/summary.json"):
+            if (self.run_dir / extra).exists():
+                out.append(f"  {self.run_dir / extra}")
+        return out
+
+
+def resolve_run_dir(params: Path, run_dir: Path | None) -> Path:
+    """``run_dir`` if given, else the pipeline's default for the configuration in ``params``."""
+    if run_dir is not None:
+        return Path(run_dir).resolve()
+    from tfr_helpers.pipeline import default_run_dir, load_config
+
+    return Path(default_run_dir(load_config(params))).resolve()
+
+
+def export_html(notebook: Path) -> Path:
+    """Export an executed notebook to HTML next to it (widget state included) and return the path."""
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_filename(str(notebook))
+    target = notebook.with_suffix(".html")
+    target.write_text(body, encoding="utf-8")
+    return target
+
+
+def run_notebooks(
+    params: Path,
+    run_dir: Path | None = None,
+    *,
+    names: tuple[str, ...] = NOTEBOOKS,
+    notebooks_dir: Path = NOTEBOOKS_DIR,
+    kernel_name: str = KERNEL_NAME,
+) -> NotebookRunSummary:
+    """Execute the notebook series on one params file into ``<run_dir>/notebooks/`` and export HTML.
+
+    Each notebook gets ``params_file`` and ``run_dir`` injected (absolute paths) and runs with the
+    notebooks directory as its working directory. The stages skip finished work, so a second call resumes.
+
+    Raises:
+        ConfigError: the params file or a notebook does not exist.
+        TfrError: a cell failed; the message names the notebook and the cell, and the executed notebook
+            (and its HTML) is kept for inspection.
+    """
+    import papermill as pm
+    from papermill.exceptions import PapermillExecutionError
+
+    params = Path(params).resolve()
+    if not params.is_file():
+        raise ConfigError(
+            f"params file {params} not found: pass an existing YAML, e.g. papermill_params/default.yaml"
+        )
+    missing = [n for n in names if not (notebooks_dir / n).is_file()]
+    if missing:
+        raise ConfigError(f"notebooks {missing} not found in {notebooks_dir}: run from a complete checkout.")
+    run_dir = resolve_run_dir(params, run_dir)
+    out_dir = run_dir / "notebooks"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    reports = []
+    for name in tqdm(names, desc="notebooks", unit="nb"):
+        out = out_dir / name
+        start = time.perf_counter()
+        log.info("executing %s -> %s", name, out)
+        try:
+            pm.execute_notebook(
+                str(notebooks_dir / name),
+                str(out),
+                parameters={"params_file": str(params), "run_dir": str(run_dir)},
+                kernel_name=kernel_name,
+                cwd=str(notebooks_dir),
+                progress_bar=False,
+            )
+        except PapermillExecutionError as exc:
+            html = _try_export(out)
+            first = (exc.source or "").strip().splitlines()[:1]
+            kept = f"{out} and {html}" if html else str(out)
+            raise TfrError(
+                f"notebook {name} failed in cell In [{exc.exec_count}] ({first[0] if first else 'empty'}): "
+                f"{exc.ename}: {exc.evalue}. The executed notebook is kept at {kept}; "
+                "fix the cause and rerun (finished stages are skipped)."
+            ) from None
+        except Exception as exc:  # kernel death, timeouts: still one message naming the notebook
+            html = _try_export(out)
+            raise TfrError(
+                f"notebook {name} could not be executed ({type(exc).__name__}: {exc}); partial output "
+                f"kept at {out}. Check that the kernel starts: `uv run python -m ipykernel --version`."
+            ) from exc
+        reports.append(
+            NotebookReport(
+                name=name,
+                notebook=out,
+                html=export_html(out),
+                seconds=round(time.perf_counter() - start, 2),
+                headline=read_headline(out),
+            )
+        )
+    return NotebookRunSummary(run_dir=run_dir, params=params, notebooks=reports)
+
+
+def _try_export(notebook: Path) -> Path | None:
+    if not notebook.is_file():
+        return None
+    try:
+        return export_html(notebook)
+    except Exception:  # the export is a convenience; the failure being reported matters more
+        log.warning("could not export %s to HTML", notebook, exc_info=True)
+        return None

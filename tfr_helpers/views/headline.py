@@ -1,0 +1,41 @@
+"""Headline numbers recorded by a notebook's last cell and read back from the executed notebook.
+
+A tiny ``glue()``-style helper (see ../shared/notes/notebooks.md): the values are displayed as a custom
+JSON mime bundle, so they live in the executed ``.ipynb`` and need no extra file or package.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+HEADLINE_MIME = "application/vnd.tfr.headline+json"
+"""Mime type of the bundle holding a notebook's headline numbers."""
+
+
+def record_headline(values: dict[str, Any]) -> dict[str, Any]:
+    """Display ``values`` (JSON-serialisable) as this notebook's headline numbers and return them.
+
+    Raises:
+        TypeError: a value is not JSON-serialisable.
+    """
+    from IPython.display import display
+
+    text = "\n".join(f"{key}: {value}" for key, value in values.items())
+    display({HEADLINE_MIME: json.loads(json.dumps(values)), "text/plain": text}, raw=True)
+    return values
+
+
+def read_headline(notebook: Path) -> dict[str, Any]:
+    """The headline numbers recorded in an executed notebook (merged, later cells win; empty if none)."""
+    nb = nbformat.read(str(notebook), as_version=4)
+    found: dict[str, Any] = {}
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if HEADLINE_MIME in data:
+                found.update(data[HEADLINE_MIME])
+    return found
