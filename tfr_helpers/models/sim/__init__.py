@@ -1,0 +1,47 @@
+"""The simulated model ``sim``: an offline, deterministic stand-in for an LLM, for demos and tests only.
+
+It is built from the task itself (its reference solution and native benchmark tests) and never yields
+evidence: every answer names it as simulated (``# simulated model sim:default (not an LLM)`` as the first
+line of each code block, a sentence in judge answers). Randomness derives from a sha256 of
+(seed, model name, template, task id, template variables, sample index), so the same inputs always give
+the same text.
+
+Models (presets):
+    ``sim:default``: rates chosen so ~10 tasks per benchmark show every RQ1 case, cause, transition, decision.
+    ``sim:weak``: more mutants and corrupted tests, more overfitting, worse judges.
+    ``sim:strong``: fewer bugs and corrupted tests, better judges.
+
+Behaviour per template:
+    ``codegen``: the reference, or an AST mutant of it (operator change, off-by-one, range bound, dropped
+        ``abs``, flipped comparison, swapped/dropped return...; ``coder_mutant``), or prose with no code
+        (``coder_no_code``).
+    ``ebt``: ``assert f(args) == expected`` tests over the benchmark's own asserts (BigCodeBench: TestCases
+        methods wrapped as functions), some corrupted: perturbed expected value, wrong-type argument, expected
+        exception that is not raised, wrong function name / undefined helper / bad import, an enormous input
+        (MemoryError under the sandbox's memory limit).
+    ``pbt``: ``@given(st.sampled_from(example inputs))`` properties (determinism, agreement with
+        the examples),
+        some false of the reference (a wrong result type; ``pbt_falsified``).
+    ``refine``: repair (the reference, reformatted), overfit (special-case the failing input to return
+        what the test demanded, or raise what it expected), another mutant, or no code.
+    ``judge`` / ``judge_reasoning``: measures the truth by running the feedback's test against the reference
+        (project sandbox when available, else a resource-limited subprocess), then errs at ``judge_error`` /
+        the lower ``judge_reasoning_error``; ``judge_undecided`` answers name neither decision.
+
+Usage:
+    >>> import asyncio
+    >>> from tfr_helpers.models.base import ModelRequest, ModelSpec, SamplingParams
+    >>> provider = SimProvider(seed=7, coder_mutant=0.8)  # options override the preset's rates
+    >>> request = ModelRequest(messages=(), role="coder", template="codegen", template_version="1")
+    >>> reply = asyncio.run(provider.generate(ModelSpec.parse("sim:default"), request, SamplingParams()))
+    >>> "simulated model sim:default" in reply.text
+    True
+
+In an experiment, name ``sim:default`` (or a preset) as any role's model; options come from the model
+settings' ``provider_options["sim"]``. Unknown options or presets raise ``ConfigError``.
+"""
+
+from tfr_helpers.models.sim.provider import TEMPLATES, SimProvider
+from tfr_helpers.models.sim.rates import PRESETS, SimRates
+
+__all__ = ["PRESETS", "TEMPLATES", "SimProvider", "SimRates"]

@@ -1,0 +1,96 @@
+"""The simulated judge's ground truth: does the reference pass the test named in the feedback?
+
+A real judge sees only the task, the code and the feedback. The simulated judge instead *measures* whether
+the feedback is reliable by running the test against the task's reference, then answers correctly or not
+according to its error rate. This keeps its mistakes a controlled parameter and works for tests written by
+any tester model, simulated or real.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+TIMEOUT_S = 10.0
+"""Wall-clock budget of one oracle run."""
+MEMORY_BYTES = 2 * 1024**3
+"""Address-space limit of one oracle run (an enormous input fails fast with MemoryError)."""
+
+_RUNNER = """
+import sys, types
+ns = {"__name__": "solution"}
+exec(compile(open("solution.py").read(), "solution.py", "exec"), ns)
+module = types.ModuleType("solution"); module.__dict__.update(ns); sys.modules["solution"] = module
+test = open("test_generated.py").read()
+if "hypothesis" in test:
+    from hypothesis import settings, HealthCheck
+    settings.register_profile("sim", max_examples=30, derandomize=True, deadline=None,
+                              suppress_health_check=list(HealthCheck))
+    settings.load_profile("sim")
+before = set(ns)
+exec(compile(test, "test_generated.py", "exec"), ns)
+for name in [n for n in ns if n.startswith("test") and n not in before]:
+    if callable(ns[name]):
+        ns[name]()
+"""
+
+
+def _limit_memory() -> None:  # runs in the child before exec
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _run_in_sandbox(reference: str, test: str) -> bool | None:
+    """Use the project's sandbox when it offers ``run_program`` (None when it is not available)."""
+    try:
+        from tfr_helpers.sandbox import TestSpec, run_program  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    try:
+        run = run_program(reference, [TestSpec(name="generated", source=test, kind="function")])
+    except Exception as exc:  # noqa: BLE001 - the judge falls back to a plain subprocess
+        logger.warning("sandbox unavailable for the simulated judge (%s); using a subprocess", exc)
+        return None
+    return bool(run.passed)
+
+
+def reference_passes(reference: str, test: str) -> bool:
+    """Run one generated test module against the reference solution; True when every test in it passes.
+
+    Args:
+        reference: The reference solution (a whole module).
+        test: A generated test module (imports + ``test_*`` functions calling the entry point by name).
+
+    Returns:
+        True when the reference passes; False on any failure, error, timeout or crash.
+    """
+    verdict = _run_in_sandbox(reference, test)
+    if verdict is not None:
+        return verdict
+    with tempfile.TemporaryDirectory(prefix="tfr-sim-oracle-") as tmp:
+        Path(tmp, "solution.py").write_text(reference)
+        Path(tmp, "test_generated.py").write_text(test)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "PYTHONHASHSEED": "0"}
+        try:
+            # WARNING: runs model-written test code in a plain child process (resource limits, empty
+            # directory, scrubbed environment, but no network or uid isolation): the fallback used only
+            # while the project sandbox's run_program is unavailable.
+            proc = subprocess.run(
+                [sys.executable, "-I", "-c", _RUNNER],
+                cwd=tmp,
+                env=env,
+                timeout=TIMEOUT_S,
+                capture_output=True,
+                preexec_fn=_limit_memory,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return False
+    return proc.returncode == 0

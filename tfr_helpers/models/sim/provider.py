@@ -1,0 +1,110 @@
+"""``SimProvider``: the offline simulated model, answering every template from the task itself."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+
+from tfr_helpers.errors import ConfigError
+from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams
+from tfr_helpers.models.sim.ebt import write_ebts
+from tfr_helpers.models.sim.feedback import test_source
+from tfr_helpers.models.sim.judge import judge_answer
+from tfr_helpers.models.sim.mutate import mutate
+from tfr_helpers.models.sim.oracle import reference_passes
+from tfr_helpers.models.sim.pbt import write_pbts
+from tfr_helpers.models.sim.rates import SimRates, rates_for, validate_options
+from tfr_helpers.models.sim.refine import refine
+from tfr_helpers.models.sim.response import code_answer, no_code_answer, tests_answer
+from tfr_helpers.models.sim.seeding import request_rng
+from tfr_helpers.records import Task
+
+TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning")
+
+
+class SimProvider(Provider):
+    """The simulated model ``sim:<preset>``: deterministic, offline, built from the task.
+
+    Args:
+        **options: ``SimRates`` fields (rates and ``seed``) overriding the preset's values.
+
+    Raises:
+        ConfigError: On an unknown option or a bad value.
+    """
+
+    simulated = True
+
+    def __init__(self, **options: object) -> None:
+        self.options: SimRates = validate_options(dict(options))
+        self._verdicts: dict[str, bool] = {}
+
+    async def generate(self, spec: ModelSpec, request: ModelRequest, params: SamplingParams) -> ProviderReply:
+        """Answer one request (see the package docstring for the behaviour per template).
+
+        Raises:
+            ConfigError: Unknown preset name or a template the simulated model does not know.
+        """
+        rates = rates_for(spec.name, self.options)
+        model = str(spec)
+        variables = dict(request.variables)
+        task = request.task
+        seed = rates.seed if params.seed is None else f"{rates.seed}/{params.seed}"
+        rng = request_rng(
+            seed, model, request.template, task.task_id if task else "", variables, request.sample_index
+        )
+        if task is None:
+            text = (
+                f"This is the simulated model {model} (not an LLM). It answers only pipeline requests that "
+                f"carry a benchmark task; this request (template {request.template!r}) has none.\n"
+            )
+        elif request.template == "codegen":
+            text = self._codegen(model, task, rng, rates)
+        elif request.template in ("ebt", "pbt"):
+            n_tests = int(variables["n_tests"]) if variables.get("n_tests", "").isdigit() else rates.n_tests
+            writer = write_ebts if request.template == "ebt" else write_pbts
+            imports, functions = writer(task, n_tests, rng, rates)
+            text = tests_answer(
+                model, imports, functions, f"Here are {request.template.upper()}s for {task.entry_point}"
+            )
+        elif request.template == "refine":
+            code, _ = refine(task, variables.get("code", ""), variables.get("feedback", ""), rng, rates)
+            text = (
+                no_code_answer(model)
+                if code is None
+                else code_answer(model, code, "Here is the refined code")
+            )
+        elif request.template in ("judge", "judge_reasoning"):
+            reliable = await self._reliable(task, variables.get("feedback", ""))
+            text = judge_answer(model, reliable, request.template == "judge_reasoning", rng, rates)
+        else:
+            raise ConfigError(
+                f"the simulated model has no behaviour for template {request.template!r}; "
+                f"it knows {', '.join(TEMPLATES)}"
+            )
+        return ProviderReply(
+            text=text,
+            raw_response={"simulated": True, "model": model, "text": text},
+            unsupported_params=("temperature", "top_p", "max_tokens"),
+        )
+
+    @staticmethod
+    def _codegen(model: str, task: Task, rng: random.Random, rates: SimRates) -> str:
+        roll = rng.random()
+        if roll < rates.coder_no_code:
+            return no_code_answer(model)
+        code = task.reference
+        if roll < rates.coder_no_code + rates.coder_mutant:
+            found = mutate(task.reference, rng)
+            code = found[0] if found else task.reference
+        return code_answer(model, code, f"Here is an implementation of {task.entry_point}")
+
+    async def _reliable(self, task: Task, feedback: str) -> bool | None:
+        """Ground truth for the judge: does the reference pass the feedback's test? (cached per test)."""
+        test = test_source(feedback)
+        if test is None:
+            return None
+        key = hashlib.sha256(f"{task.reference}\0{test}".encode()).hexdigest()
+        if key not in self._verdicts:
+            self._verdicts[key] = await asyncio.to_thread(reference_passes, task.reference, test)
+        return self._verdicts[key]
