@@ -1,0 +1,247 @@
+"""The parent side: a pool of fork-server workers, one per core, and the public :class:`Sandbox`.
+
+Workers start inside a network namespace (``unshare -n``; ``unshare -rn`` when not root) and, as root,
+run programs as one unprivileged uid per worker. What was actually active is recorded in
+:attr:`Sandbox.isolation` and copied into every :class:`~tfr_helpers.records.ProgramRun`; anything
+missing is logged as a warning once per sandbox.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import queue
+import select
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from tfr_helpers.errors import SandboxError
+from tfr_helpers.records import Isolation, ProgramRun, TestOutcome
+from tfr_helpers.sandbox.privileges import RLIMIT_NAMES
+from tfr_helpers.sandbox.spec import Limits, TestSpec
+
+log = logging.getLogger(__name__)
+Job = tuple[str, Sequence[TestSpec]]
+_SELF_TEST = ("import colorsys, wave\n", [TestSpec("self_test", "assert colorsys.rgb_to_hsv(0, 0, 0) == (0, 0, 0)")])
+
+
+def _network_prefix() -> tuple[list[str], list[str]]:
+    """Command prefix giving the workers a private network namespace, and warnings if impossible."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return [], ["no network isolation: `unshare` (util-linux) not found"]
+    for prefix in ([unshare, "-n"], [unshare, "-r", "-n"]) if os.geteuid() == 0 else ([unshare, "-r", "-n"],):
+        if subprocess.run([*prefix, "true"], capture_output=True).returncode == 0:
+            return prefix, []
+    return [], ["no network isolation: `unshare -n` is not permitted here (no user namespaces?)"]
+
+
+class _WorkerHandle:
+    """One worker process and its pipes."""
+
+    def __init__(self, cmd: list[str]) -> None:
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_worker_env())
+        self.buf = b""
+        hello = self.read_line(120.0)
+        if hello is None or not hello.get("ready"):
+            self.close()
+            raise SandboxError(f"sandbox worker failed to start ({' '.join(cmd)}); run it by hand to see why")
+        self.uid: int | None = hello.get("uid")
+
+    def read_line(self, timeout: float) -> dict[str, Any] | None:
+        """Next JSON line from the worker, or None on EOF / timeout."""
+        assert self.proc.stdout is not None
+        fd, end = self.proc.stdout.fileno(), time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None if left <= 0 else self.read_line(end - time.monotonic())
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return None
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def request(self, job: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """Send one job; the reply, or None if the worker died or hung."""
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write((json.dumps(job) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return None
+        return self.read_line(timeout)
+
+    def close(self) -> None:
+        try:
+            if self.proc.stdin:
+                self.proc.stdin.close()
+            self.proc.wait(timeout=5)
+        except (subprocess.TimeoutExpired, OSError):
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _worker_env() -> dict[str, str]:
+    keep = ("PATH", "LANG", "LC_ALL", "TZ", "VIRTUAL_ENV")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               MPLCONFIGDIR="/tmp/tfr-sandbox-mpl", PYTHONDONTWRITEBYTECODE="1")
+    return env
+
+
+class Sandbox:
+    """A pool of sandbox workers (context manager). See ``docs/architecture.md``.
+
+    Args:
+        limits: Default limits for every program.
+        workers: Number of worker processes (default: number of CPUs).
+        preload: Modules each worker imports once (default: numpy, pandas, matplotlib, hypothesis, stdlib).
+        drop_uid: Run programs as an unprivileged uid when root (disable only for debugging).
+    """
+
+    def __init__(self, limits: Limits | None = None, workers: int | None = None, *,
+                 preload: Sequence[str] | None = None, drop_uid: bool = True) -> None:
+        self.limits = limits or Limits()
+        self.n_workers = max(1, workers or os.cpu_count() or 1)
+        prefix, warnings = _network_prefix()
+        self._cmd = [*prefix, sys.executable, "-I", "-m", "tfr_helpers.sandbox.worker"]
+        if preload is not None:
+            self._cmd.append("--preload=" + ",".join(preload))
+        uid_drop = drop_uid and os.geteuid() == 0
+        if not uid_drop:
+            self._cmd.append("--no-uid")
+            warnings.append("programs run as the calling user: fork bombs and setsid escapes are not contained"
+                            + (" (not root)" if os.geteuid() != 0 else " (drop_uid=False)"))
+        self._idle: queue.Queue[_WorkerHandle] = queue.Queue()
+        self._all: list[_WorkerHandle] = []
+        self._lock = threading.Lock()
+        self._start_all()
+        if uid_drop and not self._self_test():
+            warnings.append("dropping to an unprivileged uid broke imports; programs run as root")
+            self.close()
+            self._cmd.append("--no-uid")
+            uid_drop = False
+            self._start_all()
+        self.isolation = Isolation(network="netns" if prefix else "none", uid_drop=uid_drop,
+                                   rlimits=list(RLIMIT_NAMES), warnings=warnings)
+        for warning in warnings:
+            log.warning("sandbox: %s", warning)
+
+    def _start_all(self) -> None:
+        self._all = [self._spawn() for _ in range(self.n_workers)]
+        for handle in self._all:
+            self._idle.put(handle)
+
+    def _spawn(self) -> _WorkerHandle:
+        return _WorkerHandle(self._cmd)
+
+    def _self_test(self) -> bool:
+        handle = self._idle.get()
+        try:
+            reply = handle.request(self._job(*_SELF_TEST, self.limits), 60.0)
+        finally:
+            self._idle.put(handle)
+        return bool(reply and not reply.get("load_error") and reply["outcomes"][0]["status"] == "passed")
+
+    @staticmethod
+    def _job(program: str, tests: Sequence[TestSpec], limits: Limits) -> dict[str, Any]:
+        return {"program": program, "tests": [dataclasses.asdict(t) for t in tests],
+                "limits": dataclasses.asdict(limits)}
+
+    def run(self, program: str, tests: Sequence[TestSpec], limits: Limits | None = None) -> ProgramRun:
+        """Run ``program`` against ``tests``; one outcome per test (unittest/function specs expand)."""
+        limits = limits or self.limits
+        for t in tests:
+            if not isinstance(t, TestSpec) or t.kind not in ("snippet", "function", "unittest"):
+                raise SandboxError(f"bad test spec {t!r}: build tests with TestSpec(name, source, kind)")
+        job = self._job(program, tests, limits)
+        budget = limits.timeout_s * (len(tests) + 2) * 20 + 120
+        handle = self._idle.get()
+        try:
+            reply = handle.request(job, budget)
+            if reply is None or "worker_error" in reply:
+                handle = self._replace(handle)
+                reason = (reply or {}).get("worker_error", "the sandbox worker died or hung (killed by the program?)")
+                return self._failed_run(tests, reason)
+        finally:
+            self._idle.put(handle)
+        return ProgramRun(outcomes=[TestOutcome(**o) for o in reply["outcomes"]],
+                          load_error=TestOutcome(**reply["load_error"]) if reply["load_error"] else None,
+                          isolation=self.isolation, duration_s=reply["duration_s"])
+
+    def _replace(self, handle: _WorkerHandle) -> _WorkerHandle:
+        log.warning("sandbox: restarting a worker that died or hung")
+        handle.proc.kill()
+        handle.close()
+        new = self._spawn()
+        with self._lock:
+            self._all = [new if h is handle else h for h in self._all]
+        return new
+
+    def _failed_run(self, tests: Sequence[TestSpec], reason: str) -> ProgramRun:
+        crash = TestOutcome(name="<program>", status="crashed", message=reason)
+        return ProgramRun(outcomes=[TestOutcome(name=t.name, status="not_run", message=reason) for t in tests],
+                          load_error=crash, isolation=self.isolation)
+
+    def run_many(self, jobs: Sequence[Job], progress: bool = False, desc: str = "",
+                 limits: Limits | None = None) -> list[ProgramRun]:
+        """Run many ``(program, tests)`` jobs in parallel across the workers; results in input order."""
+        results: list[ProgramRun | None] = [None] * len(jobs)
+        todo: queue.Queue[int] = queue.Queue()
+        for i in range(len(jobs)):
+            todo.put(i)
+        bar = tqdm(total=len(jobs), desc=desc or "sandbox", disable=not progress)
+        errors: list[BaseException] = []
+
+        def drain() -> None:
+            while True:
+                try:
+                    i = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    results[i] = self.run(jobs[i][0], jobs[i][1], limits)
+                except BaseException as exc:  # noqa: BLE001 - re-raised below
+                    errors.append(exc)
+                    return
+                bar.update(1)
+
+        threads = [threading.Thread(target=drain, daemon=True) for _ in range(min(self.n_workers, len(jobs)))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        bar.close()
+        if errors:
+            raise errors[0]
+        return [r for r in results if r is not None]
+
+    def close(self) -> None:
+        """Stop all workers."""
+        for handle in self._all:
+            handle.close()
+        self._all = []
+        self._idle = queue.Queue()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def run_program(program: str, tests: Sequence[TestSpec], limits: Limits | None = None) -> ProgramRun:
+    """One-shot convenience: start a one-worker sandbox, run, stop it."""
+    with Sandbox(limits or Limits(), workers=1, preload=()) as sandbox:
+        return sandbox.run(program, tests)

@@ -1,0 +1,92 @@
+"""Process-level protections applied in the forked child before any untrusted code runs.
+
+As root the child drops to the worker's own unprivileged uid (so RLIMIT_NPROC is enforced and root-owned
+files are protected) but keeps CAP_DAC_READ_SEARCH, including as an ambient capability for subprocesses,
+because the interpreter lives under root's home (mode 700) on these machines: see
+``../shared/notes/sandbox.md`` section 5. ``PR_SET_NO_NEW_PRIVS`` stops setuid binaries from regaining root.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import resource
+
+from tfr_helpers.sandbox.spec import Limits
+
+PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE = 8, 38, 47, 2
+PR_SET_CHILD_SUBREAPER = 36
+CAP_DAC_READ_SEARCH = 2
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def prctl(option: int, arg2: int = 0, arg3: int = 0) -> None:
+    """Call prctl(2); raise OSError on failure."""
+    if _libc.prctl(option, ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def set_subreaper() -> None:
+    """Make this process adopt orphaned descendants (so the worker can reap what the program leaves)."""
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def drop_to_uid(uid: int) -> None:
+    """Switch to ``uid``/``gid=uid`` keeping only CAP_DAC_READ_SEARCH (effective, permitted, ambient)."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    prctl(PR_SET_KEEPCAPS, 1)
+    os.setresuid(uid, uid, uid)
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    bit = 1 << CAP_DAC_READ_SEARCH
+    data = (_CapData * 2)(_CapData(bit, bit, bit), _CapData(0, 0, 0))
+    if _libc.capset(ctypes.byref(header), data) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capset: {os.strerror(err)}")
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_DAC_READ_SEARCH)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def _set(kind: int, value: int) -> None:
+    """setrlimit clamped to the current hard limit (avoids 'not allowed to raise maximum limit')."""
+    _soft, hard = resource.getrlimit(kind)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(kind, (value, value))
+
+
+def apply_rlimits(limits: Limits, cpu_s: int) -> list[str]:
+    """Apply the rlimits of ``limits`` to this process; return the names applied."""
+    mib = 1024 * 1024
+    _set(resource.RLIMIT_AS, limits.memory_mb * mib)
+    _set(resource.RLIMIT_CPU, max(1, cpu_s))
+    _set(resource.RLIMIT_NPROC, limits.nproc)
+    _set(resource.RLIMIT_FSIZE, limits.fsize_mb * mib)
+    _set(resource.RLIMIT_NOFILE, limits.nofile)
+    _set(resource.RLIMIT_CORE, 0)
+    return RLIMIT_NAMES
+
+
+RLIMIT_NAMES = ["AS", "CPU", "NPROC", "FSIZE", "NOFILE", "CORE"]
+
+
+def kill_uid(uid: int) -> None:
+    """SIGKILL every process whose real uid is ``uid`` (from a root worker, briefly taking that real uid)."""
+    os.setresuid(uid, uid, 0)
+    try:
+        os.kill(-1, 9)
+    except (ProcessLookupError, PermissionError):
+        pass
+    finally:
+        os.setresuid(0, 0, 0)

@@ -1,0 +1,108 @@
+"""Make failed comparisons explain themselves: pytest-style assert rewriting and unittest capture.
+
+``assert actual == expected`` in TEST source is rewritten so that, when it fails, the raised
+``AssertionError`` carries the reprs of both sides (``exc._tfr_cmp = (actual, expected)``).
+``unittest.TestCase.assertEqual`` and friends are wrapped the same way (first = actual, second = expected).
+Only test code is rewritten; the program under test is executed as written.
+"""
+
+from __future__ import annotations
+
+import ast
+import unittest
+from collections.abc import Callable
+from typing import Any
+
+CMP_ATTR = "_tfr_cmp"
+REPR_CAP = 1000
+_OPS: dict[type, str] = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+    ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+}
+_AssertionError = AssertionError  # the class as it was before any program ran
+
+
+def safe_repr(value: Any, cap: int = REPR_CAP) -> str:
+    """``repr(value)`` capped at ``cap`` characters; never raises."""
+    try:
+        text = repr(value)
+    except BaseException as exc:  # noqa: BLE001 - hostile __repr__
+        text = f"<repr failed: {type(exc).__name__}>"
+    return text if len(text) <= cap else text[: cap - 3] + "..."
+
+
+class _Rewriter(ast.NodeTransformer):
+    """Turn ``assert L <op> R[, msg]`` into ``if not __tfr_cmp(L, R, op): raise __tfr_fail(msg)``."""
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST:
+        test = node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _OPS):
+            return node
+        op = _OPS[type(test.ops[0])]
+        call = ast.Call(
+            func=ast.Name("__tfr_cmp", ast.Load()),
+            args=[test.left, test.comparators[0], ast.Constant(op)],
+            keywords=[],
+        )
+        msg = node.msg if node.msg is not None else ast.Constant(None)
+        fail = ast.Raise(exc=ast.Call(ast.Name("__tfr_fail", ast.Load()), [msg], []), cause=None)
+        new = ast.If(test=ast.UnaryOp(ast.Not(), call), body=[fail], orelse=[])
+        return ast.copy_location(new, node)
+
+
+def compile_test(source: str, filename: str) -> Any:
+    """Compile test source with comparison asserts rewritten (falls back to plain compile)."""
+    tree = ast.parse(source, filename)
+    tree = ast.fix_missing_locations(_Rewriter().visit(tree))
+    return compile(tree, filename, "exec")
+
+
+def assert_helpers() -> dict[str, Callable[..., Any]]:
+    """Fresh ``__tfr_cmp``/``__tfr_fail`` functions to put in a test namespace."""
+    last: list[tuple[str, str, str]] = []
+    ops: dict[str, Callable[[Any, Any], Any]] = {
+        "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+        "is": lambda a, b: a is b, "is not": lambda a, b: a is not b,
+        "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+    }
+
+    def cmp(left: Any, right: Any, op: str) -> bool:
+        result = bool(ops[op](left, right))
+        if not result:
+            last[:] = [(safe_repr(left), safe_repr(right), op)]
+        return result
+
+    def fail(msg: Any) -> BaseException:
+        actual, expected, op = last[0] if last else ("?", "?", "==")
+        exc = _AssertionError(msg if msg is not None else f"assert {actual} {op} {expected}")
+        setattr(exc, CMP_ATTR, (actual, expected))
+        return exc
+
+    return {"__tfr_cmp": cmp, "__tfr_fail": fail}
+
+
+_WRAPPED = ("assertEqual", "assertAlmostEqual", "assertListEqual", "assertTupleEqual", "assertDictEqual",
+            "assertSetEqual", "assertSequenceEqual", "assertCountEqual", "assertMultiLineEqual")
+
+
+def _wrap(method: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapper(self: Any, first: Any, second: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, first, second, *args, **kwargs)
+        except _AssertionError as exc:
+            if not hasattr(exc, CMP_ATTR):
+                setattr(exc, CMP_ATTR, (safe_repr(first), safe_repr(second)))
+            raise
+
+    wrapper.__wrapped__ = method  # type: ignore[attr-defined]
+    wrapper.__name__ = method.__name__
+    return wrapper
+
+
+def patch_unittest() -> None:
+    """Wrap the comparison asserts of ``unittest.TestCase`` once per process (idempotent)."""
+    for name in _WRAPPED:
+        method = getattr(unittest.TestCase, name)
+        if not hasattr(method, "__wrapped__"):
+            setattr(unittest.TestCase, name, _wrap(method))

@@ -1,0 +1,301 @@
+"""Inside the forked child: load the program as module ``solution`` and run the tests, one message per step.
+
+Messages go to the worker over a dedicated pipe as ``<nonce> <json>`` lines: ``loaded`` / ``load_error``,
+then per test ``start`` (the worker arms the wall-clock deadline) and ``result``, finally ``done``.
+A test passes only when this code sends a ``result`` saying so; exiting early (``os._exit``, ``sys.exit``,
+a signal) leaves the test without a result and the worker records ``crashed``/``timeout``.
+
+Known limitation: tests run in the same interpreter as the program, so a program deliberately built to
+fool comparisons (an object whose ``__eq__`` always returns True, or code that walks stack frames to find
+the nonce and the pipe) can still forge a pass. That is outside this study's threat model.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import sys
+import time
+import types
+import unittest
+from typing import Any
+
+from tfr_helpers.sandbox.rewrite import CMP_ATTR, assert_helpers, compile_test, patch_unittest, safe_repr
+from tfr_helpers.sandbox.spec import Limits
+
+_REAL_BUILTINS = dict(builtins.__dict__)
+_AssertionError = AssertionError
+_dumps, _write, _perf = json.dumps, os.write, time.perf_counter
+MESSAGE_CAP = 2000
+
+
+class Channel:
+    """Writes nonce-tagged JSON lines to the worker."""
+
+    def __init__(self, fd: int, nonce: str) -> None:
+        self.fd, self.nonce = fd, nonce
+
+    def send(self, **msg: Any) -> None:
+        data = (self.nonce + " " + _dumps(msg) + "\n").encode()
+        while data:
+            data = data[_write(self.fd, data):]
+
+
+def _restore() -> None:
+    """Undo builtins / std stream patches made by the code under test before our code runs again."""
+    for key in [k for k in builtins.__dict__ if k not in _REAL_BUILTINS]:
+        del builtins.__dict__[key]
+    builtins.__dict__.update(_REAL_BUILTINS)
+    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+
+
+class Capture:
+    """Per-test capture of fds 1 and 2 (already redirected to files in the working directory)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+
+    def reset(self) -> None:
+        for stream, fd in ((sys.__stdout__, 1), (sys.__stderr__, 2)):
+            try:
+                stream.flush()
+                os.ftruncate(fd, 0)
+                os.lseek(fd, 0, os.SEEK_SET)
+            except (OSError, ValueError, AttributeError):
+                pass
+
+    def read(self) -> tuple[str, str]:
+        out = []
+        for stream, fd in ((sys.__stdout__, 1), (sys.__stderr__, 2)):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+            try:
+                out.append(os.pread(fd, self.cap, 0).decode("utf-8", "replace"))
+            except OSError:
+                out.append("")
+        return out[0], out[1]
+
+
+def _trim_tb(exc: BaseException, keep: set[str]) -> tuple[str, bool]:
+    """Traceback lines of frames in the program or test files, and whether the program is among them."""
+    lines, in_program, tb = [], False, exc.__traceback__
+    program = next((p for p in keep if p.endswith("solution.py")), "")
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename in keep:
+            in_program = in_program or code.co_filename == program
+            lines.append(f'  File "{os.path.basename(code.co_filename)}", line {tb.tb_lineno}, in {code.co_name}')
+            try:
+                import linecache
+                src = linecache.getline(code.co_filename, tb.tb_lineno).strip()
+            except Exception:  # noqa: BLE001
+                src = ""
+            if src:
+                lines.append(f"    {src}")
+        tb = tb.tb_next
+    head = "Traceback (most recent call last):\n" if lines else ""
+    return head + "\n".join(lines), in_program
+
+
+def exc_outcome(name: str, exc: BaseException, keep: set[str], **extra: Any) -> dict[str, Any]:
+    """Outcome fields for a test that raised ``exc``."""
+    message = safe_repr(exc, MESSAGE_CAP) if not str(exc) else str(exc)[:MESSAGE_CAP]
+    notes = getattr(exc, "__notes__", None)
+    if isinstance(notes, list):
+        message = (message + "\n" + "\n".join(str(n) for n in notes))[:MESSAGE_CAP]
+    tb, in_program = _trim_tb(exc, keep)
+    exc_type = type(exc).__name__
+    cmp = getattr(exc, CMP_ATTR, None) if isinstance(exc, _AssertionError) else None
+    return dict(
+        name=name, status="failed" if isinstance(exc, _AssertionError) else "error", exc_type=exc_type,
+        message=message, traceback=(tb + f"\n{exc_type}: {message}")[:4 * MESSAGE_CAP] if tb else None,
+        expected=cmp[1] if cmp else None, actual=cmp[0] if cmp else None, in_code_under_test=in_program, **extra,
+    )
+
+
+class _Result(unittest.TestResult):
+    """Keeps the first problem reported for one test method."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.problem: tuple[str, BaseException | None, str] | None = None
+        self.ok = False
+
+    def _set(self, kind: str, exc: BaseException | None, text: str = "") -> None:
+        if self.problem is None:
+            self.problem = (kind, exc, text)
+
+    def addError(self, test: Any, err: Any) -> None:  # noqa: N802 - unittest API
+        self._set("error", err[1])
+
+    def addFailure(self, test: Any, err: Any) -> None:  # noqa: N802
+        self._set("failed", err[1])
+
+    def addSubTest(self, test: Any, subtest: Any, err: Any) -> None:  # noqa: N802
+        if err is not None:
+            self._set("failed" if issubclass(err[0], test.failureException) else "error", err[1])
+
+    def addSuccess(self, test: Any) -> None:  # noqa: N802
+        self.ok = True
+
+    def addSkip(self, test: Any, reason: str) -> None:  # noqa: N802
+        self.ok, self.skip = True, reason
+
+    def addExpectedFailure(self, test: Any, err: Any) -> None:  # noqa: N802
+        self.ok = True
+
+    def addUnexpectedSuccess(self, test: Any) -> None:  # noqa: N802
+        self._set("failed", None, "unexpected success")
+
+
+class ProgramRunner:
+    """Runs one program and its tests from a resume point, reporting each step over ``channel``."""
+
+    def __init__(self, job: dict[str, Any], workdir: str, channel: Channel) -> None:
+        self.job, self.workdir, self.ch = job, workdir, channel
+        self.limits = Limits(**job["limits"])
+        self.capture = Capture(self.limits.output_cap)
+        self.program_path = os.path.join(workdir, "solution.py")
+        self.module = types.ModuleType("solution")
+
+    def _write_file(self, path: str, text: str) -> None:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    def run(self, start_spec: int, start_sub: int) -> None:
+        """Load the program, then run specs ``start_spec..`` (sub-tests of the first from ``start_sub``)."""
+        self._write_file(self.program_path, self.job["program"])
+        self.module.__file__ = self.program_path
+        sys.modules["solution"] = self.module
+        sys.path.insert(0, self.workdir)
+        for setup in dict.fromkeys(t["setup"] for t in self.job["tests"] if t["setup"]):
+            try:
+                exec(setup, self.module.__dict__)  # noqa: S102 - MBPP test_imports the program relies on
+            except BaseException:  # noqa: BLE001
+                pass
+        self.capture.reset()
+        t0 = _perf()
+        try:
+            exec(compile(self.job["program"], self.program_path, "exec"), self.module.__dict__)  # noqa: S102
+        except BaseException as exc:  # noqa: BLE001
+            _restore()
+            out, err = self.capture.read()
+            self.ch.send(t="load_error", outcome=exc_outcome(
+                "<program>", exc, {self.program_path}, stdout=out, stderr=err, duration_s=_perf() - t0))
+            return
+        _restore()
+        self.ch.send(t="loaded")
+        if any(t["kind"] == "function" for t in self.job["tests"]):
+            self._hypothesis_profile()
+        for i in range(start_spec, len(self.job["tests"])):
+            self._run_spec(i, self.job["tests"][i], start_sub if i == start_spec else 0)
+        self.ch.send(t="done")
+
+    def _hypothesis_profile(self) -> None:
+        try:
+            from hypothesis import HealthCheck, settings
+        except ImportError:
+            return
+        settings.register_profile(
+            "tfr", max_examples=self.limits.hypothesis_max_examples, derandomize=self.limits.hypothesis_derandomize,
+            database=None, deadline=None, print_blob=False, suppress_health_check=[HealthCheck.too_slow])
+        settings.load_profile("tfr")
+
+    def _execute(self, i: int, sub: int, name: str, fn: Any, keep: set[str]) -> None:
+        """Run ``fn()`` as one test and send its outcome."""
+        self.ch.send(t="start", spec=i, sub=sub, name=name)
+        self.capture.reset()
+        t0 = _perf()
+        try:
+            fn()
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are test errors too
+            _restore()
+            out, err = self.capture.read()
+            outcome = exc_outcome(name, exc, keep, stdout=out, stderr=err, duration_s=_perf() - t0)
+        else:
+            _restore()
+            out, err = self.capture.read()
+            outcome = dict(name=name, status="passed", stdout=out, stderr=err, duration_s=_perf() - t0)
+        self.ch.send(t="result", spec=i, sub=sub, outcome=outcome)
+
+    def _run_spec(self, i: int, spec: dict[str, Any], first_sub: int) -> None:
+        test_path = os.path.join(self.workdir, f"test_{i}.py")
+        self._write_file(test_path, spec["setup"] + "\n" + spec["source"] if spec["setup"] else spec["source"])
+        keep = {self.program_path, test_path}
+        base = self.module.__dict__
+        ns = dict(base)
+        ns.update(assert_helpers(), __name__="tests", __file__=test_path)
+        source = (spec["setup"] + "\n" if spec["setup"] else "") + spec["source"]
+
+        def load() -> None:
+            exec(compile_test(source, test_path), ns)  # noqa: S102
+
+        if spec["kind"] == "snippet":
+            if first_sub == 0:
+                self._execute(i, 0, spec["name"], load, keep)
+            return
+        # function / unittest: define the module first (its failure is one outcome for the spec)
+        self.ch.send(t="start", spec=i, sub=-1, name=spec["name"])
+        self.capture.reset()
+        try:
+            load()
+        except BaseException as exc:  # noqa: BLE001
+            _restore()
+            self.ch.send(t="result", spec=i, sub=-1, outcome=exc_outcome(spec["name"], exc, keep))
+            return
+        _restore()
+        new = [k for k, v in ns.items() if k not in base or base[k] is not v]
+        if spec["kind"] == "function":
+            tests = [(k, ns[k]) for k in new if k.startswith("test") and callable(ns[k]) and not isinstance(ns[k], type)]
+        else:
+            tests = self._unittest_cases(ns, new)
+        if not tests:
+            self.ch.send(t="result", spec=i, sub=-1, outcome=dict(
+                name=spec["name"], status="error", exc_type="NoTestsFound",
+                message=f"no {'test_* functions' if spec['kind'] == 'function' else 'TestCase test methods'} found"))
+            return
+        for sub, (name, fn) in enumerate(tests):
+            if sub >= first_sub:
+                self._execute(i, sub, name, fn, keep)
+
+    def _unittest_cases(self, ns: dict[str, Any], new: list[str]) -> list[tuple[str, Any]]:
+        patch_unittest()
+        loader = unittest.TestLoader()
+        cases: list[tuple[str, Any]] = []
+        for key in new:
+            cls = ns[key]
+            if isinstance(cls, type) and issubclass(cls, unittest.TestCase):
+                for method in loader.getTestCaseNames(cls):
+                    cases.append((f"{cls.__name__}.{method}", _CaseRunner(cls, method)))
+        return cases
+
+
+class _CaseRunner:
+    """Callable running one TestCase method (setUpClass once per class) and raising its first problem."""
+
+    _class_state: dict[type, BaseException | None] = {}
+
+    def __init__(self, cls: type, method: str) -> None:
+        self.cls, self.method = cls, method
+
+    def __call__(self) -> None:
+        if self.cls not in self._class_state:
+            try:
+                self.cls.setUpClass()  # type: ignore[attr-defined]
+                self._class_state[self.cls] = None
+            except BaseException as exc:  # noqa: BLE001
+                self._class_state[self.cls] = exc
+        if self._class_state[self.cls] is not None:
+            raise self._class_state[self.cls]  # type: ignore[misc]
+        result = _Result()
+        self.cls(self.method).run(result)
+        if result.problem is not None:
+            kind, exc, text = result.problem
+            if exc is None:
+                raise _AssertionError(text)
+            raise exc
+        if not result.ok:
+            raise RuntimeError("the test method reported no result (TestCase.run was tampered with?)")

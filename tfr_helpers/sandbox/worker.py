@@ -1,0 +1,286 @@
+"""The fork-server worker: a long-lived process (one per core) that forks a limited child per program.
+
+Started by :class:`tfr_helpers.sandbox.pool.Sandbox` as ``[unshare -n] python -I -m tfr_helpers.sandbox.worker``.
+Protocol on its original stdin/stdout: one JSON job per line in, one JSON result per line out.
+Per program: fresh working directory, fork, child drops privileges and applies rlimits, then runs the tests
+(:mod:`tfr_helpers.sandbox.runner`). The worker arms a wall-clock deadline per test, kills the child's
+process group (and, as root, every process of the worker's uid), reaps orphans (it is a child subreaper),
+and re-forks after a timeout or crash so that the remaining tests still run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import importlib
+import json
+import math
+import os
+import secrets
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from typing import Any
+
+from tfr_helpers.sandbox import privileges
+from tfr_helpers.sandbox.spec import Limits
+
+PRELOAD = ("numpy", "pandas", "matplotlib", "matplotlib.pyplot", "hypothesis", "unittest", "unittest.mock",
+           "collections", "itertools", "functools", "math", "re", "json", "random", "datetime", "typing",
+           "string", "heapq", "bisect", "statistics", "fractions", "decimal", "copy", "operator", "hashlib")
+UID_RANGE = range(61000, 61256)
+LOCK_DIR = "/tmp/tfr-sandbox-locks"
+LINE_CAP = 1 << 20
+_CHILD_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TZ")
+
+
+def acquire_uid() -> tuple[int, Any]:
+    """Lock a free sandbox uid for this worker's lifetime (one uid per worker, across all sandboxes)."""
+    os.makedirs(LOCK_DIR, mode=0o755, exist_ok=True)
+    for uid in UID_RANGE:
+        fh = open(os.path.join(LOCK_DIR, f"uid-{uid}.lock"), "w")  # noqa: SIM115 - held for life
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            continue
+        return uid, fh
+    raise RuntimeError(f"no free sandbox uid in {UID_RANGE}")
+
+
+class Worker:
+    """Runs jobs one at a time; see the module docstring."""
+
+    def __init__(self, uid: int | None) -> None:
+        self.uid = uid
+        if uid is not None:
+            self.root = f"/tmp/tfr-sandbox/{uid}"
+            shutil.rmtree(self.root, ignore_errors=True)  # sweep what a killed predecessor left
+            os.makedirs(self.root, mode=0o711)
+            privileges.kill_uid(uid)
+        else:
+            self.root = tempfile.mkdtemp(prefix="tfr-sandbox-")
+        self.env = {k: os.environ[k] for k in _CHILD_ENV_KEEP if k in os.environ}
+        self.env.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+                        PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
+
+    # child side -------------------------------------------------------------------------------------------
+    def _child(self, job: dict[str, Any], pos: tuple[int, int], workdir: str, wfd: int, nonce: str) -> None:
+        os.setpgid(0, 0)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversized writes raise EFBIG instead of killing
+        os.chdir(workdir)
+        if self.uid is not None:
+            privileges.drop_to_uid(self.uid)
+        limits = Limits(**job["limits"])
+        cpu = math.ceil(limits.timeout_s * (len(job["tests"]) + 2) * 2) + 1
+        null = os.open(os.devnull, os.O_RDONLY)
+        out = os.open(".tfr_stdout", os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+        err = os.open(".tfr_stderr", os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+        for src, dst in ((null, 0), (out, 1), (err, 2)):
+            os.dup2(src, dst)
+        os.closerange(3, wfd)
+        os.closerange(wfd + 1, 1 << 16)
+        privileges.apply_rlimits(limits, cpu)
+        os.environ.clear()
+        os.environ.update(self.env, HOME=workdir, TMPDIR=workdir, MPLCONFIGDIR=workdir)
+        tempfile.tempdir = None
+        from tfr_helpers.sandbox.runner import Channel, ProgramRunner
+
+        ProgramRunner(job, workdir, Channel(wfd, nonce)).run(*pos)
+
+    # worker side ------------------------------------------------------------------------------------------
+    def _cleanup(self, pid: int) -> None:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.uid is not None:
+            privileges.kill_uid(self.uid)
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end:  # orphans were re-parented to us (subreaper): reap them
+            try:
+                reaped, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if reaped == 0:
+                time.sleep(0.005)
+
+    @staticmethod
+    def _death(status: int | None, timed_out: bool, timeout_s: float) -> tuple[str, str]:
+        if timed_out:
+            return "timeout", f"no result within {timeout_s:g} s wall clock; process tree killed"
+        if status is None:
+            return "crashed", "the test process closed the result channel"
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            return "crashed", f"process killed by signal {signal.Signals(sig).name}"
+        return "crashed", f"process exited with code {os.WEXITSTATUS(status)} before the test finished"
+
+    def _fork_once(self, job: dict[str, Any], pos: tuple[int, int]) -> dict[str, Any]:
+        """Fork one child from ``pos``; collect its messages until done, death or a deadline."""
+        timeout = float(job["limits"]["timeout_s"])
+        workdir = tempfile.mkdtemp(dir=self.root)
+        if self.uid is not None:
+            os.chown(workdir, self.uid, self.uid)
+        rfd, wfd = os.pipe()
+        nonce = secrets.token_hex(16).encode()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                os.close(rfd)
+                self._child(job, pos, workdir, wfd, nonce.decode())
+            except BaseException:  # noqa: BLE001
+                code = 70
+            os._exit(code)
+        os.close(wfd)
+        state: dict[str, Any] = {"results": [], "current": None, "loaded": False, "load_error": None,
+                                 "done": False, "death": None}
+        buf, deadline, status = b"", time.monotonic() + timeout, None
+        try:
+            while not state["done"]:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    state["death"] = self._death(None, True, timeout)
+                    break
+                ready, _, _ = select.select([rfd], [], [], left)
+                if not ready:
+                    continue
+                chunk = os.read(rfd, 65536)
+                if not chunk:
+                    status = self._wait_exit(pid)
+                    state["death"] = self._death(status, False, timeout)
+                    break
+                buf += chunk
+                while b"\n" in buf and not state["done"]:
+                    line, buf = buf.split(b"\n", 1)
+                    self._handle(line, nonce, state)
+                    deadline = time.monotonic() + timeout
+                if len(buf) > LINE_CAP:
+                    state["death"] = ("crashed", "oversized message on the result channel")
+                    break
+        finally:
+            os.close(rfd)
+            self._cleanup(pid)
+            shutil.rmtree(workdir, ignore_errors=True)
+        return state
+
+    @staticmethod
+    def _wait_exit(pid: int) -> int | None:
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status
+            time.sleep(0.002)
+        return None
+
+    @staticmethod
+    def _handle(line: bytes, nonce: bytes, state: dict[str, Any]) -> None:
+        if not line.startswith(nonce + b" "):
+            return
+        try:
+            msg = json.loads(line[len(nonce) + 1:])
+        except ValueError:
+            return
+        kind = msg.get("t")
+        if kind == "loaded":
+            state["loaded"] = True
+        elif kind == "load_error":
+            state["load_error"] = msg["outcome"]
+        elif kind == "start":
+            state["current"] = (msg["spec"], msg["sub"], msg["name"])
+        elif kind == "result":
+            state["results"].append(msg["outcome"])
+            state["current"] = None
+            state["next"] = (msg["spec"] + 1, 0) if msg["sub"] < 0 else (msg["spec"], msg["sub"] + 1)
+        elif kind == "done":
+            state["done"] = True
+
+    def run_job(self, job: dict[str, Any]) -> dict[str, Any]:
+        """Run one program against its tests; return ``ProgramRun`` fields (without isolation)."""
+        t0 = time.monotonic()
+        specs = job["tests"]
+        outcomes: list[dict[str, Any]] = []
+        load_error = None
+        pos, first = (0, 0), True
+        while True:
+            state = self._fork_once(job, pos)
+            outcomes.extend(state["results"])
+            if state["done"]:
+                break
+            if state["load_error"] or not state["loaded"] or (not state["results"] and state["current"] is None):
+                if state["load_error"] is not None:
+                    load_error = state["load_error"]
+                else:
+                    status, message = state["death"] or ("crashed", "no result")
+                    load_error = {"name": "<program>", "status": status, "message": message}
+                if not first:
+                    load_error = None
+                start = pos[0] + (1 if pos[1] > 0 else 0)
+                outcomes.extend({"name": s["name"], "status": "not_run",
+                                 "message": "the program failed to load"} for s in specs[start:])
+                break
+            if state["current"] is not None:
+                spec, sub, name = state["current"]
+                status, message = state["death"] or ("crashed", "no result")
+                outcomes.append({"name": name, "status": status, "message": message,
+                                 "duration_s": float(job["limits"]["timeout_s"]) if status == "timeout" else 0.0})
+                pos = (spec + 1, 0) if sub < 0 else (spec, sub + 1)
+            else:
+                pos = state["next"]
+            if pos[0] >= len(specs):
+                break
+            first = False
+        return {"outcomes": outcomes, "load_error": load_error, "duration_s": time.monotonic() - t0}
+
+
+def main() -> None:
+    """Entry point: ``python -m tfr_helpers.sandbox.worker [--no-uid] [--preload a,b]``."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--no-uid", action="store_true")
+    parser.add_argument("--preload", default=",".join(PRELOAD))
+    args = parser.parse_args()
+    proto_in = os.fdopen(os.dup(0), "rb")
+    proto_out = os.dup(1)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    os.dup2(2, 1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    for name in filter(None, args.preload.split(",")):
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - optional preloads
+            pass
+    uid, _lock = (None, None) if args.no_uid or os.geteuid() != 0 else acquire_uid()
+    privileges.set_subreaper()
+    worker = Worker(uid)
+
+    def reply(obj: dict[str, Any]) -> None:
+        data = (json.dumps(obj) + "\n").encode()
+        while data:
+            data = data[os.write(proto_out, data):]
+
+    reply({"ready": True, "uid": uid, "pid": os.getpid()})
+    try:
+        for line in proto_in:
+            try:
+                reply(worker.run_job(json.loads(line)))
+            except Exception as exc:  # noqa: BLE001 - report, keep serving
+                reply({"worker_error": f"{type(exc).__name__}: {exc}"})
+    finally:
+        shutil.rmtree(worker.root, ignore_errors=True)
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
