@@ -1,3 +1,22 @@
-"""tfr_helpers.pipeline (public names listed in __all__)."""
+"""tfr_helpers.pipeline: the experiment configuration and the seven resumable stages to results.json."""
 
-__all__: list[str] = []
+from tfr_helpers.pipeline.config import ExperimentConfig, load_config
+from tfr_helpers.pipeline.runner import STAGES, default_run_dir, run_stages
+from tfr_helpers.pipeline.store import RunStore, load_results
+from tfr_helpers.pipeline.strategies import STRATEGIES, ScreeningItem, Verdict, register_strategy
+from tfr_helpers.pipeline.summary import RunSummary
+
+__all__ = [
+    "STAGES",
+    "STRATEGIES",
+    "ExperimentConfig",
+    "RunStore",
+    "RunSummary",
+    "ScreeningItem",
+    "Verdict",
+    "default_run_dir",
+    "load_config",
+    "load_results",
+    "register_strategy",
+    "run_stages",
+]

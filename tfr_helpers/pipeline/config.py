@@ -1,0 +1,232 @@
+"""The experiment configuration: one validated, frozen record read from a YAML params file.
+
+Roles mapping: every model in ``models.coders`` is studied on its own. For a coder ``M`` the tests are
+written by ``models.tester`` (or ``M`` itself when it is null), the refinements by ``models.refiner``
+(or ``M``), and the LLM judges by ``models.judge`` (or ``M``). Records are keyed by the coder model, so a
+fixed tester shared by two coders gives each coder its own (cached, identical) tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from tfr_helpers.errors import ConfigError
+from tfr_helpers.models.settings import ModelSettings, SamplingSettings
+
+BENCHMARK_NAMES = ("humaneval", "mbpp", "bigcodebench")
+BenchmarkChoice = Literal["humaneval", "mbpp", "bigcodebench"]
+Selection = Literal["all"] | int | list[str]
+"""``all`` tasks, the first N tasks of each benchmark, or explicit task ids."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelRoles(_Strict):
+    """Which models play which role (null = the coder itself)."""
+
+    coders: list[str] = Field(default_factory=lambda: ["sim:default"], min_length=1)
+    """``provider:model`` specs; each is a coder studied on its own."""
+    tester: str | None = None
+    """Writes the EBTs and PBTs for every coder (null: the coder writes its own tests)."""
+    refiner: str | None = None
+    """Refines every coder's code (null: the coder refines its own code)."""
+    judge: str | None = None
+    """Answers the LLM screening strategies (null: the coder judges)."""
+
+    @field_validator("coders", "tester", "refiner", "judge")
+    @classmethod
+    def _spec_form(cls, value: Any) -> Any:
+        for spec in value if isinstance(value, list) else [value]:
+            if spec is not None and (":" not in spec or not spec.split(":", 1)[1]):
+                raise ValueError(
+                    f"{spec!r} is not 'provider:model' (e.g. 'sim:default', 'openai:gpt-5-mini')"
+                )
+        return value
+
+    def tester_for(self, coder: str) -> str:
+        """The model that writes ``coder``'s tests."""
+        return self.tester or coder
+
+    def refiner_for(self, coder: str) -> str:
+        """The model that refines ``coder``'s code."""
+        return self.refiner or coder
+
+    def judge_for(self, coder: str) -> str:
+        """The model that judges feedback on ``coder``'s code."""
+        return self.judge or coder
+
+    def all_specs(self) -> list[str]:
+        """Every distinct model spec the run uses, in first-use order."""
+        specs: list[str] = []
+        for coder in self.coders:
+            for spec in (coder, self.tester_for(coder), self.refiner_for(coder), self.judge_for(coder)):
+                if spec not in specs:
+                    specs.append(spec)
+        return specs
+
+
+class SandboxSettings(_Strict):
+    """Sandbox limits (see ``tfr_helpers.sandbox.Limits``)."""
+
+    timeout_s: float = Field(10.0, gt=0)
+    """Wall-clock budget of one benchmark test."""
+    generated_test_timeout_s: float = Field(5.0, gt=0)
+    """Wall-clock budget of one generated test (lower: generated tests are small)."""
+    memory_mb: int = Field(2048, gt=0)
+    nproc: int = Field(64, gt=0)
+    fsize_mb: int = Field(16, gt=0)
+    nofile: int = Field(256, gt=0)
+    output_cap: int = Field(4096, gt=0)
+    hypothesis_max_examples: int = Field(50, gt=0)
+    hypothesis_derandomize: bool = True
+
+
+class Concurrency(_Strict):
+    """Parallelism of the run."""
+
+    sandbox_workers: int | None = Field(None, gt=0)
+    """Sandbox worker processes (null: one per core)."""
+    model_calls: int = Field(8, gt=0)
+    """Model calls in flight at once."""
+
+
+class ExperimentConfig(_Strict):
+    """One experiment: benchmarks and tasks, models and roles, sample counts, screening, limits, seed."""
+
+    run_name: str = Field("default", pattern=r"^[A-Za-z0-9_.-]+$")
+    """Name of the run; the default run directory is ``runs/<run_name>``."""
+    benchmarks: list[BenchmarkChoice] = Field(default_factory=lambda: list(BENCHMARK_NAMES), min_length=1)
+    tasks: Selection | dict[BenchmarkChoice, Selection] = "all"
+    """``all``, first N per benchmark, explicit ids, or a mapping benchmark -> one of those."""
+    models: ModelRoles = Field(default_factory=ModelRoles)
+    ebts_per_task: int = Field(3, ge=0)
+    pbts_per_task: int = Field(1, ge=0)
+    sampling: SamplingSettings = Field(default_factory=SamplingSettings)
+    """Sampling of every call (replaces ``model_settings.sampling``; ``seed`` defaults to ``seed``)."""
+    screening: list[str] = Field(default_factory=lambda: ["llm_judge", "llm_judge_reasoning"])
+    """Screening strategy names; ``accept_all`` is always added."""
+    concurrency: Concurrency = Field(default_factory=Concurrency)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    model_settings: ModelSettings = Field(default_factory=ModelSettings)
+    """Model layer options: concurrency per provider, retries, cache, prices, base URLs, sim options."""
+    seed: int = 0
+
+    @field_validator("tasks")
+    @classmethod
+    def _positive(cls, value: Any) -> Any:
+        for sel in value.values() if isinstance(value, dict) else [value]:
+            if isinstance(sel, int) and sel <= 0:
+                raise ValueError("a number of tasks must be positive")
+        return value
+
+    @field_validator("screening")
+    @classmethod
+    def _known_strategies(cls, value: list[str]) -> list[str]:
+        from tfr_helpers.pipeline.strategies import STRATEGIES
+
+        unknown = [name for name in value if name not in STRATEGIES]
+        if unknown:
+            raise ValueError(f"unknown strategy {unknown[0]!r}; known: {', '.join(sorted(STRATEGIES))}")
+        return ["accept_all"] + [name for name in dict.fromkeys(value) if name != "accept_all"]
+
+    @model_validator(mode="after")
+    def _benchmark_keys(self) -> ExperimentConfig:
+        if isinstance(self.tasks, dict):
+            extra = [b for b in self.tasks if b not in self.benchmarks]
+            if extra:
+                raise ValueError(f"tasks names benchmark {extra[0]!r} which is not in benchmarks")
+        return self
+
+    def selection_for(self, benchmark: str) -> Selection:
+        """The task selection that applies to one benchmark."""
+        if isinstance(self.tasks, dict):
+            return self.tasks.get(benchmark, "all")  # type: ignore[call-overload]
+        return self.tasks
+
+    def resolved_model_settings(self) -> ModelSettings:
+        """``model_settings`` with the top-level sampling (and the run seed when sampling has none)."""
+        sampling = self.sampling
+        if sampling.seed is None:
+            sampling = sampling.model_copy(update={"seed": self.seed})
+        return self.model_settings.model_copy(update={"sampling": sampling})
+
+    def config_hash(self) -> str:
+        """Hash of everything that determines the results (the run name excluded)."""
+        data = self.model_dump(mode="json", exclude={"run_name", "concurrency"})
+        settings = data["model_settings"]
+        for transport in ("concurrency", "default_concurrency", "retry", "cache_dir", "cache_mode", "prices"):
+            settings.pop(transport, None)
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def format_validation_error(exc: ValidationError, source: str = "params") -> str:
+    """One readable line per problem, each naming the offending key."""
+    problems = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"] if not str(p).startswith(("function-", "literal[")))
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key (check the spelling against papermill_params/default.yaml)"
+        problems.append(f"{key or '<top level>'}: {msg}")
+    problems = list(dict.fromkeys(problems))
+    return f"invalid configuration in {source}: " + "; ".join(problems)
+
+
+def config_from_dict(data: dict[str, Any], source: str = "params") -> ExperimentConfig:
+    """Validate a mapping into an :class:`ExperimentConfig`.
+
+    Raises:
+        ConfigError: naming every bad or unknown key.
+    """
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source} must be a YAML mapping of keys to values, got {type(data).__name__}")
+    try:
+        return ExperimentConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, source)) from None
+
+
+def _set_dotted(data: dict[str, Any], key: str, value: Any) -> None:
+    parts = key.split(".")
+    node = data
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"override {key!r}: {part!r} is not a mapping")
+    node[parts[-1]] = value
+
+
+def load_config(path: Path | str, overrides: dict[str, Any] | None = None) -> ExperimentConfig:
+    """Read a params YAML file, apply overrides (dotted keys allowed) and validate.
+
+    Args:
+        path: A YAML file such as ``papermill_params/smoke.yaml``.
+        overrides: Keys to replace, e.g. ``{"tasks": 2, "sandbox.timeout_s": 5}``.
+
+    Returns:
+        The validated configuration.
+
+    Raises:
+        ConfigError: the file is missing or not YAML, or a key is unknown or has a bad value.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"params file {path} does not exist; pass one of papermill_params/*.yaml")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"params file {path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"params file {path} must be a mapping of keys to values")
+    data = json.loads(json.dumps(data, default=str))
+    for key, value in (overrides or {}).items():
+        _set_dotted(data, key, value)
+    return config_from_dict(data, source=str(path))

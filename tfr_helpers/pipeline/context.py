@@ -1,0 +1,147 @@
+"""What every stage receives: configuration, tasks, the run store, one sandbox and one model client.
+
+The sandbox and the model client are created on first use, so a rerun of a finished run starts neither;
+:class:`Counters` count the sandbox runs and model calls actually made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tfr_helpers.pipeline.config import ExperimentConfig
+from tfr_helpers.pipeline.store import RunStore
+from tfr_helpers.records import ModelCallRecord, ProgramRun, Role, Task
+
+
+@dataclass
+class Counters:
+    """Work done by this process (not read from checkpoints)."""
+
+    model_calls: int = 0
+    """Model requests issued through the client (cache hits included)."""
+    sandbox_runs: int = 0
+    """Programs run in the sandbox."""
+
+
+@dataclass(frozen=True)
+class CallJob:
+    """One model call a stage wants: which model, which template, with which variables."""
+
+    model: str
+    role: Role
+    template: str
+    variables: dict[str, str]
+    task: Task
+    sample_index: int = 0
+
+
+def task_variables(task: Task) -> dict[str, str]:
+    """The prompt variables every template may take from the task."""
+    return {"description": task.description, "entry_point": task.entry_point, "signature": task.signature}
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """The text of one answer (None on a provider error) and its call record."""
+
+    text: str | None
+    record: ModelCallRecord
+    prompt: str
+    """The rendered prompt, for the human-readable artifact."""
+
+
+@dataclass
+class RunContext:
+    """Shared state of one pipeline run.
+
+    Attributes:
+        config: The experiment configuration.
+        store: The run directory.
+        tasks: Task id -> task, in run order.
+        counters: Sandbox runs and model calls made by this process.
+    """
+
+    config: ExperimentConfig
+    store: RunStore
+    tasks: dict[str, Task]
+    counters: Counters = field(default_factory=Counters)
+    _sandbox: Any = None
+    _client: Any = None
+
+    # sandbox ------------------------------------------------------------------------------------
+    def limits(self, generated: bool) -> Any:
+        """Sandbox limits for benchmark tests (``generated=False``) or generated tests."""
+        from tfr_helpers.sandbox import Limits
+
+        s = self.config.sandbox
+        return Limits(
+            timeout_s=s.generated_test_timeout_s if generated else s.timeout_s,
+            memory_mb=s.memory_mb,
+            nproc=s.nproc,
+            fsize_mb=s.fsize_mb,
+            nofile=s.nofile,
+            output_cap=s.output_cap,
+            hypothesis_max_examples=s.hypothesis_max_examples,
+            hypothesis_derandomize=s.hypothesis_derandomize,
+        )
+
+    def run_programs(
+        self, jobs: Sequence[tuple[str, Sequence[Any]]], desc: str = "", generated: bool = False
+    ) -> list[ProgramRun]:
+        """Run programs against test specs in parallel; order preserved.
+
+        Args:
+            jobs: ``(program, test specs)`` pairs.
+            desc: Progress bar label.
+            generated: The tests are generated tests (their own, lower timeout) rather than benchmark tests.
+        """
+        if not jobs:
+            return []
+        if self._sandbox is None:
+            from tfr_helpers.sandbox import Sandbox
+
+            self._sandbox = Sandbox(
+                self.limits(generated=False), workers=self.config.concurrency.sandbox_workers
+            )
+            self._sandbox.__enter__()
+        self.counters.sandbox_runs += len(jobs)
+        return list(
+            self._sandbox.run_many(list(jobs), progress=False, desc=desc, limits=self.limits(generated))
+        )
+
+    # models -------------------------------------------------------------------------------------
+    def client(self) -> Any:
+        """The model client of this run (created on first use)."""
+        if self._client is None:
+            from tfr_helpers.models import ModelClient
+
+            self._client = ModelClient(self.config.resolved_model_settings(), self.store.root)
+        return self._client
+
+    def call_models(self, jobs: Sequence[CallJob], stage: str) -> list[CallResult]:
+        """Render each job's prompt and call the models concurrently; order preserved, never raises."""
+        if not jobs:
+            return []
+        from tfr_helpers.models import make_request
+
+        calls, prompts = [], []
+        for job in jobs:
+            request = make_request(
+                job.template, role=job.role, sample_index=job.sample_index, task=job.task, **job.variables
+            )
+            prompts.append("\n\n".join(f"## {m.role}\n\n{m.content}" for m in request.messages))
+            calls.append((job.model, request))
+        self.counters.model_calls += len(calls)
+        replies = self.client().call_many(calls, stage=stage, progress=False)
+        return [CallResult(r.text, r.record, p) for r, p in zip(replies, prompts, strict=True)]
+
+    def close(self) -> None:
+        """Release the sandbox's worker pool and the model client."""
+        if self._sandbox is not None:
+            self._sandbox.__exit__(None, None, None)
+            self._sandbox = None
+        if self._client is not None and hasattr(self._client, "close"):
+            self._client.close()
+        self._client = None

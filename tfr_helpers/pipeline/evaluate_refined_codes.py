@@ -1,0 +1,96 @@
+"""Stage 6, evaluate_refined_codes: a refined program on the benchmark tests and the same generated test."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline.context import RunContext
+from tfr_helpers.pipeline.evaluate_code_test_pairs import benchmark_specs, test_spec
+from tfr_helpers.records import GeneratedTest, RefinedEvaluation, Refinement, Task, Transition
+
+
+@dataclass(frozen=True)
+class RefinedJob:
+    """Evaluate one refinement; ``before`` is the generated code's benchmark verdict."""
+
+    task: Task
+    refinement: Refinement
+    test: GeneratedTest
+    before: bool
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key."""
+        return self.refinement.feedback_id
+
+
+def transition_of(before: bool, after: bool | None) -> Transition:
+    """Benchmark transition of one refinement (``no_code`` when there was no refined program)."""
+    if after is None:
+        return "no_code"
+    return f"{'pass' if before else 'fail'}->{'pass' if after else 'fail'}"  # type: ignore[return-value]
+
+
+def evaluate_refined_codes(items: Sequence[RefinedJob], ctx: RunContext) -> list[RefinedEvaluation]:
+    """Run each refined program on its task's benchmark tests and on the generated test behind its feedback.
+
+    Args:
+        items: One job per refinement.
+        ctx: The run context.
+
+    Returns:
+        One :class:`RefinedEvaluation` per job, in order.
+    """
+    runnable = [item for item in items if item.refinement.code]
+    bench = ctx.run_programs(
+        [(i.refinement.code or "", benchmark_specs(i.task)) for i in runnable],
+        desc="refined: benchmark tests",
+        generated=False,
+    )
+    gen = ctx.run_programs(
+        [(i.refinement.code or "", [test_spec(i.test)]) for i in runnable],
+        desc="refined: generated test",
+        generated=True,
+    )
+    runs = {id(item): (b, g) for item, b, g in zip(runnable, bench, gen, strict=True)}
+    out = []
+    for item in items:
+        ref = item.refinement
+        if id(item) not in runs:
+            out.append(
+                RefinedEvaluation(
+                    feedback_id=ref.feedback_id,
+                    model=ref.model,
+                    task_id=ref.task_id,
+                    benchmark_before=item.before,
+                    benchmark_after=None,
+                    generated_test_after=None,
+                    transition="no_code",
+                )
+            )
+            continue
+        bench_run, gen_run = runs[id(item)]
+        stem = f"{item.test.kind}_{item.test.index}"
+        path = ctx.store.artifact(
+            ref.model,
+            ref.task_id,
+            f"executions/refined_{stem}_benchmark.json",
+            bench_run.model_dump_json(indent=1),
+        )
+        ctx.store.artifact(
+            ref.model, ref.task_id, f"executions/refined_{stem}_test.json", gen_run.model_dump_json(indent=1)
+        )
+        out.append(
+            RefinedEvaluation(
+                feedback_id=ref.feedback_id,
+                model=ref.model,
+                task_id=ref.task_id,
+                benchmark_before=item.before,
+                benchmark_after=bench_run.passed,
+                generated_test_after=gen_run.outcomes[0] if gen_run.outcomes else None,
+                transition=transition_of(item.before, bench_run.passed),
+                benchmark_run_path=path,
+            )
+        )
+    return out

@@ -1,0 +1,111 @@
+"""Stage 7, finalize_results: every record of the run consolidated into ``results.json``."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline.context import RunContext
+from tfr_helpers.records import (
+    BenchmarkVerdict,
+    CallTotals,
+    GeneratedCode,
+    GeneratedTest,
+    ModelCallRecord,
+    PairEvaluation,
+    RefinedEvaluation,
+    Refinement,
+    Results,
+    ScreeningDecision,
+    TestGenerationFailure,
+)
+
+
+@dataclass(frozen=True)
+class RunRecords:
+    """All records of a run, each list in canonical (configuration) order."""
+
+    generated_codes: list[GeneratedCode]
+    generated_tests: list[GeneratedTest]
+    test_generation_failures: list[TestGenerationFailure]
+    benchmark_verdicts: list[BenchmarkVerdict]
+    pair_evaluations: list[PairEvaluation]
+    screening: list[ScreeningDecision]
+    refinements: list[Refinement]
+    refined_evaluations: list[RefinedEvaluation]
+    stage_seconds: dict[str, float]
+
+
+def call_totals(records: RunRecords) -> list[CallTotals]:
+    """Calls, cache hits, errors, tokens and cost per (model, role, stage); one response counted once."""
+    calls: dict[str, ModelCallRecord] = {}
+    for code in records.generated_codes:
+        calls[f"code|{code.model}|{code.task_id}"] = code.call
+    for test in records.generated_tests:
+        calls[f"test|{test.model}|{test.task_id}|{test.kind}"] = test.call
+    for fail in records.test_generation_failures:
+        calls[f"test|{fail.model}|{fail.task_id}|{fail.kind}"] = fail.call
+    for dec in records.screening:
+        if dec.call is not None:
+            calls[f"screen|{dec.strategy}|{dec.feedback_id}"] = dec.call
+    for ref in records.refinements:
+        calls[f"refine|{ref.feedback_id}"] = ref.call
+    sums: dict[tuple[str, str, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
+    for call in calls.values():
+        acc = sums[(call.model, call.role, call.stage)]
+        acc[0] += 1
+        acc[1] += call.cached
+        acc[2] += call.error is not None
+        acc[3] += call.usage.input_tokens
+        acc[4] += call.usage.output_tokens
+        acc[5] += call.usage.cost_usd
+    return [
+        CallTotals(
+            model=m,
+            role=r,
+            stage=s,
+            calls=int(a[0]),
+            cached=int(a[1]),
+            errors=int(a[2]),  # type: ignore[arg-type]
+            input_tokens=int(a[3]),
+            output_tokens=int(a[4]),
+            cost_usd=round(a[5], 6),
+        )
+        for (m, r, s), a in sorted(sums.items())
+    ]
+
+
+def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Results]:
+    """Build (and write) ``results.json`` from the run's records.
+
+    Args:
+        items: The run's records (one bundle).
+        ctx: The run context.
+
+    Returns:
+        One :class:`Results` per bundle.
+    """
+    config = ctx.config
+    out = []
+    for records in items:
+        results = Results(
+            run_name=config.run_name,
+            simulated=any(spec.startswith("sim:") for spec in config.models.all_specs()),
+            config={**config.model_dump(mode="json"), "config_hash": config.config_hash()},
+            tasks=list(ctx.tasks),
+            task_benchmarks={tid: task.benchmark for tid, task in ctx.tasks.items()},
+            generated_codes=records.generated_codes,
+            generated_tests=records.generated_tests,
+            test_generation_failures=records.test_generation_failures,
+            benchmark_verdicts=records.benchmark_verdicts,
+            pair_evaluations=records.pair_evaluations,
+            screening=records.screening,
+            refinements=records.refinements,
+            refined_evaluations=records.refined_evaluations,
+            call_totals=call_totals(records),
+            stage_seconds=records.stage_seconds,
+        )
+        ctx.store.write_results(results)
+        out.append(results)
+    return out

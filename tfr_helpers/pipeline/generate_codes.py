@@ -1,0 +1,56 @@
+"""Stage 1, generate_codes: one code sample per coder model and task."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline._artifacts import save_call
+from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
+from tfr_helpers.records import GeneratedCode, Task
+
+
+@dataclass(frozen=True)
+class CodeJob:
+    """Generate code for ``task`` with coder ``model``."""
+
+    model: str
+    task: Task
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key."""
+        return f"{self.model}|{self.task.task_id}"
+
+
+def generate_codes(items: Sequence[CodeJob], ctx: RunContext) -> list[GeneratedCode]:
+    """Ask each coder for a solution and extract the code (a response without code is kept as such).
+
+    Args:
+        items: One job per (coder model, task).
+        ctx: The run context.
+
+    Returns:
+        One :class:`GeneratedCode` per job, in order.
+    """
+    from tfr_helpers.models import parse_code
+
+    jobs = [CallJob(item.model, "coder", "codegen", task_variables(item.task), item.task) for item in items]
+    out = []
+    for item, result in zip(items, ctx.call_models(jobs, stage="generate_codes"), strict=True):
+        task_id = item.task.task_id
+        call = save_call(ctx, item.model, task_id, "codegen", result)
+        parsed = parse_code(result.text or "", item.task.entry_point)
+        code_path = ctx.store.artifact(item.model, task_id, "code.py", parsed.code) if parsed.code else None
+        error = parsed.error if result.text is not None else f"model call failed: {call.error}"
+        out.append(
+            GeneratedCode(
+                model=item.model,
+                task_id=task_id,
+                code=parsed.code,
+                parse_error=None if parsed.code else error,
+                call=call,
+                code_path=code_path,
+            )
+        )
+    return out

@@ -1,0 +1,87 @@
+"""Stage 2, generate_tests: EBT and PBT responses from the task description alone, one record per test."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline._artifacts import save_call
+from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
+from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind
+
+
+@dataclass(frozen=True)
+class TestJob:
+    """Ask the tester of coder ``model`` for ``count`` tests of one kind for ``task``."""
+
+    model: str
+    tester: str
+    task: Task
+    kind: TestKind
+    count: int
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key."""
+        return f"{self.model}|{self.task.task_id}|{self.kind}"
+
+
+def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedTest | TestGenerationFailure]:
+    """Call the tester once per (coder, task, kind) and split each response into independent tests.
+
+    The tester sees the task description only, never the generated code.
+
+    Args:
+        items: One job per (coder model, task, kind).
+        ctx: The run context.
+
+    Returns:
+        Up to ``count`` :class:`GeneratedTest` per job, or one :class:`TestGenerationFailure` when the
+        response held no parseable test.
+    """
+    from tfr_helpers.models import parse_tests
+
+    jobs = [
+        CallJob(
+            item.tester,
+            "tester",
+            item.kind,
+            {**task_variables(item.task), "n_tests": str(item.count)},
+            item.task,
+        )
+        for item in items
+    ]
+    out: list[GeneratedTest | TestGenerationFailure] = []
+    for item, result in zip(items, ctx.call_models(jobs, stage="generate_tests"), strict=True):
+        task_id = item.task.task_id
+        call = save_call(ctx, item.model, task_id, item.kind, result)
+        parsed = parse_tests(result.text or "", item.kind, item.task.entry_point)
+        tests = list(parsed.tests)[: item.count]
+        if not tests:
+            error = parsed.error if result.text is not None else f"model call failed: {call.error}"
+            out.append(
+                TestGenerationFailure(
+                    model=item.model,
+                    task_id=task_id,
+                    kind=item.kind,
+                    parse_error=error or "no test found in the response",
+                    call=call,
+                )
+            )
+            continue
+        for index, test in enumerate(tests):
+            path = ctx.store.artifact(item.model, task_id, f"tests/{item.kind}_{index}.py", test.source)
+            out.append(
+                GeneratedTest(
+                    test_id=f"{item.model}|{task_id}|{item.kind}|{index}",
+                    model=item.model,
+                    task_id=task_id,
+                    kind=item.kind,
+                    index=index,
+                    name=test.name,
+                    source=test.source,
+                    call=call,
+                    test_path=path,
+                )
+            )
+    return out

@@ -1,0 +1,75 @@
+"""Stage 5, refine_codes: one independent refinement per test-fail feedback."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline._artifacts import save_call
+from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
+from tfr_helpers.records import Feedback, GeneratedTest, Refinement, Task
+
+
+@dataclass(frozen=True)
+class RefineJob:
+    """Refine coder ``model``'s code for ``task`` with one feedback, asking ``refiner``."""
+
+    model: str
+    refiner: str
+    task: Task
+    code: str
+    test: GeneratedTest
+    feedback: Feedback
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key."""
+        return self.feedback.feedback_id
+
+
+def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement]:
+    """Ask the refiner for a new program given the task, the generated code and one feedback.
+
+    Args:
+        items: One job per test-fail feedback.
+        ctx: The run context.
+
+    Returns:
+        One :class:`Refinement` per job (``code`` None when the response held no usable code).
+    """
+    from tfr_helpers.models import parse_code
+
+    jobs = [
+        CallJob(
+            item.refiner,
+            "refiner",
+            "refine",
+            {**task_variables(item.task), "code": item.code, "feedback": item.feedback.text},
+            item.task,
+        )
+        for item in items
+    ]
+    out = []
+    for item, result in zip(items, ctx.call_models(jobs, stage="refine_codes"), strict=True):
+        stem = f"{item.test.kind}_{item.test.index}"
+        task_id = item.task.task_id
+        call = save_call(ctx, item.model, task_id, f"refine_{stem}", result)
+        parsed = parse_code(result.text or "", item.task.entry_point)
+        path = (
+            ctx.store.artifact(item.model, task_id, f"refinements/{stem}.py", parsed.code)
+            if parsed.code
+            else None
+        )
+        error = parsed.error if result.text is not None else f"model call failed: {call.error}"
+        out.append(
+            Refinement(
+                feedback_id=item.feedback.feedback_id,
+                model=item.model,
+                task_id=task_id,
+                code=parsed.code,
+                parse_error=None if parsed.code else error,
+                call=call,
+                code_path=path,
+            )
+        )
+    return out

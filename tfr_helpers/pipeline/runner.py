@@ -1,0 +1,238 @@
+"""Runs the seven stages in order with persistence and resume (``run_stages``)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from tfr_helpers.errors import ConfigError, RunDirError
+from tfr_helpers.pipeline import inputs
+from tfr_helpers.pipeline.config import ExperimentConfig
+from tfr_helpers.pipeline.context import RunContext
+from tfr_helpers.pipeline.evaluate_code_test_pairs import evaluate_code_test_pairs
+from tfr_helpers.pipeline.evaluate_refined_codes import evaluate_refined_codes
+from tfr_helpers.pipeline.finalize_results import RunRecords, finalize_results
+from tfr_helpers.pipeline.generate_codes import generate_codes
+from tfr_helpers.pipeline.generate_tests import generate_tests
+from tfr_helpers.pipeline.refine_codes import refine_codes
+from tfr_helpers.pipeline.screen_feedback import screen_feedback
+from tfr_helpers.pipeline.store import RunStore
+from tfr_helpers.pipeline.summary import RunSummary, summarize
+from tfr_helpers.pipeline.tasks import select_tasks
+from tfr_helpers.records import (
+    BenchmarkVerdict,
+    GeneratedCode,
+    GeneratedTest,
+    PairEvaluation,
+    RefinedEvaluation,
+    Refinement,
+    ScreeningDecision,
+    TestGenerationFailure,
+)
+
+log = logging.getLogger(__name__)
+
+STAGES = [
+    "generate_codes",
+    "generate_tests",
+    "evaluate_code_test_pairs",
+    "screen_feedback",
+    "refine_codes",
+    "evaluate_refined_codes",
+    "finalize_results",
+]
+"""The pipeline stages in run order."""
+
+CHECKPOINTS = {
+    "generate_codes": "generated_codes",
+    "generate_tests": "generated_tests",
+    "evaluate_code_test_pairs": "test_execution_feedback",
+    "screen_feedback": "screening_results",
+    "refine_codes": "refined_codes",
+    "evaluate_refined_codes": "refined_evaluations",
+}
+"""Checkpoint file (``checkpoints/<name>.jsonl``) of each resumable stage."""
+
+_TYPES: dict[str, Any] = {
+    cls.__name__: cls
+    for cls in (
+        GeneratedCode,
+        GeneratedTest,
+        TestGenerationFailure,
+        BenchmarkVerdict,
+        PairEvaluation,
+        ScreeningDecision,
+        Refinement,
+        RefinedEvaluation,
+    )
+}
+
+
+def _output_key(record: Any) -> str:
+    if isinstance(record, GeneratedCode | BenchmarkVerdict | PairEvaluation):
+        return f"{record.model}|{record.task_id}"
+    if isinstance(record, GeneratedTest | TestGenerationFailure):
+        return f"{record.model}|{record.task_id}|{record.kind}"
+    if isinstance(record, ScreeningDecision):
+        return f"{record.strategy}|{record.feedback_id}"
+    return str(record.feedback_id)
+
+
+def default_run_dir(config: ExperimentConfig) -> Path:
+    """``runs/<run_name>`` under the current directory."""
+    return Path("runs") / config.run_name
+
+
+def _chunk_size(ctx: RunContext, stage: str) -> int:
+    if stage in ("evaluate_code_test_pairs", "evaluate_refined_codes"):
+        return 8 * (ctx.config.concurrency.sandbox_workers or 2)
+    return 4 * ctx.config.concurrency.model_calls
+
+
+def _execute(
+    ctx: RunContext,
+    stage: str,
+    fn: Callable[[Sequence[Any], RunContext], list[Any]],
+    items: Sequence[Any],
+    progress: bool,
+) -> list[Any]:
+    """Run ``fn`` on items without a checkpoint record, chunk by chunk; return all records in item order."""
+    name = CHECKPOINTS[stage]
+    done = ctx.store.done_keys(name)
+    pending = [item for item in items if item.key not in done]
+    size = _chunk_size(ctx, stage)
+    with tqdm(total=len(pending), desc=stage, disable=not progress or not pending, leave=False) as bar:
+        for start in range(0, len(pending), size):
+            chunk = pending[start : start + size]
+            groups: dict[str, list[Any]] = {item.key: [] for item in chunk}
+            for record in fn(chunk, ctx):
+                groups[_output_key(record)].append(record)
+            for key, records in groups.items():
+                ctx.store.append(
+                    name,
+                    key,
+                    [{"type": type(r).__name__, "record": r.model_dump(mode="json")} for r in records],
+                )
+            bar.update(len(chunk))
+    return _load(ctx, stage, items)
+
+
+def _load(ctx: RunContext, stage: str, items: Sequence[Any]) -> list[Any]:
+    """Records of a stage in item order; raises when an item has no record yet."""
+    entries = {e["key"]: e["data"] for e in ctx.store.read_checkpoint(CHECKPOINTS[stage])}
+    missing = [item.key for item in items if item.key not in entries]
+    if missing:
+        raise RunDirError(
+            f"stage {stage} has no record for {len(missing)} item(s) (first: {missing[0]}); "
+            f"run `tfr stage {stage}` (or `all`) with the same params and --run-dir"
+        )
+    return [_TYPES[r["type"]].model_validate(r["record"]) for item in items for r in entries[item.key]]
+
+
+def _of(records: list[Any], cls: type) -> list[Any]:
+    return [r for r in records if isinstance(r, cls)]
+
+
+def run_stages(
+    config: ExperimentConfig,
+    run_dir: Path | None = None,
+    stages: str | Sequence[str] = "all",
+    *,
+    progress: bool = True,
+) -> RunSummary:
+    """Run pipeline stages with resume: work already recorded in the run directory is skipped.
+
+    Args:
+        config: The experiment configuration.
+        run_dir: The run directory (default ``runs/<run_name>``).
+        stages: ``all``, one stage name, or a list of names (run in pipeline order; earlier stages must
+            be complete).
+        progress: Show tqdm progress bars.
+
+    Returns:
+        What this invocation did and what the run holds.
+
+    Raises:
+        ConfigError: an unknown stage name.
+        RunDirError: the run directory belongs to another configuration, or an earlier stage is incomplete.
+        CredentialsError: a configured model lacks its key (checked before any work).
+    """
+    wanted = STAGES if stages == "all" else [stages] if isinstance(stages, str) else list(stages)
+    unknown = [s for s in wanted if s not in STAGES]
+    if unknown:
+        raise ConfigError(f"unknown stage {unknown[0]!r}; choose one of: all, {', '.join(STAGES)}")
+    from tfr_helpers.models import check_credentials
+
+    check_credentials(config.models.all_specs(), config.resolved_model_settings())
+    store = RunStore(Path(run_dir) if run_dir is not None else default_run_dir(config))
+    store.bind_config(config.model_dump(mode="json"), config.config_hash())
+    ctx = RunContext(config, store, select_tasks(config, store))
+    seconds: dict[str, float] = {}
+    results = None
+    try:
+        last = max(STAGES.index(s) for s in wanted)
+        recs: dict[str, list[Any]] = {}
+        for stage in STAGES[: last + 1]:
+            run = stage in wanted
+            t0 = time.monotonic()
+            if stage == "finalize_results":
+                if run:
+                    results = finalize_results([_bundle(recs, store)], ctx)[0]
+            else:
+                fn, items = _stage_items(ctx, stage, recs)
+                recs[stage] = _execute(ctx, stage, fn, items, progress) if run else _load(ctx, stage, items)
+            if run:
+                seconds[stage] = time.monotonic() - t0
+                log.info("stage %s: %.1f s", stage, seconds[stage])
+                _add_time(store, stage, seconds[stage])
+    finally:
+        ctx.close()
+    return summarize(store.root, seconds, ctx.counters, results)
+
+
+def _stage_items(
+    ctx: RunContext, stage: str, recs: dict[str, list[Any]]
+) -> tuple[Callable[..., Any], list[Any]]:
+    codes = _of(recs.get("generate_codes", []), GeneratedCode)
+    tests = _of(recs.get("generate_tests", []), GeneratedTest)
+    pairs = _of(recs.get("evaluate_code_test_pairs", []), PairEvaluation)
+    if stage == "generate_codes":
+        return generate_codes, inputs.code_jobs(ctx)
+    if stage == "generate_tests":
+        return generate_tests, inputs.test_jobs(ctx)
+    if stage == "evaluate_code_test_pairs":
+        return evaluate_code_test_pairs, inputs.pair_jobs(ctx, codes, tests)
+    if stage == "screen_feedback":
+        return screen_feedback, inputs.screen_jobs(ctx, codes, tests, pairs)
+    if stage == "refine_codes":
+        return refine_codes, inputs.refine_jobs(ctx, codes, tests, pairs)
+    verdicts = _of(recs["evaluate_code_test_pairs"], BenchmarkVerdict)
+    return evaluate_refined_codes, inputs.refined_jobs(ctx, tests, verdicts, recs["refine_codes"])
+
+
+def _add_time(store: RunStore, stage: str, seconds: float) -> None:
+    path = store.root / "stage_seconds.json"
+    times = store.read_json("stage_seconds.json") if path.exists() else {}
+    times[stage] = round(times.get(stage, 0.0) + seconds, 3)
+    store.write_json("stage_seconds.json", times)
+
+
+def _bundle(recs: dict[str, list[Any]], store: RunStore) -> RunRecords:
+    path = store.root / "stage_seconds.json"
+    pairs = recs["evaluate_code_test_pairs"]
+    return RunRecords(
+        generated_codes=recs["generate_codes"],
+        generated_tests=_of(recs["generate_tests"], GeneratedTest),
+        test_generation_failures=_of(recs["generate_tests"], TestGenerationFailure),
+        benchmark_verdicts=_of(pairs, BenchmarkVerdict),
+        pair_evaluations=_of(pairs, PairEvaluation),
+        screening=recs["screen_feedback"],
+        refinements=recs["refine_codes"],
+        refined_evaluations=recs["evaluate_refined_codes"],
+        stage_seconds=store.read_json("stage_seconds.json") if path.exists() else {},
+    )

@@ -1,0 +1,60 @@
+"""Stage 4, screen_feedback: every configured strategy on every test-fail feedback, before refinement."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline._artifacts import save_call
+from tfr_helpers.pipeline.context import RunContext
+from tfr_helpers.pipeline.strategies import STRATEGIES, ScreeningItem, Verdict
+from tfr_helpers.records import ScreeningDecision
+
+
+@dataclass(frozen=True)
+class ScreenJob:
+    """Decide one feedback with one strategy."""
+
+    strategy: str
+    item: ScreeningItem
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key."""
+        return f"{self.strategy}|{self.item.feedback.feedback_id}"
+
+
+def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[ScreeningDecision]:
+    """Run each job's strategy (batched per strategy) and record the decisions.
+
+    Args:
+        items: One job per (strategy, feedback).
+        ctx: The run context.
+
+    Returns:
+        One :class:`ScreeningDecision` per job, in order.
+    """
+    verdicts: dict[int, Verdict] = {}
+    for name in dict.fromkeys(job.strategy for job in items):
+        batch = [i for i, job in enumerate(items) if job.strategy == name]
+        answers = STRATEGIES[name]([items[i].item for i in batch], ctx)
+        verdicts.update(zip(batch, answers, strict=True))
+    out = []
+    for i, job in enumerate(items):
+        verdict = verdicts[i]
+        test, coder, task_id = job.item.test, job.item.coder, job.item.task.task_id
+        stem = f"{job.strategy}_{test.kind}_{test.index}"
+        call = save_call(ctx, coder, task_id, f"screening_{stem}", verdict.call) if verdict.call else None
+        text = f"# {job.strategy}: {verdict.decision}\n\n{verdict.reasoning or ''}\n"
+        path = ctx.store.artifact(coder, task_id, f"screening/{stem}.md", text)
+        out.append(
+            ScreeningDecision(
+                feedback_id=job.item.feedback.feedback_id,
+                strategy=job.strategy,
+                decision=verdict.decision,
+                reasoning=verdict.reasoning,
+                call=call,
+                decision_path=path,
+            )
+        )
+    return out

@@ -1,0 +1,162 @@
+"""The run directory (DESIGN.md section 3): config, task list, checkpoints, artifacts, results.json.
+
+Every file is written atomically (temporary file + rename). A checkpoint is a JSONL file holding one
+complete record per line, appended, flushed and fsynced line by line; a torn last line (a process killed
+mid-write) is ignored on read, so work is either recorded whole or redone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from tfr_helpers.errors import RunDirError
+from tfr_helpers.records import Results
+
+CHECKPOINT_VERSION = 1
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def model_dirname(model: str) -> str:
+    """Directory name of a model spec (``sim:default`` -> ``sim_default``)."""
+    return model.replace(":", "_").replace("/", "_")
+
+
+def task_dirname(task_id: str) -> str:
+    """Directory name of a task id (``HumanEval/149`` -> ``HumanEval_149``)."""
+    return task_id.replace("/", "_")
+
+
+class RunStore:
+    """Reads and writes one run directory.
+
+    Args:
+        root: The run directory (created when missing).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._keys: dict[str, set[str]] = {}
+
+    # configuration -----------------------------------------------------------------------------
+    def bind_config(self, resolved: dict[str, Any], config_hash: str) -> None:
+        """Write ``config.json`` or check that the existing one belongs to the same configuration.
+
+        Raises:
+            RunDirError: the directory holds a run of a different configuration.
+        """
+        path = self.root / "config.json"
+        if path.exists():
+            try:
+                existing = json.loads(path.read_text())
+            except json.JSONDecodeError:
+                existing = {}
+            if existing.get("config_hash") != config_hash:
+                raise RunDirError(
+                    f"{self.root} holds a run of another configuration (hash {existing.get('config_hash')}, "
+                    f"now {config_hash}); use a new --run-dir or change run_name"
+                )
+            return
+        atomic_write(
+            path, json.dumps({"version": 1, "config_hash": config_hash, "config": resolved}, indent=2)
+        )
+
+    def write_json(self, rel: str, data: Any) -> str:
+        """Write a JSON file atomically; returns its run-relative path."""
+        atomic_write(self.root / rel, json.dumps(data, indent=2, sort_keys=True))
+        return rel
+
+    def read_json(self, rel: str) -> Any:
+        """Read a JSON file of the run.
+
+        Raises:
+            RunDirError: the file is missing.
+        """
+        path = self.root / rel
+        if not path.exists():
+            raise RunDirError(f"{path} is missing; run the earlier stages first (tfr stage all)")
+        return json.loads(path.read_text())
+
+    # artifacts -----------------------------------------------------------------------------------
+    def artifact(self, model: str, task_id: str, name: str, text: str) -> str:
+        """Write a human-readable artifact under ``<model>/<task>/``; returns its run-relative path."""
+        rel = f"{model_dirname(model)}/{task_dirname(task_id)}/{name}"
+        atomic_write(self.root / rel, text)
+        return rel
+
+    # checkpoints ---------------------------------------------------------------------------------
+    def checkpoint_path(self, name: str) -> Path:
+        """Path of one stage's checkpoint file."""
+        return self.root / "checkpoints" / f"{name}.jsonl"
+
+    def read_checkpoint(self, name: str) -> list[dict[str, Any]]:
+        """All complete lines of a checkpoint as ``{"key", "data"}`` dicts; a torn last line is ignored."""
+        path = self.checkpoint_path(name)
+        if not path.exists():
+            return []
+        entries: dict[str, dict[str, Any]] = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # torn line from a killed writer: the work is redone
+            if isinstance(entry, dict) and "key" in entry:
+                entries.setdefault(entry["key"], entry)
+        self._keys[name] = set(entries)
+        return list(entries.values())
+
+    def done_keys(self, name: str) -> set[str]:
+        """Keys already recorded in a checkpoint."""
+        if name not in self._keys:
+            self.read_checkpoint(name)
+        return self._keys[name]
+
+    def append(self, name: str, key: str, data: Any) -> None:
+        """Append one record line (once per key), flushed and fsynced before returning."""
+        done = self.done_keys(name)
+        if key in done:
+            return
+        path = self.checkpoint_path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps({"v": CHECKPOINT_VERSION, "key": key, "data": data}, sort_keys=True)
+        with open(path, "ab+") as fh:
+            # a torn line left by a killed writer must not swallow the next record
+            if fh.tell() > 0:
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":
+                    fh.write(b"\n")
+            fh.write(line.encode("utf-8") + b"\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        done.add(key)
+
+    # results ---------------------------------------------------------------------------------------
+    def write_results(self, results: Results) -> str:
+        """Write ``results.json`` atomically."""
+        atomic_write(self.root / "results.json", results.model_dump_json(indent=1))
+        return "results.json"
+
+
+def load_results(run_dir: Path | str) -> Results:
+    """Read ``<run_dir>/results.json`` through the :class:`Results` model.
+
+    Raises:
+        RunDirError: the file is missing (the run has not been finalized).
+    """
+    path = Path(run_dir) / "results.json"
+    if not path.exists():
+        raise RunDirError(f"{path} does not exist; run `tfr stage all --params ...` first")
+    return Results.model_validate_json(path.read_text())

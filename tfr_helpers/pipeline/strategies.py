@@ -1,0 +1,116 @@
+"""Screening strategies (RQ3): a registry of functions that accept or reject test-fail feedback.
+
+A strategy sees only what a practitioner would have before refinement: the task description, the
+generated code, the generated test, and the feedback built from the generated code's outcome. It never
+sees the reference, the benchmark tests, the refined code or any later outcome.
+
+Add a strategy by writing one function and registering it::
+
+    @register_strategy("reject_long_feedback")
+    def reject_long_feedback(items, ctx):
+        return [Verdict("reject" if len(i.feedback.text) > 2000 else "accept") for i in items]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline.classify import TEST_CODE_ERRORS
+from tfr_helpers.pipeline.context import CallJob, CallResult, RunContext, task_variables
+from tfr_helpers.records import Decision, Feedback, GeneratedTest, Task, TestOutcome
+
+
+@dataclass(frozen=True)
+class ScreeningItem:
+    """What a strategy may look at for one test-fail feedback."""
+
+    feedback: Feedback
+    task: Task
+    coder: str
+    """The coder model whose code failed the test."""
+    judge: str
+    """The model the LLM strategies ask."""
+    code: str
+    test: GeneratedTest
+    outcome: TestOutcome
+    """The generated code's outcome on the test (what the feedback was built from)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A strategy's answer on one item (``call`` set when a model was asked)."""
+
+    decision: Decision
+    reasoning: str | None = None
+    call: CallResult | None = None
+
+
+Strategy = Callable[[Sequence[ScreeningItem], RunContext], list[Verdict]]
+"""A strategy decides a batch of items at once (so LLM strategies can call concurrently)."""
+
+STRATEGIES: dict[str, Strategy] = {}
+"""Registered strategies by name."""
+
+
+def register_strategy(name: str) -> Callable[[Strategy], Strategy]:
+    """Register ``fn`` as screening strategy ``name`` (usable in the ``screening`` config key)."""
+
+    def register(fn: Strategy) -> Strategy:
+        STRATEGIES[name] = fn
+        return fn
+
+    return register
+
+
+@register_strategy("accept_all")
+def accept_all(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
+    """Baseline: use every feedback."""
+    return [Verdict("accept") for _ in items]
+
+
+@register_strategy("reject_test_code_errors")
+def reject_test_code_errors(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
+    """Reject feedback whose failure is a syntax/name/import error raised in the test code itself."""
+    out = []
+    for item in items:
+        broken = item.outcome.exc_type in TEST_CODE_ERRORS and not item.outcome.in_code_under_test
+        out.append(
+            Verdict(
+                "reject" if broken else "accept",
+                f"{item.outcome.exc_type} outside the code under test" if broken else None,
+            )
+        )
+    return out
+
+
+def _judge(template: str, items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
+    from tfr_helpers.models import parse_decision
+
+    jobs = [
+        CallJob(
+            item.judge,
+            "judge",
+            template,
+            {**task_variables(item.task), "code": item.code, "feedback": item.feedback.text},
+            item.task,
+        )
+        for item in items
+    ]
+    out = []
+    for result in ctx.call_models(jobs, stage="screen_feedback"):
+        parsed = parse_decision(result.text or "")
+        out.append(Verdict(parsed.decision, parsed.reasoning, result))
+    return out
+
+
+@register_strategy("llm_judge")
+def llm_judge(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
+    """The judge model answers Accept or Reject only."""
+    return _judge("judge", items, ctx)
+
+
+@register_strategy("llm_judge_reasoning")
+def llm_judge_reasoning(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
+    """The judge model reasons first, then answers Accept or Reject."""
+    return _judge("judge_reasoning", items, ctx)

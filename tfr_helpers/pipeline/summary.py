@@ -1,0 +1,91 @@
+"""The end-of-run summary: what this invocation did and what the run's results hold."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tfr_helpers.pipeline.context import Counters
+from tfr_helpers.records import Results
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Counts of one run (empty result counts when ``finalize_results`` did not run)."""
+
+    run_dir: Path
+    stage_seconds: dict[str, float]
+    """Wall time per stage run by this invocation."""
+    model_calls: int
+    """Model requests issued by this invocation."""
+    sandbox_runs: int
+    """Programs run in the sandbox by this invocation."""
+    cases: dict[str, int] = field(default_factory=dict)
+    causes: dict[str, int] = field(default_factory=dict)
+    transitions: dict[str, int] = field(default_factory=dict)
+    decisions: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Strategy -> decision -> count."""
+    calls: int = 0
+    """Model calls recorded in the run (all invocations)."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    errors: dict[str, int] = field(default_factory=dict)
+    """Call errors, code without usable code, test-generation failures, refinements without code."""
+
+    def lines(self) -> list[str]:
+        """A short human-readable report."""
+        out = [f"run: {self.run_dir}"]
+        out.append("stages: " + ", ".join(f"{k} {v:.1f}s" for k, v in self.stage_seconds.items()))
+        out.append(f"this invocation: {self.model_calls} model calls, {self.sandbox_runs} sandbox runs")
+        for title, counts in (
+            ("cases", self.cases),
+            ("unreliable causes", self.causes),
+            ("transitions", self.transitions),
+        ):
+            if counts:
+                out.append(f"{title}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+        for strategy, counts in self.decisions.items():
+            out.append(f"screening {strategy}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+        if self.calls:
+            out.append(
+                f"calls in run: {self.calls}, tokens in/out: {self.input_tokens}/{self.output_tokens}, "
+                f"cost ${self.cost_usd:.4f}"
+            )
+        out.append("errors: " + (", ".join(f"{k}={v}" for k, v in self.errors.items() if v) or "none"))
+        return out
+
+
+def summarize(
+    run_dir: Path, seconds: dict[str, float], counters: Counters, results: Results | None
+) -> RunSummary:
+    """Build the summary of one invocation (with result counts when ``results`` is given)."""
+    base = RunSummary(run_dir, seconds, counters.model_calls, counters.sandbox_runs)
+    if results is None:
+        return base
+    decisions: dict[str, Counter[str]] = {}
+    for dec in results.screening:
+        decisions.setdefault(dec.strategy, Counter())[dec.decision] += 1
+    totals = results.call_totals
+    return RunSummary(
+        run_dir,
+        seconds,
+        counters.model_calls,
+        counters.sandbox_runs,
+        cases=dict(Counter(p.case for p in results.pair_evaluations)),
+        causes=dict(Counter(p.cause for p in results.pair_evaluations if p.cause)),
+        transitions=dict(Counter(r.transition for r in results.refined_evaluations)),
+        decisions={k: dict(v) for k, v in decisions.items()},
+        calls=sum(t.calls for t in totals),
+        input_tokens=sum(t.input_tokens for t in totals),
+        output_tokens=sum(t.output_tokens for t in totals),
+        cost_usd=sum(t.cost_usd for t in totals),
+        errors={
+            "call_errors": sum(t.errors for t in totals),
+            "codes_without_code": sum(c.code is None for c in results.generated_codes),
+            "test_generation_failures": len(results.test_generation_failures),
+            "refinements_without_code": sum(r.code is None for r in results.refinements),
+            "undecided_screening": sum(d.decision == "undecided" for d in results.screening),
+        },
+    )
