@@ -4,6 +4,24 @@ from __future__ import annotations
 
 import ast
 import copy
+import warnings
+
+
+def parse_module(source: str) -> ast.Module:
+    """Parse Python source without the SyntaxWarnings/DeprecationWarnings old benchmark code triggers.
+
+    Args:
+        source: Python source.
+
+    Returns:
+        The module's AST.
+
+    Raises:
+        SyntaxError: The source does not parse.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
+        return ast.parse(source)
 
 
 def function_header(source: str, name: str) -> str:
@@ -20,7 +38,7 @@ def function_header(source: str, name: str) -> str:
         SyntaxError: ``source`` does not parse.
         LookupError: No top-level function is named ``name``.
     """
-    for node in ast.parse(source).body:
+    for node in parse_module(source).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             stub = copy.copy(node)
             stub.body = [ast.Pass()]
@@ -39,7 +57,7 @@ def imported_modules(source: str) -> list[str]:
         Sorted, deduplicated names.
     """
     try:
-        tree = ast.parse(source)
+        tree = parse_module(source)
     except SyntaxError:
         return []
     names: set[str] = set()

@@ -25,7 +25,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from tfr_helpers.benchmarks._code import function_header, imported_modules
+from tfr_helpers.benchmarks._code import function_header, imported_modules, parse_module
 from tfr_helpers.benchmarks.files import read_records
 from tfr_helpers.benchmarks.sources import MBPP
 from tfr_helpers.errors import DataError
@@ -42,7 +42,7 @@ DESCRIPTION_TEMPLATE = (
 
 def _called_names(assertion: str) -> list[str]:
     """Names called as plain functions in one assert line, in source order."""
-    tree = ast.parse(assertion)
+    tree = parse_module(assertion)
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     calls.sort(key=lambda n: (n.lineno, n.col_offset))
     return [n.func.id for n in calls if isinstance(n.func, ast.Name)]
@@ -63,7 +63,7 @@ def mbpp_entry_point(code: str, asserts: list[str]) -> str:
     """
     try:
         defined = [
-            n.name for n in ast.parse(code).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            n.name for n in parse_module(code).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         ]
         called = [_called_names(a) for a in asserts]
     except SyntaxError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from tfr_helpers.benchmarks._code import parse_module
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import Task
 from tfr_helpers.sandbox.spec import TestSpec
@@ -12,7 +13,7 @@ from tfr_helpers.sandbox.spec import TestSpec
 def _statements(source: str) -> list[str]:
     """Split assert lines into top-level statements (an assert may span lines); by line if unparsable."""
     try:
-        body = ast.parse(source).body
+        body = parse_module(source).body
     except SyntaxError:
         return [line for line in source.split("\n") if line.strip()]
     return [ast.get_source_segment(source, node) or ast.unparse(node) for node in body]
