@@ -1,3 +1,36 @@
-"""tfr_helpers.analysis (public names listed in __all__)."""
+"""tfr_helpers.analysis: tidy frames, statistics, the six tables, figures, summary.json and refinement_cases.md.
 
-__all__: list[str] = []
+Reads only ``results.json`` and the artifacts it points to.
+"""
+
+from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
+from tfr_helpers.analysis.export import AnalysisOutputs, analyze, to_latex
+from tfr_helpers.analysis.figures import PLOTS, plot_four_cases, plot_screening_pr, plot_transitions, save_figures
+from tfr_helpers.analysis.frames import pairs_frame, refinements_frame, screening_frame
+from tfr_helpers.analysis.interpret import interpret_rq1, interpret_rq2, interpret_rq3
+from tfr_helpers.analysis.load import load_results
+from tfr_helpers.analysis.rq1 import by_benchmark, four_cases, unreliable_causes
+from tfr_helpers.analysis.rq2 import generated_test_diagnostic, refinement_outcomes
+from tfr_helpers.analysis.rq3 import screening_and_downstream
+from tfr_helpers.analysis.stats import Estimate, Share, bootstrap_ratio, wilson
+from tfr_helpers.analysis.summary import build_summary
+from tfr_helpers.analysis.tables import (
+    TABLES,
+    rq1_by_benchmark_table,
+    rq1_four_cases_table,
+    rq1_unreliable_causes_table,
+    rq2_generated_test_diagnostic_table,
+    rq2_refinement_outcomes_table,
+    rq3_screening_and_downstream_table,
+)
+
+__all__ = [
+    "PLOTS", "TABLES", "AnalysisOutputs", "Estimate", "Share", "analyze", "bootstrap_ratio", "build_summary",
+    "by_benchmark", "four_cases", "generated_test_diagnostic", "interpret_rq1", "interpret_rq2", "interpret_rq3",
+    "load_results", "pairs_frame", "plot_four_cases", "plot_screening_pr", "plot_transitions",
+    "refinement_outcomes", "refinements_frame", "render_refinement_cases", "rq1_by_benchmark_table",
+    "rq1_four_cases_table", "rq1_unreliable_causes_table", "rq2_generated_test_diagnostic_table",
+    "rq2_refinement_outcomes_table", "rq3_screening_and_downstream_table", "save_figures",
+    "screening_and_downstream", "screening_frame", "to_latex", "unreliable_causes", "wilson",
+    "write_refinement_cases",
+]

@@ -1,1 +1,34 @@
-"""CLI commands for the analysis layer (registered on import)."""
+"""CLI commands for the analysis layer (registered on import): ``tfr analyze`` and ``tfr cases``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from tfr_helpers.cli import app
+
+
+@app.command("analyze")
+def analyze_cmd(
+    run_dir: Path = typer.Option(..., "--run-dir", help="Run directory holding results.json (runs/<run>)."),
+) -> None:
+    """Write analysis/summary.json, the six LaTeX tables and the figures of a finished run."""
+    from tfr_helpers.analysis import analyze
+
+    out = analyze(run_dir)
+    typer.echo(f"summary: {out.summary}")
+    for path in out.tables.values():
+        typer.echo(f"table:   {path}")
+    typer.echo(f"figures: {len(out.figures)} files in {out.summary.parent / 'figures'}")
+
+
+@app.command("cases")
+def cases_cmd(
+    run_dir: Path = typer.Option(..., "--run-dir", help="Run directory holding results.json (runs/<run>)."),
+    out: Path | None = typer.Option(None, "--out", help="Output file (default: <run-dir>/refinement_cases.md)."),
+) -> None:
+    """Write refinement_cases.md: every refinement attempt traced with links to its artifacts."""
+    from tfr_helpers.analysis import write_refinement_cases
+
+    typer.echo(str(write_refinement_cases(run_dir, out)))

@@ -1,0 +1,192 @@
+"""``refinement_cases.md``: every refinement attempt traced as Setup -> RQ1 -> RQ2 -> RQ3 with artifact links.
+
+Attempts are grouped like the seed study's worked examples: regressions (Pass->Fail) after unreliable
+feedback first, then fixes (Fail->Pass) after reliable feedback, then all the others. Links are relative to
+the written file and point only to files that exist (a missing artifact is named, not linked).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from tfr_helpers.analysis.export import write_atomic
+from tfr_helpers.analysis.load import load_results
+from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
+from tfr_helpers.records import (
+    BenchmarkVerdict,
+    GeneratedCode,
+    GeneratedTest,
+    ModelCallRecord,
+    PairEvaluation,
+    RefinedEvaluation,
+    Refinement,
+    Results,
+    ScreeningDecision,
+    TestOutcome,
+)
+
+GROUPS = (
+    ("Regressions (Pass->Fail) after unreliable feedback", "regression"),
+    ("Fixes (Fail->Pass) after reliable feedback", "fix"),
+    ("All other attempts", "other"),
+)
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    ev: RefinedEvaluation
+    pair: PairEvaluation | None
+    test: GeneratedTest | None
+    code: GeneratedCode | None
+    verdict: BenchmarkVerdict | None
+    refinement: Refinement | None
+    decisions: tuple[ScreeningDecision, ...]
+
+    @property
+    def group(self) -> str:
+        rel = self.pair.reliability if self.pair else None
+        if self.ev.transition == "pass->fail" and rel == "unreliable":
+            return "regression"
+        if self.ev.transition == "fail->pass" and rel == "reliable":
+            return "fix"
+        return "other"
+
+
+class _Links:
+    """Markdown links relative to the output file, only to files that exist."""
+
+    def __init__(self, run: Path, out: Path) -> None:
+        self.run, self.base = run, out.parent
+
+    def __call__(self, label: str, rel: str | None) -> str:
+        if not rel:
+            return ""
+        target = self.run / rel
+        if not target.is_file():
+            return f"{label}: `{rel}` (missing)"
+        return f"[{label}]({quote(os.path.relpath(target, self.base))})"
+
+    def call(self, call: ModelCallRecord | None) -> list[str]:
+        if call is None:
+            return []
+        return [x for x in (self("prompt", call.prompt_path), self("response", call.response_path)) if x]
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.replace("|", "\\|").split())
+
+
+def _outcome(o: TestOutcome | None) -> str:
+    if o is None:
+        return "no outcome"
+    return o.status + (f" ({o.exc_type})" if o.exc_type else "")
+
+
+def _collect(results: Results) -> list[_Attempt]:
+    pairs = {p.test_id: p for p in results.pair_evaluations}
+    tests = {t.test_id: t for t in results.generated_tests}
+    codes = {(c.model, c.task_id): c for c in results.generated_codes}
+    verdicts = {(v.model, v.task_id): v for v in results.benchmark_verdicts if v.subject == "generated"}
+    refinements = {r.feedback_id: r for r in results.refinements}
+    decisions: dict[str, list[ScreeningDecision]] = {}
+    for d in results.screening:
+        decisions.setdefault(d.feedback_id, []).append(d)
+    attempts = []
+    for ev in results.refined_evaluations:
+        pair = pairs.get(ev.feedback_id)
+        test = tests.get(pair.test_id if pair else ev.feedback_id)
+        attempts.append(_Attempt(ev, pair, test, codes.get((ev.model, ev.task_id)),
+                                 verdicts.get((ev.model, ev.task_id)), refinements.get(ev.feedback_id),
+                                 tuple(sorted(decisions.get(ev.feedback_id, []), key=lambda d: d.strategy))))
+    return sorted(attempts, key=lambda a: (a.ev.model, a.ev.task_id, a.ev.feedback_id))
+
+
+def _account(a: _Attempt) -> str:
+    """One sentence on what happened in this attempt."""
+    pair, ev = a.pair, a.ev
+    kind = pair.kind.upper() if pair else "generated"
+    before = "passed" if ev.benchmark_before else "failed"
+    if pair and pair.reliability == "unreliable":
+        why = f"the reference fails it too ({(pair.cause or 'unknown cause').replace('_', ' ')}), so the feedback is unreliable"
+    else:
+        why = "the reference passes it, so the feedback is reliable"
+    if ev.transition == "no_code":
+        result = "refinement returned no usable code"
+    else:
+        after = "passes" if ev.benchmark_after else "fails"
+        result = f"the refined code {after} the benchmark ({TRANSITION_LABELS[ev.transition]})"
+    judged = ", ".join(f"{d.strategy} {d.decision}" for d in a.decisions) or "no screening decision"
+    return (f"The generated code {before} the benchmark; its {kind} test failed on it and {why}; "
+            f"{result}. Screening: {judged}.")
+
+
+def _table(a: _Attempt, link: _Links) -> list[str]:
+    ev, pair = a.ev, a.pair
+    rows = [("Study part", "Step", "Details", "Result"), ("---", "---", "---", "---")]
+    code_links = link.call(a.code.call) if a.code else []
+    code_links += [x for x in [link("code", a.code.code_path if a.code else None)] if x]
+    bench = link("benchmark run", a.verdict.run_path if a.verdict else None)
+    rows.append(("Setup", "Code generation", " · ".join(code_links + ([bench] if bench else [])),
+                 "benchmark " + ("pass" if ev.benchmark_before else "fail")))
+    t = a.test
+    test_links = (link.call(t.call) + [x for x in [link("test", t.test_path)] if x]) if t else []
+    rows.append(("Setup", "Test generation",
+                 f"{t.kind.upper()} `{t.name}` " + " · ".join(test_links) if t else "test record missing", ""))
+    if pair:
+        details = (f"code: {_outcome(pair.generated)}; reference: {_outcome(pair.reference)}"
+                   + (f"; rerun: {_outcome(pair.reference_rerun)}" if pair.reference_rerun else "")
+                   + (" · " + link("execution record", pair.record_path) if pair.record_path else ""))
+        result = f"{CASE_LABELS[pair.case]}" + (f", {pair.cause.replace('_', ' ')}" if pair.cause else "")
+        rows.append(("RQ1", "Test execution and feedback", details, result))
+    r = a.refinement
+    ref_links = (link.call(r.call) + [x for x in [link("refined code", r.code_path)] if x]) if r else []
+    ref_links += [x for x in [link("benchmark run", ev.benchmark_run_path)] if x]
+    rows.append(("RQ2", "Code refinement", " · ".join(ref_links) or "no artifacts",
+                 f"{TRANSITION_LABELS[ev.transition]}; generated test after: {_outcome(ev.generated_test_after)}"))
+    for d in a.decisions:
+        links = [x for x in [link("decision", d.decision_path)] if x] + link.call(d.call)
+        rows.append(("RQ3", f"Screening: {d.strategy}", " · ".join(links) or "no model call", d.decision))
+    return ["| " + " | ".join(_cell(c) if c not in ("---",) else c for c in row) + " |" for row in rows]
+
+
+def render_refinement_cases(results: Results, run_dir: Path, out: Path) -> str:
+    """Markdown text of ``refinement_cases.md`` (links relative to ``out``)."""
+    link = _Links(run_dir, out)
+    attempts = _collect(results)
+    lines = [f"# Refinement cases: {results.run_name}", ""]
+    if results.simulated:
+        lines += [f"> **{SIMULATED_NOTE}**", ""]
+    lines += [f"{len(attempts)} refinement attempts, one per test-fail feedback.", ""]
+    number = 0
+    for title, key in GROUPS:
+        group = [a for a in attempts if a.group == key]
+        lines += [f"## {title} ({len(group)})", ""]
+        for a in group:
+            number += 1
+            kind = a.pair.kind.upper() if a.pair else "?"
+            lines += [f"### {number}. {a.ev.model} · {a.ev.task_id} · {kind} `{a.test.name if a.test else '?'}`"
+                      f" · {a.pair.reliability if a.pair else '?'} feedback · {TRANSITION_LABELS[a.ev.transition]}",
+                      "", _account(a), "", *_table(a, link), ""]
+    return "\n".join(lines)
+
+
+def write_refinement_cases(run_dir: Path | str, out: Path | str | None = None) -> Path:
+    """Write ``refinement_cases.md`` (default: at the run's root) listing every refinement attempt.
+
+    Args:
+        run_dir: A run directory holding ``results.json``.
+        out: Output file; default ``<run_dir>/refinement_cases.md``.
+
+    Returns:
+        The path written.
+
+    Raises:
+        RunDirError: If ``results.json`` is missing or invalid.
+    """
+    run = Path(run_dir)
+    results = load_results(run)
+    target = Path(out) if out is not None else run / "refinement_cases.md"
+    return write_atomic(target.resolve(), render_refinement_cases(results, run.resolve(), target.resolve()))
