@@ -21,6 +21,8 @@ class TestSpec:
         setup: Statements run before ``source`` in the test namespace (MBPP ``test_imports``).
     """
 
+    __test__ = False  # not a pytest test class
+
     name: str
     source: str
     kind: TestSpecKind = "snippet"
