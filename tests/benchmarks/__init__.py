@@ -1,0 +1,1 @@
+"""Tests of tfr_helpers.benchmarks."""
