@@ -1,0 +1,30 @@
+"""The worker pool: ordering, bad input, worker death."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfr_helpers.errors import SandboxError
+from tfr_helpers.sandbox import Limits, Sandbox, TestSpec, run_program
+
+
+def test_run_many_preserves_order(sandbox: Sandbox) -> None:
+    jobs = [(f"def f():\n    return {i}", [TestSpec("t", f"assert f() == {i if i % 3 else -1}")]) for i in range(12)]
+    runs = sandbox.run_many(jobs, progress=False)
+    assert [r.passed for r in runs] == [bool(i % 3) for i in range(12)]
+
+
+def test_bad_spec_is_one_clear_error(sandbox: Sandbox) -> None:
+    with pytest.raises(SandboxError, match="TestSpec"):
+        sandbox.run("x = 1", ["assert x == 1"])  # type: ignore[list-item]
+
+
+def test_worker_death_is_a_candidate_failure() -> None:
+    with Sandbox(Limits(timeout_s=2), workers=1, preload=(), drop_uid=False) as sb:
+        run = sb.run("import os\nos.kill(os.getppid(), 9)", [TestSpec("t", "assert True")])
+        assert not run.passed and run.load_error is not None and run.load_error.status == "crashed"
+        assert sb.run("x = 1", [TestSpec("t", "assert x == 1")]).passed  # replaced worker serves
+
+
+def test_run_program_one_shot() -> None:
+    assert run_program("x = 2", [TestSpec("t", "assert x == 2")]).passed
