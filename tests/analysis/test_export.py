@@ -1,0 +1,142 @@
+"""Acceptance on a synthetic run: the six tables compile, their numbers are in summary.json and add up."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tfr_helpers.analysis import AnalysisOutputs, TABLES
+
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _body_rows(tex: str) -> list[str]:
+    body = tex.split(r"\midrule", 1)[1].split(r"\bottomrule", 1)[0]
+    return [r.strip() for r in body.split(r"\\") if r.strip()]
+
+
+def _numbers(obj: Any) -> set[float]:
+    if isinstance(obj, bool):
+        return set()
+    if isinstance(obj, int | float):
+        return {round(float(obj), 1)}
+    if isinstance(obj, dict):
+        return set().union(*(_numbers(v) for v in obj.values())) if obj else set()
+    if isinstance(obj, list):
+        return set().union(*(_numbers(v) for v in obj)) if obj else set()
+    return set()
+
+
+def _summary(run: Path) -> dict[str, Any]:
+    return json.loads((run / "analysis" / "summary.json").read_text())
+
+
+def test_all_outputs_are_written(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
+    run, out = analysed_run
+    assert set(out.tables) == set(TABLES) and all(p.is_file() for p in out.tables.values())
+    stems = {p.name for p in out.figures}
+    assert {f"{s}.{e}" for s in ("rq1_four_cases", "rq2_transitions", "rq3_screening_pr") for e in ("png", "pdf")} == stems
+    assert all(p.stat().st_size > 1000 for p in out.figures)
+    summary = _summary(run)
+    assert summary["simulated"] is True and set(summary["tables"]) == set(TABLES)
+
+
+def test_tex_structure_is_booktabs_with_even_rows(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
+    _, out = analysed_run
+    for name, path in out.tables.items():
+        tex = path.read_text()
+        for token in (r"\begin{tabular}", r"\toprule", r"\midrule", r"\bottomrule", r"\end{tabular}"):
+            assert token in tex, f"{name} lacks {token}"
+        assert tex.count("{") - tex.count(r"\{") == tex.count("}") - tex.count(r"\}")
+        header = tex.split(r"\toprule", 1)[1].split(r"\\", 1)[0]
+        amps = header.count("&")
+        assert all(r.count("&") - r.count(r"\&") == amps for r in _body_rows(tex)), name
+        assert "Simulated model: demo numbers, not evidence" in tex
+
+
+def test_tex_compiles_with_pdflatex(analysed_run: tuple[Path, AnalysisOutputs], tmp_path: Path) -> None:
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+    _, out = analysed_run
+    inputs = "\n".join(f"\\input{{{p.as_posix()}}}\n\\clearpage" for p in out.tables.values())
+    doc = tmp_path / "doc.tex"
+    doc.write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[margin=0.5in,landscape]"
+                   "{geometry}\n\\begin{document}\n" + inputs + "\n\\end{document}\n")
+    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert (tmp_path / "doc.pdf").is_file()
+
+
+def test_every_number_in_the_tables_is_in_summary(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
+    run, out = analysed_run
+    summary = _summary(run)
+    for name, path in out.tables.items():
+        known = _numbers(summary["tables"][name]["rows"])
+        tex = path.read_text()
+        labels = re.search(r"\\begin\{tabular\}\{(l*)", tex).group(1).count("l")  # index columns hold labels
+        cells = [c for row in _body_rows(tex) for c in row.split("&")[labels:]]
+        shown = {round(float(x), 1) for c in cells for x in NUMBER.findall(c)}
+        assert shown and shown <= known, f"{name}: {sorted(shown - known)} not in summary.json"
+
+
+def test_numbers_recomputed_from_results_json(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
+    run, _ = analysed_run
+    raw = json.loads((run / "results.json").read_text())
+    tables = _summary(run)["tables"]
+    # RQ1 four cases: count of each case per model and kind
+    cases = Counter((p["model"], p["kind"], p["case"]) for p in raw["pair_evaluations"])
+    for row in tables["rq1_four_cases"]["rows"]:
+        assert row["k"] == cases[(row["model"], row["kind"], row["case"])]
+    # RQ1 by benchmark: unreliable share of feedback
+    for row in tables["rq1_by_benchmark"]["rows"]:
+        fb = [p for p in raw["pair_evaluations"] if p["benchmark"] == row["benchmark"]
+              and p["model"] == row["model"] and p["case"].startswith("fail")]
+        unrel = sum(p["reliability"] == "unreliable" for p in fb)
+        assert (row["feedback"], row["k"]) == (len(fb), unrel)
+        assert row["pct"] == round(100 * unrel / len(fb), 1)
+    # RQ3: regressions avoided, fixes lost and net difference for each judge
+    trans = {e["feedback_id"]: e["transition"] for e in raw["refined_evaluations"]}
+    for row in tables["rq3_screening_and_downstream"]["rows"]:
+        rejected = [d["feedback_id"] for d in raw["screening"]
+                    if d["strategy"] == row["strategy"] and d["decision"] != "accept"]
+        avoided = sum(trans[f] == "pass->fail" for f in rejected)
+        lost = sum(trans[f] == "fail->pass" for f in rejected)
+        assert (row["regressions_avoided"], row["fixes_lost"]) == (avoided, lost)
+        assert row["diff_vs_accept_all_pp"] == round(100 * (avoided - lost) / len(trans), 1)
+
+
+def test_counts_add_up(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
+    run, _ = analysed_run
+    raw = json.loads((run / "results.json").read_text())
+    tables = _summary(run)["tables"]
+    n_feedback = sum(p["case"].startswith("fail") for p in raw["pair_evaluations"])
+    # cases add up to tests, per (model, kind) and overall
+    four = tables["rq1_four_cases"]["rows"]
+    groups = {(r["model"], r["kind"]): r["n"] for r in four}
+    for key, n in groups.items():
+        assert sum(r["k"] for r in four if (r["model"], r["kind"]) == key) == n
+    assert sum(groups.values()) == len(raw["pair_evaluations"]) == len(raw["generated_tests"])
+    causes = [r for r in tables["rq1_unreliable_causes"]["rows"] if r["kind"] == "all"]
+    assert sum(r["k"] for r in causes) == sum(p["reliability"] == "unreliable" for p in raw["pair_evaluations"])
+    # transitions add up to refinements
+    outcomes = tables["rq2_refinement_outcomes"]["rows"]
+    per = {(r["model"], r["reliability"]): r["n"] for r in outcomes}
+    for key, n in per.items():
+        assert sum(r["k"] for r in outcomes if (r["model"], r["reliability"]) == key) == n
+    assert sum(per.values()) == len(raw["refined_evaluations"]) == n_feedback
+    diag = tables["rq2_generated_test_diagnostic"]["rows"]
+    assert sum(r["attempts"] for r in diag) == n_feedback
+    for r in diag:
+        quads = ("gen_pass_bench_pass", "gen_pass_bench_fail", "gen_fail_bench_pass", "gen_fail_bench_fail")
+        assert sum(r[q] for q in quads) == r["usable"]
+    # decisions add up to feedback, per strategy
+    for r in tables["rq3_screening_and_downstream"]["rows"]:
+        assert r["decisions"] == n_feedback == r["accepted"] + r["rejected"] + r["undecided"]
