@@ -95,7 +95,9 @@ class Concurrency(_Strict):
     sandbox_workers: int | None = Field(None, gt=0)
     """Sandbox worker processes (null: one per core)."""
     model_calls: int = Field(8, gt=0)
-    """Model calls in flight at once."""
+    """Model calls handed to the model layer at once (its per-provider limits still apply)."""
+    checkpoint_every: int | None = Field(None, gt=0)
+    """Work items per checkpoint flush (null: 4 x model_calls for model stages, 8 x workers for sandbox ones)."""
 
 
 class ExperimentConfig(_Strict):

@@ -89,6 +89,8 @@ def default_run_dir(config: ExperimentConfig) -> Path:
 
 
 def _chunk_size(ctx: RunContext, stage: str) -> int:
+    if ctx.config.concurrency.checkpoint_every:
+        return ctx.config.concurrency.checkpoint_every
     if stage in ("evaluate_code_test_pairs", "evaluate_refined_codes"):
         return 8 * (ctx.config.concurrency.sandbox_workers or 2)
     return 4 * ctx.config.concurrency.model_calls

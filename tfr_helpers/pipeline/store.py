@@ -106,6 +106,7 @@ class RunStore:
         """All complete lines of a checkpoint as ``{"key", "data"}`` dicts; a torn last line is ignored."""
         path = self.checkpoint_path(name)
         if not path.exists():
+            self._keys[name] = set()
             return []
         entries: dict[str, dict[str, Any]] = {}
         for line in path.read_text(encoding="utf-8").splitlines():

@@ -1,0 +1,48 @@
+"""The run store: checkpoints survive torn lines, config hashes guard the run directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tfr_helpers.errors import RunDirError
+from tfr_helpers.pipeline.store import RunStore, load_results
+
+
+def test_append_then_read_back_once_per_key(tmp_path: Path) -> None:
+    store = RunStore(tmp_path)
+    store.append("c", "a", [1])
+    store.append("c", "a", [2])
+    store.append("c", "b", [3])
+    assert [(e["key"], e["data"]) for e in RunStore(tmp_path).read_checkpoint("c")] == [("a", [1]), ("b", [3])]
+
+
+def test_torn_last_line_is_ignored_and_next_append_starts_a_new_line(tmp_path: Path) -> None:
+    store = RunStore(tmp_path)
+    store.append("c", "a", [1])
+    with open(store.checkpoint_path("c"), "a") as fh:
+        fh.write('{"v": 1, "key": "b", "da')
+    fresh = RunStore(tmp_path)
+    assert fresh.done_keys("c") == {"a"}
+    fresh.append("c", "b", [2])
+    assert [e["key"] for e in RunStore(tmp_path).read_checkpoint("c")] == ["a", "b"]
+
+
+def test_other_config_in_same_run_dir_is_refused(tmp_path: Path) -> None:
+    RunStore(tmp_path).bind_config({"seed": 0}, "hash-a")
+    RunStore(tmp_path).bind_config({"seed": 0}, "hash-a")
+    with pytest.raises(RunDirError, match="new --run-dir"):
+        RunStore(tmp_path).bind_config({"seed": 1}, "hash-b")
+
+
+def test_artifacts_are_written_under_model_and_task_dirs(tmp_path: Path) -> None:
+    rel = RunStore(tmp_path).artifact("sim:default", "HumanEval/3", "tests/ebt_0.py", "x = 1\n")
+    assert rel == "sim_default/HumanEval_3/tests/ebt_0.py"
+    assert (tmp_path / rel).read_text() == "x = 1\n"
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_missing_results_says_what_to_run(tmp_path: Path) -> None:
+    with pytest.raises(RunDirError, match="tfr stage all"):
+        load_results(tmp_path)
