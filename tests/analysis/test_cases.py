@@ -1,0 +1,64 @@
+"""refinement_cases.md lists every attempt, in the worked-example order, and every link resolves."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
+from tfr_helpers.analysis import AnalysisOutputs, write_refinement_cases
+
+LINK = re.compile(r"\]\(([^)]+)\)")
+HEADING = re.compile(r"^### \d+\. (\S+) · (\S+) · (EBT|PBT) `([^`]+)` · (\w+) feedback · (\S+)", re.M)
+
+
+def _links_resolve(md: Path) -> int:
+    links = LINK.findall(md.read_text())
+    missing = [t for t in links if not (md.parent / unquote(t)).is_file()]
+    assert not missing, missing[:5]
+    return len(links)
+
+
+def test_every_attempt_is_listed_once(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
+    run, _ = analysed_run
+    raw = json.loads((run / "results.json").read_text())
+    text = (run / "refinement_cases.md").read_text()
+    headings = HEADING.findall(text)
+    assert len(headings) == len(raw["refined_evaluations"])
+    tests = {t["test_id"]: t for t in raw["generated_tests"]}
+    listed = sorted((m, task, name) for m, task, _, name, _, _ in headings)
+    expected = sorted((e["model"], e["task_id"], tests[e["feedback_id"]]["name"]) for e in raw["refined_evaluations"])
+    assert listed == expected
+    assert text.count("| RQ3 | Screening: llm_judge |") == len(raw["refined_evaluations"])
+
+
+def test_attempts_are_grouped_regressions_then_fixes(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
+    run, _ = analysed_run
+    headings = HEADING.findall((run / "refinement_cases.md").read_text())
+    keys = [(rel, tr) for *_, rel, tr in headings]
+    rank = [0 if k == ("unreliable", "Pass->Fail") else 1 if k == ("reliable", "Fail->Pass") else 2 for k in keys]
+    assert rank == sorted(rank) and rank[0] == 0 and 1 in rank and 2 in rank
+
+
+def test_every_link_resolves_at_run_root_and_elsewhere(
+    analysed_run: tuple[Path, AnalysisOutputs], tmp_path: Path
+) -> None:
+    run, _ = analysed_run
+    assert _links_resolve(run / "refinement_cases.md") > 100
+    other = write_refinement_cases(run, tmp_path / "sub" / "cases.md")
+    assert other == (tmp_path / "sub" / "cases.md").resolve()
+    assert _links_resolve(other) > 100
+
+
+def test_missing_artifact_is_named_not_linked(analysed_run: tuple[Path, AnalysisOutputs], tmp_path: Path) -> None:
+    run, _ = analysed_run
+    victim = next((run / "sim_default").rglob("code.py"))
+    saved = victim.read_text()
+    victim.unlink()
+    try:
+        out = write_refinement_cases(run, tmp_path / "cases.md")
+        assert "(missing)" in out.read_text()
+        _links_resolve(out)
+    finally:
+        victim.write_text(saved)
