@@ -23,8 +23,9 @@ def test_analyze_and_cases_commands_write_files(tmp_path: Path) -> None:
     assert (tmp_path / "c.md").is_file()
 
 
-def test_missing_run_dir_is_one_line_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_run_dir_is_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     res = CliRunner().invoke(app, ["analyze", "--run-dir", str(tmp_path / "none")])
     assert isinstance(res.exception, RunDirError)
     monkeypatch.setattr("sys.argv", ["tfr", "cases", "--run-dir", str(tmp_path)])

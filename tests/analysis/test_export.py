@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tfr_helpers.analysis import AnalysisOutputs, TABLES
+from tfr_helpers.analysis import TABLES, AnalysisOutputs
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -42,7 +42,9 @@ def test_all_outputs_are_written(analysed_run: tuple[Path, AnalysisOutputs]) -> 
     run, out = analysed_run
     assert set(out.tables) == set(TABLES) and all(p.is_file() for p in out.tables.values())
     stems = {p.name for p in out.figures}
-    assert {f"{s}.{e}" for s in ("rq1_four_cases", "rq2_transitions", "rq3_screening_pr") for e in ("png", "pdf")} == stems
+    assert {
+        f"{s}.{e}" for s in ("rq1_four_cases", "rq2_transitions", "rq3_screening_pr") for e in ("png", "pdf")
+    } == stems
     assert all(p.stat().st_size > 1000 for p in out.figures)
     summary = _summary(run)
     assert summary["simulated"] is True and set(summary["tables"]) == set(TABLES)
@@ -67,10 +69,17 @@ def test_tex_compiles_with_pdflatex(analysed_run: tuple[Path, AnalysisOutputs], 
     _, out = analysed_run
     inputs = "\n".join(f"\\input{{{p.as_posix()}}}\n\\clearpage" for p in out.tables.values())
     doc = tmp_path / "doc.tex"
-    doc.write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[margin=0.5in,landscape]"
-                   "{geometry}\n\\begin{document}\n" + inputs + "\n\\end{document}\n")
-    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    doc.write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[margin=0.5in,landscape]"
+        "{geometry}\n\\begin{document}\n" + inputs + "\n\\end{document}\n"
+    )
+    proc = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert (tmp_path / "doc.pdf").is_file()
 
@@ -97,16 +106,24 @@ def test_numbers_recomputed_from_results_json(analysed_run: tuple[Path, Analysis
         assert row["k"] == cases[(row["model"], row["kind"], row["case"])]
     # RQ1 by benchmark: unreliable share of feedback
     for row in tables["rq1_by_benchmark"]["rows"]:
-        fb = [p for p in raw["pair_evaluations"] if p["benchmark"] == row["benchmark"]
-              and p["model"] == row["model"] and p["case"].startswith("fail")]
+        fb = [
+            p
+            for p in raw["pair_evaluations"]
+            if p["benchmark"] == row["benchmark"]
+            and p["model"] == row["model"]
+            and p["case"].startswith("fail")
+        ]
         unrel = sum(p["reliability"] == "unreliable" for p in fb)
         assert (row["feedback"], row["k"]) == (len(fb), unrel)
         assert row["pct"] == round(100 * unrel / len(fb), 1)
     # RQ3: regressions avoided, fixes lost and net difference for each judge
     trans = {e["feedback_id"]: e["transition"] for e in raw["refined_evaluations"]}
     for row in tables["rq3_screening_and_downstream"]["rows"]:
-        rejected = [d["feedback_id"] for d in raw["screening"]
-                    if d["strategy"] == row["strategy"] and d["decision"] != "accept"]
+        rejected = [
+            d["feedback_id"]
+            for d in raw["screening"]
+            if d["strategy"] == row["strategy"] and d["decision"] != "accept"
+        ]
         avoided = sum(trans[f] == "pass->fail" for f in rejected)
         lost = sum(trans[f] == "fail->pass" for f in rejected)
         assert (row["regressions_avoided"], row["fixes_lost"]) == (avoided, lost)
@@ -125,7 +142,9 @@ def test_counts_add_up(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
         assert sum(r["k"] for r in four if (r["model"], r["kind"]) == key) == n
     assert sum(groups.values()) == len(raw["pair_evaluations"]) == len(raw["generated_tests"])
     causes = [r for r in tables["rq1_unreliable_causes"]["rows"] if r["kind"] == "all"]
-    assert sum(r["k"] for r in causes) == sum(p["reliability"] == "unreliable" for p in raw["pair_evaluations"])
+    assert sum(r["k"] for r in causes) == sum(
+        p["reliability"] == "unreliable" for p in raw["pair_evaluations"]
+    )
     # transitions add up to refinements
     outcomes = tables["rq2_refinement_outcomes"]["rows"]
     per = {(r["model"], r["reliability"]): r["n"] for r in outcomes}

@@ -1,11 +1,17 @@
-"""tfr_helpers.analysis: tidy frames, statistics, the six tables, figures, summary.json and refinement_cases.md.
+"""tfr_helpers.analysis: tidy frames, statistics, six tables, figures, summary.json, refinement_cases.md.
 
 Reads only ``results.json`` and the artifacts it points to.
 """
 
 from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
 from tfr_helpers.analysis.export import AnalysisOutputs, analyze, to_latex
-from tfr_helpers.analysis.figures import PLOTS, plot_four_cases, plot_screening_pr, plot_transitions, save_figures
+from tfr_helpers.analysis.figures import (
+    PLOTS,
+    plot_four_cases,
+    plot_screening_pr,
+    plot_transitions,
+    save_figures,
+)
 from tfr_helpers.analysis.frames import pairs_frame, refinements_frame, screening_frame
 from tfr_helpers.analysis.interpret import interpret_rq1, interpret_rq2, interpret_rq3
 from tfr_helpers.analysis.load import load_results
@@ -25,12 +31,39 @@ from tfr_helpers.analysis.tables import (
 )
 
 __all__ = [
-    "PLOTS", "TABLES", "AnalysisOutputs", "Estimate", "Share", "analyze", "bootstrap_ratio", "build_summary",
-    "by_benchmark", "four_cases", "generated_test_diagnostic", "interpret_rq1", "interpret_rq2", "interpret_rq3",
-    "load_results", "pairs_frame", "plot_four_cases", "plot_screening_pr", "plot_transitions",
-    "refinement_outcomes", "refinements_frame", "render_refinement_cases", "rq1_by_benchmark_table",
-    "rq1_four_cases_table", "rq1_unreliable_causes_table", "rq2_generated_test_diagnostic_table",
-    "rq2_refinement_outcomes_table", "rq3_screening_and_downstream_table", "save_figures",
-    "screening_and_downstream", "screening_frame", "to_latex", "unreliable_causes", "wilson",
+    "PLOTS",
+    "TABLES",
+    "AnalysisOutputs",
+    "Estimate",
+    "Share",
+    "analyze",
+    "bootstrap_ratio",
+    "build_summary",
+    "by_benchmark",
+    "four_cases",
+    "generated_test_diagnostic",
+    "interpret_rq1",
+    "interpret_rq2",
+    "interpret_rq3",
+    "load_results",
+    "pairs_frame",
+    "plot_four_cases",
+    "plot_screening_pr",
+    "plot_transitions",
+    "refinement_outcomes",
+    "refinements_frame",
+    "render_refinement_cases",
+    "rq1_by_benchmark_table",
+    "rq1_four_cases_table",
+    "rq1_unreliable_causes_table",
+    "rq2_generated_test_diagnostic_table",
+    "rq2_refinement_outcomes_table",
+    "rq3_screening_and_downstream_table",
+    "save_figures",
+    "screening_and_downstream",
+    "screening_frame",
+    "to_latex",
+    "unreliable_causes",
+    "wilson",
     "write_refinement_cases",
 ]

@@ -98,9 +98,17 @@ def _collect(results: Results) -> list[_Attempt]:
     for ev in results.refined_evaluations:
         pair = pairs.get(ev.feedback_id)
         test = tests.get(pair.test_id if pair else ev.feedback_id)
-        attempts.append(_Attempt(ev, pair, test, codes.get((ev.model, ev.task_id)),
-                                 verdicts.get((ev.model, ev.task_id)), refinements.get(ev.feedback_id),
-                                 tuple(sorted(decisions.get(ev.feedback_id, []), key=lambda d: d.strategy))))
+        attempts.append(
+            _Attempt(
+                ev,
+                pair,
+                test,
+                codes.get((ev.model, ev.task_id)),
+                verdicts.get((ev.model, ev.task_id)),
+                refinements.get(ev.feedback_id),
+                tuple(sorted(decisions.get(ev.feedback_id, []), key=lambda d: d.strategy)),
+            )
+        )
     return sorted(attempts, key=lambda a: (a.ev.model, a.ev.task_id, a.ev.feedback_id))
 
 
@@ -110,7 +118,8 @@ def _account(a: _Attempt) -> str:
     kind = pair.kind.upper() if pair else "generated"
     before = "passed" if ev.benchmark_before else "failed"
     if pair and pair.reliability == "unreliable":
-        why = f"the reference fails it too ({(pair.cause or 'unknown cause').replace('_', ' ')}), so the feedback is unreliable"
+        cause = (pair.cause or "unknown cause").replace("_", " ")
+        why = f"the reference fails it too ({cause}), so the feedback is unreliable"
     else:
         why = "the reference passes it, so the feedback is reliable"
     if ev.transition == "no_code":
@@ -119,8 +128,10 @@ def _account(a: _Attempt) -> str:
         after = "passes" if ev.benchmark_after else "fails"
         result = f"the refined code {after} the benchmark ({TRANSITION_LABELS[ev.transition]})"
     judged = ", ".join(f"{d.strategy} {d.decision}" for d in a.decisions) or "no screening decision"
-    return (f"The generated code {before} the benchmark; its {kind} test failed on it and {why}; "
-            f"{result}. Screening: {judged}.")
+    return (
+        f"The generated code {before} the benchmark; its {kind} test failed on it and {why}; "
+        f"{result}. Screening: {judged}."
+    )
 
 
 def _table(a: _Attempt, link: _Links) -> list[str]:
@@ -129,23 +140,43 @@ def _table(a: _Attempt, link: _Links) -> list[str]:
     code_links = link.call(a.code.call) if a.code else []
     code_links += [x for x in [link("code", a.code.code_path if a.code else None)] if x]
     bench = link("benchmark run", a.verdict.run_path if a.verdict else None)
-    rows.append(("Setup", "Code generation", " · ".join(code_links + ([bench] if bench else [])),
-                 "benchmark " + ("pass" if ev.benchmark_before else "fail")))
+    rows.append(
+        (
+            "Setup",
+            "Code generation",
+            " · ".join(code_links + ([bench] if bench else [])),
+            "benchmark " + ("pass" if ev.benchmark_before else "fail"),
+        )
+    )
     t = a.test
     test_links = (link.call(t.call) + [x for x in [link("test", t.test_path)] if x]) if t else []
-    rows.append(("Setup", "Test generation",
-                 f"{t.kind.upper()} `{t.name}` " + " · ".join(test_links) if t else "test record missing", ""))
+    rows.append(
+        (
+            "Setup",
+            "Test generation",
+            f"{t.kind.upper()} `{t.name}` " + " · ".join(test_links) if t else "test record missing",
+            "",
+        )
+    )
     if pair:
-        details = (f"code: {_outcome(pair.generated)}; reference: {_outcome(pair.reference)}"
-                   + (f"; rerun: {_outcome(pair.reference_rerun)}" if pair.reference_rerun else "")
-                   + (" · " + link("execution record", pair.record_path) if pair.record_path else ""))
+        details = (
+            f"code: {_outcome(pair.generated)}; reference: {_outcome(pair.reference)}"
+            + (f"; rerun: {_outcome(pair.reference_rerun)}" if pair.reference_rerun else "")
+            + (" · " + link("execution record", pair.record_path) if pair.record_path else "")
+        )
         result = f"{CASE_LABELS[pair.case]}" + (f", {pair.cause.replace('_', ' ')}" if pair.cause else "")
         rows.append(("RQ1", "Test execution and feedback", details, result))
     r = a.refinement
     ref_links = (link.call(r.call) + [x for x in [link("refined code", r.code_path)] if x]) if r else []
     ref_links += [x for x in [link("benchmark run", ev.benchmark_run_path)] if x]
-    rows.append(("RQ2", "Code refinement", " · ".join(ref_links) or "no artifacts",
-                 f"{TRANSITION_LABELS[ev.transition]}; generated test after: {_outcome(ev.generated_test_after)}"))
+    rows.append(
+        (
+            "RQ2",
+            "Code refinement",
+            " · ".join(ref_links) or "no artifacts",
+            f"{TRANSITION_LABELS[ev.transition]}; generated test after: {_outcome(ev.generated_test_after)}",
+        )
+    )
     for d in a.decisions:
         links = [x for x in [link("decision", d.decision_path)] if x] + link.call(d.call)
         rows.append(("RQ3", f"Screening: {d.strategy}", " · ".join(links) or "no model call", d.decision))
@@ -167,9 +198,15 @@ def render_refinement_cases(results: Results, run_dir: Path, out: Path) -> str:
         for a in group:
             number += 1
             kind = a.pair.kind.upper() if a.pair else "?"
-            lines += [f"### {number}. {a.ev.model} · {a.ev.task_id} · {kind} `{a.test.name if a.test else '?'}`"
-                      f" · {a.pair.reliability if a.pair else '?'} feedback · {TRANSITION_LABELS[a.ev.transition]}",
-                      "", _account(a), "", *_table(a, link), ""]
+            lines += [
+                f"### {number}. {a.ev.model} · {a.ev.task_id} · {kind} `{a.test.name if a.test else '?'}`"
+                f" · {a.pair.reliability if a.pair else '?'} feedback · {TRANSITION_LABELS[a.ev.transition]}",
+                "",
+                _account(a),
+                "",
+                *_table(a, link),
+                "",
+            ]
     return "\n".join(lines)
 
 

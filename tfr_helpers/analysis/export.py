@@ -43,7 +43,11 @@ def escape_latex(text: str) -> str:
     out = text.replace("\\", r"\textbackslash ")
     for ch in "&%$#_{}":
         out = out.replace(ch, "\\" + ch)
-    return out.replace("~", r"\textasciitilde ").replace("^", r"\textasciicircum ").replace(">", r"\textgreater ")
+    return (
+        out.replace("~", r"\textasciitilde ")
+        .replace("^", r"\textasciicircum ")
+        .replace(">", r"\textgreater ")
+    )
 
 
 def to_latex(styler: Styler, label: str) -> str:
@@ -61,8 +65,13 @@ def to_latex(styler: Styler, label: str) -> str:
     out = escaped.style.format(escape="latex").format_index(escape="latex", axis=0)
     out = out.format_index(escape="latex", axis=1)
     return out.to_latex(
-        caption=escape_latex(str(styler.caption or "")), label=label, hrules=True, position="htbp",
-        position_float="centering", multirow_align="naive", multicol_align="naive",
+        caption=escape_latex(str(styler.caption or "")),
+        label=label,
+        hrules=True,
+        position="htbp",
+        position_float="centering",
+        multirow_align="naive",
+        multicol_align="naive",
         column_format="l" * escaped.index.nlevels + "r" * escaped.shape[1],
     )
 
@@ -83,8 +92,10 @@ def analyze(run_dir: Path | str) -> AnalysisOutputs:
     results = load_results(run)
     out_dir = run / "analysis"
     summary = write_atomic(out_dir / "summary.json", json.dumps(build_summary(results), indent=2))
-    tables = {name: write_atomic(out_dir / f"{name}.tex", to_latex(fn(results), f"tab:{name}"))
-              for name, fn in TABLES.items()}
+    tables = {
+        name: write_atomic(out_dir / f"{name}.tex", to_latex(fn(results), f"tab:{name}"))
+        for name, fn in TABLES.items()
+    }
     written = figures.save_figures(results, out_dir / "figures")
     log.info("analysis of %s written to %s", results.run_name, out_dir)
     return AnalysisOutputs(summary=summary, tables=tables, figures=written)

@@ -37,8 +37,15 @@ def _bars(frame: pd.DataFrame, x: str, hue: str, order: list[str], hue_order: li
             if pd.isna(r["pct"]):
                 continue
             cx = bar.get_x() + bar.get_width() / 2
-            ax.errorbar(cx, r["pct"], yerr=[[r["pct"] - r["low"]], [r["high"] - r["pct"]]], fmt="none",
-                        ecolor="black", capsize=2, lw=0.8)
+            ax.errorbar(
+                cx,
+                r["pct"],
+                yerr=[[r["pct"] - r["low"]], [r["high"] - r["pct"]]],
+                fmt="none",
+                ecolor="black",
+                capsize=2,
+                lw=0.8,
+            )
     ax.set_ylim(0, 100)
 
 
@@ -51,8 +58,11 @@ def plot_four_cases(results: Results, ax: Axes | None = None) -> Axes:
     ax = ax if ax is not None else plt.subplots(figsize=(8, 4))[1]
     pairs = pairs_frame(results)
     pairs["group"] = pairs["model"] + "\n" + pairs["benchmark"]
-    rows = [{"group": g, "case": CASE_LABELS[c], **share_columns(wilson(int((sub["case"] == c).sum()), len(sub)))}
-            for g, sub in pairs.groupby("group", sort=True) for c in rq1.CASES]
+    rows = [
+        {"group": g, "case": CASE_LABELS[c], **share_columns(wilson(int((sub["case"] == c).sum()), len(sub)))}
+        for g, sub in pairs.groupby("group", sort=True)
+        for c in rq1.CASES
+    ]
     frame = pd.DataFrame(rows, columns=["group", "case", "k", "n", "pct", "low", "high"])
     _bars(frame, "group", "case", sorted(pairs["group"].unique()), list(CASE_LABELS.values()), ax)
     ax.set(xlabel="", ylabel="percent of generated tests")
@@ -65,8 +75,14 @@ def plot_transitions(results: Results, ax: Axes | None = None) -> Axes:
     ax = ax if ax is not None else plt.subplots(figsize=(7, 4))[1]
     nums = rq2.refinement_outcomes(results)
     pooled = nums.groupby(["reliability", "transition"], sort=False)[["k", "n"]].sum().reset_index()
-    rows = [{"reliability": r["reliability"], "transition": TRANSITION_LABELS[r["transition"]],
-             **share_columns(wilson(int(r["k"]), int(r["n"])))} for _, r in pooled.iterrows()]
+    rows = [
+        {
+            "reliability": r["reliability"],
+            "transition": TRANSITION_LABELS[r["transition"]],
+            **share_columns(wilson(int(r["k"]), int(r["n"]))),
+        }
+        for _, r in pooled.iterrows()
+    ]
     frame = pd.DataFrame(rows, columns=["reliability", "transition", "k", "n", "pct", "low", "high"])
     _bars(frame, "transition", "reliability", list(TRANSITION_LABELS.values()), list(rq2.RELIABILITIES), ax)
     ax.set(xlabel="benchmark transition", ylabel="percent of refinement attempts")
@@ -82,19 +98,33 @@ def plot_screening_pr(results: Results, ax: Axes | None = None) -> Axes:
     for colour, (_, r) in zip(palette, nums.iterrows(), strict=False):
         if r["precision_pct"] is None or r["recall_pct"] is None or pd.isna(r["precision_pct"]):
             continue
-        ax.errorbar(r["recall_pct"], r["precision_pct"],
-                    xerr=[[r["recall_pct"] - r["recall_low"]], [r["recall_high"] - r["recall_pct"]]],
-                    yerr=[[r["precision_pct"] - r["precision_low"]], [r["precision_high"] - r["precision_pct"]]],
-                    fmt="o", color=colour, capsize=3, label=r["strategy"])
-    ax.set(xlim=(0, 105), ylim=(0, 105), xlabel="recall (percent of reliable feedback accepted)",
-           ylabel="precision (percent of accepted feedback reliable)")
+        ax.errorbar(
+            r["recall_pct"],
+            r["precision_pct"],
+            xerr=[[r["recall_pct"] - r["recall_low"]], [r["recall_high"] - r["recall_pct"]]],
+            yerr=[[r["precision_pct"] - r["precision_low"]], [r["precision_high"] - r["precision_pct"]]],
+            fmt="o",
+            color=colour,
+            capsize=3,
+            label=r["strategy"],
+        )
+    ax.set(
+        xlim=(0, 105),
+        ylim=(0, 105),
+        xlabel="recall (percent of reliable feedback accepted)",
+        ylabel="precision (percent of accepted feedback reliable)",
+    )
     ax.legend(fontsize=8)
     _title(ax, "Screening strategies", results)
     return ax
 
 
-PLOTS = {"rq1_four_cases": plot_four_cases, "rq2_transitions": plot_transitions,
-         "rq3_screening_pr": plot_screening_pr}
+FIGSIZES = {"rq1_four_cases": (8.0, 4.0), "rq2_transitions": (7.0, 4.0), "rq3_screening_pr": (5.0, 5.0)}
+PLOTS = {
+    "rq1_four_cases": plot_four_cases,
+    "rq2_transitions": plot_transitions,
+    "rq3_screening_pr": plot_screening_pr,
+}
 """Figure file stem -> plot function."""
 
 
@@ -108,8 +138,8 @@ def save_figures(results: Results, out_dir: Path) -> list[Path]:
     written = []
     with sns.axes_style("whitegrid"):
         for stem, plot in PLOTS.items():
-            ax = plot(results)
-            fig = ax.figure
+            fig, ax = plt.subplots(figsize=FIGSIZES[stem])
+            plot(results, ax=ax)
             fig.tight_layout()
             for ext in ("png", "pdf"):
                 path = out_dir / f"{stem}.{ext}"

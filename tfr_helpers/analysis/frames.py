@@ -13,14 +13,43 @@ import pandas as pd
 
 from tfr_helpers.records import Results
 
-PAIR_COLUMNS = ["test_id", "model", "benchmark", "task_id", "kind", "case", "feedback", "reliability", "cause"]
+PAIR_COLUMNS = [
+    "test_id",
+    "model",
+    "benchmark",
+    "task_id",
+    "kind",
+    "case",
+    "feedback",
+    "reliability",
+    "cause",
+]
 REFINEMENT_COLUMNS = [
-    "feedback_id", "model", "benchmark", "task_id", "kind", "reliability", "cause", "transition",
-    "usable_code", "benchmark_before", "benchmark_after", "generated_test_after", "generated_test_passed",
+    "feedback_id",
+    "model",
+    "benchmark",
+    "task_id",
+    "kind",
+    "reliability",
+    "cause",
+    "transition",
+    "usable_code",
+    "benchmark_before",
+    "benchmark_after",
+    "generated_test_after",
+    "generated_test_passed",
 ]
 SCREENING_COLUMNS = [
-    "feedback_id", "model", "benchmark", "task_id", "strategy", "decision", "accepted", "reliability",
-    "reliable", "transition",
+    "feedback_id",
+    "model",
+    "benchmark",
+    "task_id",
+    "strategy",
+    "decision",
+    "accepted",
+    "reliability",
+    "reliable",
+    "transition",
 ]
 
 
@@ -32,9 +61,15 @@ def pairs_frame(results: Results) -> pd.DataFrame:
     """
     rows = [
         {
-            "test_id": p.test_id, "model": p.model, "benchmark": p.benchmark, "task_id": p.task_id,
-            "kind": p.kind, "case": p.case, "feedback": p.case.startswith("fail"),
-            "reliability": p.reliability, "cause": p.cause,
+            "test_id": p.test_id,
+            "model": p.model,
+            "benchmark": p.benchmark,
+            "task_id": p.task_id,
+            "kind": p.kind,
+            "case": p.case,
+            "feedback": p.case.startswith("fail"),
+            "reliability": p.reliability,
+            "cause": p.cause,
         }
         for p in results.pair_evaluations
     ]
@@ -54,15 +89,23 @@ def refinements_frame(results: Results) -> pd.DataFrame:
         pair = pairs.get(ev.feedback_id)
         after = ev.generated_test_after
         usable = ev.transition != "no_code"
-        rows.append({
-            "feedback_id": ev.feedback_id, "model": ev.model,
-            "benchmark": results.task_benchmarks.get(ev.task_id), "task_id": ev.task_id,
-            "kind": pair.kind if pair else None, "reliability": pair.reliability if pair else None,
-            "cause": pair.cause if pair else None, "transition": ev.transition, "usable_code": usable,
-            "benchmark_before": ev.benchmark_before, "benchmark_after": ev.benchmark_after,
-            "generated_test_after": after.status if (after and usable) else "no_code",
-            "generated_test_passed": (after.status == "passed") if (after and usable) else None,
-        })
+        rows.append(
+            {
+                "feedback_id": ev.feedback_id,
+                "model": ev.model,
+                "benchmark": results.task_benchmarks.get(ev.task_id),
+                "task_id": ev.task_id,
+                "kind": pair.kind if pair else None,
+                "reliability": pair.reliability if pair else None,
+                "cause": pair.cause if pair else None,
+                "transition": ev.transition,
+                "usable_code": usable,
+                "benchmark_before": ev.benchmark_before,
+                "benchmark_after": ev.benchmark_after,
+                "generated_test_after": after.status if (after and usable) else "no_code",
+                "generated_test_passed": (after.status == "passed") if (after and usable) else None,
+            }
+        )
     return pd.DataFrame(rows, columns=REFINEMENT_COLUMNS)
 
 
@@ -77,12 +120,18 @@ def screening_frame(results: Results) -> pd.DataFrame:
     rows = []
     for s in results.screening:
         pair = pairs.get(s.feedback_id)
-        rows.append({
-            "feedback_id": s.feedback_id, "model": pair.model if pair else None,
-            "benchmark": pair.benchmark if pair else None, "task_id": pair.task_id if pair else None,
-            "strategy": s.strategy, "decision": s.decision, "accepted": s.decision == "accept",
-            "reliability": pair.reliability if pair else None,
-            "reliable": (pair.reliability == "reliable") if pair and pair.reliability else None,
-            "transition": transitions.get(s.feedback_id),
-        })
+        rows.append(
+            {
+                "feedback_id": s.feedback_id,
+                "model": pair.model if pair else None,
+                "benchmark": pair.benchmark if pair else None,
+                "task_id": pair.task_id if pair else None,
+                "strategy": s.strategy,
+                "decision": s.decision,
+                "accepted": s.decision == "accept",
+                "reliability": pair.reliability if pair else None,
+                "reliable": (pair.reliability == "reliable") if pair and pair.reliability else None,
+                "transition": transitions.get(s.feedback_id),
+            }
+        )
     return pd.DataFrame(rows, columns=SCREENING_COLUMNS)

@@ -29,20 +29,27 @@ def interpret_rq1(results: Results) -> str:
     """A few sentences on how much test-fail feedback is unreliable, and its most frequent cause."""
     by = rq1.by_benchmark(results)
     fb, unrel = int(by["n"].sum()), int(by["k"].sum())
-    text = [_prefix(results) + f"Of {int(by['tests'].sum())} generated tests, {fb} failed on the generated code; "
-            f"{_share(unrel, fb)} of that test-fail feedback is unreliable (the reference fails the test too)."]
+    text = [
+        _prefix(results) + f"Of {int(by['tests'].sum())} generated tests, {fb} failed on the generated code; "
+        f"{_share(unrel, fb)} of that test-fail feedback is unreliable (the reference fails the test too)."
+    ]
     causes = rq1.unreliable_causes(results)
     pooled = causes[(causes["kind"] == "all") & (causes["k"] > 0)].sort_values("k", ascending=False)
     if len(pooled):
         top = pooled.iloc[0]
-        text.append(f"The most frequent cause is {top['cause'].replace('_', ' ')}: {_share(int(top['k']), int(top['n']))}.")
+        text.append(
+            f"The most frequent cause is {top['cause'].replace('_', ' ')}: "
+            f"{_share(int(top['k']), int(top['n']))}."
+        )
     rows = by[by["n"] > 0]
     if len(rows) > 1:
         hi, lo = rows.loc[rows["pct"].idxmax()], rows.loc[rows["pct"].idxmin()]
         overl = _overlap((hi["low"], hi["high"]), (lo["low"], lo["high"]))
-        text.append(f"The unreliable share ranges from {lo['pct']}% ({lo['model']}, {lo['benchmark']}) to "
-                    f"{hi['pct']}% ({hi['model']}, {hi['benchmark']}); the intervals "
-                    f"{'overlap, so this sample does not separate them' if overl else 'do not overlap'}.")
+        text.append(
+            f"The unreliable share ranges from {lo['pct']}% ({lo['model']}, {lo['benchmark']}) to "
+            f"{hi['pct']}% ({hi['model']}, {hi['benchmark']}); the intervals "
+            f"{'overlap, so this sample does not separate them' if overl else 'do not overlap'}."
+        )
     return " ".join(text)
 
 
@@ -57,13 +64,17 @@ def interpret_rq2(results: Results) -> str:
         n = int(pooled.loc[(rel, "pass->fail"), "n"])
         reg = int(pooled.loc[(rel, "pass->fail"), "k"])
         fix = int(pooled.loc[(rel, "fail->pass"), "k"])
-        text.append(f"After {rel} feedback ({n} attempts), refinement broke passing code in {_share(reg, n)} "
-                    f"and fixed failing code in {_share(fix, n)} of attempts.")
+        text.append(
+            f"After {rel} feedback ({n} attempts), refinement broke passing code in {_share(reg, n)} "
+            f"and fixed failing code in {_share(fix, n)} of attempts."
+        )
     diag = rq2.generated_test_diagnostic(results)
     for _, r in diag.iterrows():
         if r["n"]:
-            text.append(f"With {r['reliability']} feedback, {_share(int(r['k']), int(r['n']))} of refined programs "
-                        "that pass the generated test still fail the benchmark tests.")
+            text.append(
+                f"With {r['reliability']} feedback, {_share(int(r['k']), int(r['n']))} of refined programs "
+                "that pass the generated test still fail the benchmark tests."
+            )
     return " ".join(text)
 
 
@@ -73,14 +84,24 @@ def interpret_rq3(results: Results) -> str:
     text = [_prefix(results).strip()] if results.simulated else []
     for _, r in nums.iterrows():
         if r["strategy"] == rq3.BASELINE:
-            text.append(f"Accepting all feedback changes the benchmark pass rate by {r['net_change_pp']} pp per "
-                        f"attempt [{r['net_change_low']}, {r['net_change_high']}].")
+            text.append(
+                f"Accepting all feedback changes the benchmark pass rate by {r['net_change_pp']} pp per "
+                f"attempt [{r['net_change_low']}, {r['net_change_high']}]."
+            )
             continue
-        sign = "gains" if (r["diff_vs_accept_all_pp"] or 0) > 0 else "loses" if (r["diff_vs_accept_all_pp"] or 0) < 0 else "changes"
+        sign = (
+            "gains"
+            if (r["diff_vs_accept_all_pp"] or 0) > 0
+            else "loses"
+            if (r["diff_vs_accept_all_pp"] or 0) < 0
+            else "changes"
+        )
         zero_in = not pd.isna(r["diff_low"]) and r["diff_low"] <= 0 <= r["diff_high"]
-        text.append(f"{r['strategy']} accepts {r['accept_pct']}% of feedback with precision {r['precision_pct']}% "
-                    f"and recall {r['recall_pct']}%; against accept_all it avoids {r['regressions_avoided']} "
-                    f"regressions, loses {r['fixes_lost']} fixes and {sign} {abs(r['diff_vs_accept_all_pp'] or 0)} pp "
-                    f"[{r['diff_low']}, {r['diff_high']}]"
-                    + (", an interval that includes zero." if zero_in else "."))
+        text.append(
+            f"{r['strategy']} accepts {r['accept_pct']}% of feedback with precision {r['precision_pct']}% "
+            f"and recall {r['recall_pct']}%; against accept_all it avoids {r['regressions_avoided']} "
+            f"regressions, loses {r['fixes_lost']} fixes and {sign} "
+            f"{abs(r['diff_vs_accept_all_pp'] or 0)} pp "
+            f"[{r['diff_low']}, {r['diff_high']}]" + (", an interval that includes zero." if zero_in else ".")
+        )
     return " ".join(text)

@@ -46,8 +46,15 @@ def by_benchmark(results: Results) -> pd.DataFrame:
     for (bench, model), group in pairs.groupby(["benchmark", "model"], sort=True):
         fb = group[group["feedback"]]
         k = int((fb["reliability"] == "unreliable").sum())
-        rows.append({"benchmark": bench, "model": model, "tests": len(group), "feedback": len(fb),
-                     **share_columns(wilson(k, len(fb)))})
+        rows.append(
+            {
+                "benchmark": bench,
+                "model": model,
+                "tests": len(group),
+                "feedback": len(fb),
+                **share_columns(wilson(k, len(fb))),
+            }
+        )
     cols = ["benchmark", "model", "tests", "feedback", "k", "n", "pct", "low", "high"]
     return pd.DataFrame(rows, columns=cols)
 

@@ -30,8 +30,14 @@ def refinement_outcomes(results: Results) -> pd.DataFrame:
             group = ref[(ref["model"] == model) & (ref["reliability"] == rel)]
             for tr in TRANSITIONS:
                 k = int((group["transition"] == tr).sum())
-                rows.append({"model": model, "reliability": rel, "transition": tr,
-                             **share_columns(wilson(k, len(group)))})
+                rows.append(
+                    {
+                        "model": model,
+                        "reliability": rel,
+                        "transition": tr,
+                        **share_columns(wilson(k, len(group))),
+                    }
+                )
     return pd.DataFrame(rows, columns=["model", "reliability", "transition", "k", "n", "pct", "low", "high"])
 
 
@@ -54,11 +60,20 @@ def generated_test_diagnostic(results: Results) -> pd.DataFrame:
         gen = usable["generated_test_passed"].astype(bool)
         bench = usable["benchmark_after"].astype(bool)
         counts = {
-            "gen_pass_bench_pass": int((gen & bench).sum()), "gen_pass_bench_fail": int((gen & ~bench).sum()),
-            "gen_fail_bench_pass": int((~gen & bench).sum()), "gen_fail_bench_fail": int((~gen & ~bench).sum()),
+            "gen_pass_bench_pass": int((gen & bench).sum()),
+            "gen_pass_bench_fail": int((gen & ~bench).sum()),
+            "gen_fail_bench_pass": int((~gen & bench).sum()),
+            "gen_fail_bench_fail": int((~gen & ~bench).sum()),
         }
         n = counts["gen_pass_bench_pass"] + counts["gen_pass_bench_fail"]
-        rows.append({"reliability": rel, "attempts": len(group), "usable": len(usable), **counts,
-                     **share_columns(wilson(counts["gen_pass_bench_fail"], n))})
+        rows.append(
+            {
+                "reliability": rel,
+                "attempts": len(group),
+                "usable": len(usable),
+                **counts,
+                **share_columns(wilson(counts["gen_pass_bench_fail"], n)),
+            }
+        )
     cols = ["reliability", "attempts", "usable", *QUADRANTS, "k", "n", "pct", "low", "high"]
     return pd.DataFrame(rows, columns=cols)

@@ -36,7 +36,9 @@ def _task_sums(frame: pd.DataFrame, column: str) -> tuple[list[float], list[floa
     return grouped["sum"].tolist(), grouped["count"].tolist()
 
 
-def screening_and_downstream(results: Results, *, n_resamples: int = N_RESAMPLES, seed: int = 0) -> pd.DataFrame:
+def screening_and_downstream(
+    results: Results, *, n_resamples: int = N_RESAMPLES, seed: int = 0
+) -> pd.DataFrame:
     """Per screening strategy: accept rate, classifier quality and downstream effect vs ``accept_all``.
 
     Args:
@@ -72,19 +74,29 @@ def screening_and_downstream(results: Results, *, n_resamples: int = N_RESAMPLES
         net = bootstrap_ratio(*_task_sums(att, "delta"), n_resamples=n_resamples, seed=seed)
         diff = bootstrap_ratio(*_task_sums(att, "diff"), n_resamples=n_resamples, seed=seed)
         rejected = ~att["accepted"].astype(bool)
-        rows.append({
-            "strategy": strategy, "decisions": len(dec), "accepted": int(acc.sum()),
-            "rejected": int((dec["decision"] == "reject").sum()),
-            "undecided": int((dec["decision"] == "undecided").sum()),
-            **share_columns(wilson(int(acc.sum()), len(dec)), "accept_"),
-            **share_columns(wilson(tp + tn, len(dec)), "accuracy_"),
-            **share_columns(wilson(tp, tp + fp), "precision_"),
-            **share_columns(wilson(tp, tp + fn), "recall_"),
-            "f1_pct": pct(f1.value), "f1_low": pct(f1.low), "f1_high": pct(f1.high),
-            "attempts": len(att),
-            "regressions_avoided": int((rejected & (att["transition"] == "pass->fail")).sum()),
-            "fixes_lost": int((rejected & (att["transition"] == "fail->pass")).sum()),
-            "net_change_pp": pct(net.value), "net_change_low": pct(net.low), "net_change_high": pct(net.high),
-            "diff_vs_accept_all_pp": pct(diff.value), "diff_low": pct(diff.low), "diff_high": pct(diff.high),
-        })
+        rows.append(
+            {
+                "strategy": strategy,
+                "decisions": len(dec),
+                "accepted": int(acc.sum()),
+                "rejected": int((dec["decision"] == "reject").sum()),
+                "undecided": int((dec["decision"] == "undecided").sum()),
+                **share_columns(wilson(int(acc.sum()), len(dec)), "accept_"),
+                **share_columns(wilson(tp + tn, len(dec)), "accuracy_"),
+                **share_columns(wilson(tp, tp + fp), "precision_"),
+                **share_columns(wilson(tp, tp + fn), "recall_"),
+                "f1_pct": pct(f1.value),
+                "f1_low": pct(f1.low),
+                "f1_high": pct(f1.high),
+                "attempts": len(att),
+                "regressions_avoided": int((rejected & (att["transition"] == "pass->fail")).sum()),
+                "fixes_lost": int((rejected & (att["transition"] == "fail->pass")).sum()),
+                "net_change_pp": pct(net.value),
+                "net_change_low": pct(net.low),
+                "net_change_high": pct(net.high),
+                "diff_vs_accept_all_pp": pct(diff.value),
+                "diff_low": pct(diff.low),
+                "diff_high": pct(diff.high),
+            }
+        )
     return pd.DataFrame(rows)

@@ -123,5 +123,10 @@ def pct(x: float) -> float | None:
 
 def share_columns(share: Share, prefix: str = "") -> dict[str, float | int | None]:
     """Columns ``k, n, pct, low, high`` (percentages, one decimal) for one Wilson share."""
-    return {f"{prefix}k": share.k, f"{prefix}n": share.n, f"{prefix}pct": pct(share.share),
-            f"{prefix}low": pct(share.low), f"{prefix}high": pct(share.high)}
+    return {
+        f"{prefix}k": share.k,
+        f"{prefix}n": share.n,
+        f"{prefix}pct": pct(share.share),
+        f"{prefix}low": pct(share.low),
+        f"{prefix}high": pct(share.high),
+    }

@@ -1,4 +1,4 @@
-"""``summary.json``: every number the six tables show, structured per table, with the simulated flag on top."""
+"""``summary.json``: every number the six tables show, per table, with the simulated flag on top."""
 
 from __future__ import annotations
 
@@ -26,13 +26,13 @@ NUMBERS = {
 DEFINITIONS = {
     "share": "pct is 100*k/n rounded to one decimal; low/high bound its 95% Wilson score interval.",
     "bootstrap": "F1 and pass-rate changes: 95% percentile interval from 2000 resamples of tasks "
-                 "(with replacement, all rows of a task together, seed 0).",
+    "(with replacement, all rows of a task together, seed 0).",
     "undecided": "An undecided screening decision (unparseable judge answer) counts as reject.",
     "net_change_pp": "100 * mean over refinement attempts of (after_S - before): after_S is the benchmark "
-                     "verdict of the refined code if the strategy accepted the feedback and refinement gave "
-                     "code, else of the generated code.",
+    "verdict of the refined code if the strategy accepted the feedback and refinement gave "
+    "code, else of the generated code.",
     "diff_vs_accept_all_pp": "net_change_pp(S) - net_change_pp(accept_all) = "
-                             "100 * (regressions_avoided - fixes_lost) / attempts.",
+    "100 * (regressions_avoided - fixes_lost) / attempts.",
     "regressions_avoided": "Pass->Fail attempts whose feedback the strategy rejected.",
     "fixes_lost": "Fail->Pass attempts whose feedback the strategy rejected.",
 }
@@ -67,12 +67,18 @@ def build_summary(results: Results) -> dict[str, Any]:
         "note": SIMULATED_NOTE if results.simulated else "",
         "run_name": results.run_name,
         "counts": {
-            "tasks": len(results.tasks), "generated_codes": len(results.generated_codes),
-            "generated_tests": len(results.generated_tests), "pair_evaluations": len(results.pair_evaluations),
+            "tasks": len(results.tasks),
+            "generated_codes": len(results.generated_codes),
+            "generated_tests": len(results.generated_tests),
+            "pair_evaluations": len(results.pair_evaluations),
             "feedback": sum(p.feedback is not None for p in results.pair_evaluations),
-            "screening_decisions": len(results.screening), "refinements": len(results.refined_evaluations),
+            "screening_decisions": len(results.screening),
+            "refinements": len(results.refined_evaluations),
         },
         "definitions": DEFINITIONS,
-        "tables": {name: {"caption": caption(name, results), "rows": frame_records(fn(results))}
-                   for name, fn in NUMBERS.items() if name in CAPTIONS},
+        "tables": {
+            name: {"caption": caption(name, results), "rows": frame_records(fn(results))}
+            for name, fn in NUMBERS.items()
+            if name in CAPTIONS
+        },
     }

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from tfr_helpers.cli import app
 
+RunDirOption = Annotated[
+    Path, typer.Option("--run-dir", help="Run directory holding results.json (runs/<run>).")
+]
+
 
 @app.command("analyze")
-def analyze_cmd(
-    run_dir: Path = typer.Option(..., "--run-dir", help="Run directory holding results.json (runs/<run>)."),
-) -> None:
+def analyze_cmd(run_dir: RunDirOption) -> None:
     """Write analysis/summary.json, the six LaTeX tables and the figures of a finished run."""
     from tfr_helpers.analysis import analyze
 
@@ -25,8 +28,10 @@ def analyze_cmd(
 
 @app.command("cases")
 def cases_cmd(
-    run_dir: Path = typer.Option(..., "--run-dir", help="Run directory holding results.json (runs/<run>)."),
-    out: Path | None = typer.Option(None, "--out", help="Output file (default: <run-dir>/refinement_cases.md)."),
+    run_dir: RunDirOption,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Output file (default: <run-dir>/refinement_cases.md).")
+    ] = None,
 ) -> None:
     """Write refinement_cases.md: every refinement attempt traced with links to its artifacts."""
     from tfr_helpers.analysis import write_refinement_cases
