@@ -21,10 +21,13 @@ class ModelSpec:
 
     @classmethod
     def parse(cls, spec: str) -> "ModelSpec":
-        """Parse ``provider:model``; raises ConfigError naming the known providers."""
+        """Parse ``provider:model``; raises ConfigError naming the known providers (built-in and registered)."""
+        from tfr_helpers.models.registry import known_providers
+
+        known = list(PROVIDERS) + [p for p in known_providers() if p not in PROVIDERS]
         provider, sep, name = spec.partition(":")
-        if not sep or not name or provider not in PROVIDERS:
-            raise ConfigError(f"model {spec!r} is not 'provider:model' with provider one of {', '.join(PROVIDERS)}")
+        if not sep or not name or provider not in known:
+            raise ConfigError(f"model {spec!r} is not 'provider:model' with provider one of {', '.join(known)}")
         return cls(provider, name)
 
     def __str__(self) -> str:
