@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from tqdm.auto import tqdm
 
 from tfr_helpers.errors import ConfigError, TfrError
-from tfr_helpers.views.headline import read_headline
+from tfr_helpers.views.glue import read_headline
 
 log = logging.getLogger(__name__)
 
@@ -64,12 +65,27 @@ class NotebookRunSummary(BaseModel):
 
 
 def resolve_run_dir(params: Path, run_dir: Path | None) -> Path:
-    """``run_dir`` if given, else the pipeline's default for the configuration in ``params``."""
+    """``run_dir`` if given, else the pipeline's default (``runs/<run_name>`` under the current directory)."""
     if run_dir is not None:
         return Path(run_dir).resolve()
     from tfr_helpers.pipeline import default_run_dir, load_config
 
     return Path(default_run_dir(load_config(params))).resolve()
+
+
+def open_run(params_file: str, run_dir: str = "") -> tuple[Any, Path]:
+    """What a notebook's first cell needs: the validated configuration and the absolute run directory.
+
+    An empty ``run_dir`` means ``runs/<run_name>`` of the project (not of the notebook's directory).
+
+    Raises:
+        ConfigError: the params file is missing or invalid.
+    """
+    from tfr_helpers.pipeline import default_run_dir, load_config
+
+    config = load_config(Path(params_file))
+    run = Path(run_dir) if run_dir else NOTEBOOKS_DIR.parent / default_run_dir(config)
+    return config, run.resolve()
 
 
 def export_html(notebook: Path) -> Path:

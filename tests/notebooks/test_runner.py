@@ -38,7 +38,7 @@ def test_series_runs_injects_exports_and_reads_headlines(tmp_path: Path, params:
         nbs / "a.ipynb",
         "import pathlib, sys\npathlib.Path(run_dir, 'seen.json').write_text("
         "__import__('json').dumps([params_file, sys.executable, str(pathlib.Path.cwd())]))",
-        "from tfr_helpers.views.headline import record_headline\nrecord_headline({'answer': 42})",
+        "from tfr_helpers.views.glue import record_headline\nrecord_headline({'answer': 42})",
     )
     run = tmp_path / "run"
     summary = run_notebooks(params, run, names=("a.ipynb",), notebooks_dir=nbs)

@@ -135,7 +135,7 @@ def test_widget_state_is_serialisable_for_static_html(browser: CaseBrowser) -> N
 
 
 def test_missing_results_is_one_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(RunDirError, match="results.json not found"):
+    with pytest.raises(RunDirError, match="not a started run"):
         CaseBrowser(tmp_path)
     (tmp_path / "results.json").write_text("{}")
     with pytest.raises(RunDirError, match="rerun finalize_results"):

@@ -14,7 +14,8 @@ from pathlib import Path
 import ipywidgets as W
 
 from tfr_helpers.records import Decision, Transition
-from tfr_helpers.views.cases import ALL, Attempt, Filters, build_attempts, load_run_results, strategies
+from tfr_helpers.views.cases import ALL, Attempt, Filters, build_attempts, strategies
+from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.render import header_html, rows_html
 
 log = logging.getLogger(__name__)
@@ -24,20 +25,22 @@ FILTER_NAMES = ("model", "benchmark", "reliability", "transition", "strategy", "
 
 
 class CaseBrowser:
-    """Browse the refinement attempts of one run directory (reads ``results.json`` and artifacts only).
+    """Browse the refinement attempts of one run directory (reads the run's records and artifacts only).
+
+    A finalized run is read from ``results.json``; a run in progress from its checkpoints.
 
     Args:
         run_dir: a finished run directory.
         max_panes: most attempts precomputed for one selection; narrow the filters to see others.
 
     Raises:
-        RunDirError: the run directory has no readable ``results.json``.
+        RunDirError: ``run_dir`` is not a started run, or its ``results.json`` is unreadable.
     """
 
-    def __init__(self, run_dir: str | Path, max_panes: int = 200) -> None:
+    def __init__(self, run_dir: str | Path, max_panes: int = 100) -> None:
         self.run_dir = Path(run_dir)
         self.max_panes = max_panes
-        self.results = load_run_results(self.run_dir)
+        self.results = results_so_far(self.run_dir)
         self.attempts: list[Attempt] = build_attempts(self.results)
         self.matching: list[Attempt] = []
         self._panes: dict[str, W.Widget] = {}

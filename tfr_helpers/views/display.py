@@ -1,0 +1,122 @@
+"""Small display helpers for the notebooks: banner, overviews, generated prose, headline numbers."""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+from IPython.display import HTML, Markdown
+
+from tfr_helpers.records import Results
+
+
+def simulated_banner(results_or_specs: Results | list[str]) -> HTML:
+    """A red banner when the run uses the simulated model (a demo, not evidence), else the models used."""
+    if isinstance(results_or_specs, Results):
+        simulated, specs = results_or_specs.simulated, _specs(results_or_specs.config)
+    else:
+        specs = list(results_or_specs)
+        simulated = any(s.startswith("sim:") for s in specs)
+    names = html.escape(", ".join(specs))
+    if simulated:
+        return HTML(
+            "<div style='background:#fde8e8;border:2px solid #b00;padding:8px;font-weight:bold'>"
+            f"SIMULATED MODEL ({names}): every number below is a demo of the pipeline, not evidence "
+            "about real LLMs.</div>"
+        )
+    return HTML(f"<div style='border:1px solid #888;padding:6px'>Models: {names}</div>")
+
+
+def _specs(config: dict[str, Any]) -> list[str]:
+    models = config.get("models", {}) if isinstance(config, dict) else {}
+    found = [*models.get("coders", []), models.get("tester"), models.get("refiner"), models.get("judge")]
+    return list(dict.fromkeys(str(s) for s in found if s))
+
+
+def config_markdown(config: Any) -> Markdown:
+    """The resolved configuration (a pydantic model or a dict) as a YAML block."""
+    data = config.model_dump(mode="json") if hasattr(config, "model_dump") else config
+    return Markdown("```yaml\n" + yaml.safe_dump(data, sort_keys=False) + "```")
+
+
+def models_overview(config: Any) -> pd.DataFrame:
+    """One row per coder: which model writes, tests, refines and judges."""
+    models = config.models
+    return pd.DataFrame(
+        [{"coder": c, "tester": models.tester_for(c), "refiner": models.refiner_for(c),
+          "judge": models.judge_for(c)} for c in models.coders]
+    )
+
+
+def tasks_overview(results: Results) -> pd.DataFrame:
+    """Tasks used per benchmark, with the first and last ids."""
+    rows = []
+    for bench in dict.fromkeys(results.task_benchmarks.values()):
+        ids = [t for t in results.tasks if results.task_benchmarks[t] == bench]
+        rows.append({"benchmark": bench, "tasks": len(ids), "first": ids[0], "last": ids[-1]})
+    return pd.DataFrame(rows)
+
+
+def generation_overview(results: Results) -> pd.DataFrame:
+    """Per model and benchmark: codes (usable), EBTs, PBTs and test-generation failures."""
+    bench = results.task_benchmarks
+    rows: dict[tuple[str, str], Counter[str]] = {}
+    for code in results.generated_codes:
+        row = rows.setdefault((code.model, bench[code.task_id]), Counter())
+        row["codes"] += 1
+        row["usable codes"] += code.code is not None
+    for test in results.generated_tests:
+        rows.setdefault((test.model, bench[test.task_id]), Counter())[f"{test.kind.upper()}s"] += 1
+    for fail in results.test_generation_failures:
+        rows.setdefault((fail.model, bench[fail.task_id]), Counter())["test generation failures"] += 1
+    columns = ["codes", "usable codes", "EBTs", "PBTs", "test generation failures"]
+    return pd.DataFrame(
+        [{"model": m, "benchmark": b, **{c: counts[c] for c in columns}} for (m, b), counts in rows.items()]
+    )
+
+
+def prose(text: str) -> Markdown:
+    """Generated interpretation sentences, shown as a quoted paragraph."""
+    return Markdown("> " + text.replace("\n", "\n> "))
+
+
+def lines(items: list[str]) -> Markdown:
+    """A list of report lines (e.g. ``RunSummary.lines()``) as a code block."""
+    return Markdown("```\n" + "\n".join(items) + "\n```")
+
+
+def headline(results: Results, section: str) -> dict[str, Any]:
+    """The headline numbers of one notebook (``setup``, ``rq1``, ``rq2``, ``rq3``), computed from the records."""
+    fails = [p for p in results.pair_evaluations if p.feedback is not None]
+    numbers: dict[str, Any] = {"simulated": results.simulated}
+    if section == "setup":
+        numbers |= {"tasks": len(results.tasks), "codes": len(results.generated_codes),
+                    "tests": len(results.generated_tests)}
+    elif section == "rq1":
+        unreliable = sum(p.reliability == "unreliable" for p in fails)
+        numbers |= {"pairs": len(results.pair_evaluations), "test_fail_feedback": len(fails),
+                    "unreliable": unreliable,
+                    "unreliable_pct": round(100 * unreliable / len(fails), 1) if fails else None}
+    elif section == "rq2":
+        numbers |= {"refinements": len(results.refined_evaluations),
+                    **{t: n for t, n in sorted(Counter(r.transition for r in results.refined_evaluations).items())}}
+    elif section == "rq3":
+        for strategy in dict.fromkeys(d.strategy for d in results.screening):
+            decided = [d for d in results.screening if d.strategy == strategy]
+            numbers[f"{strategy}_accept_pct"] = round(
+                100 * sum(d.decision == "accept" for d in decided) / len(decided), 1)
+    else:
+        raise ValueError(f"unknown section {section!r}; use setup, rq1, rq2 or rq3")
+    return numbers
+
+
+def run_paths(run_dir: str | Path) -> Markdown:
+    """Links to the main outputs of a run that exist so far."""
+    run = Path(run_dir)
+    names = ["results.json", "refinement_cases.md", "analysis/summary.json", "analysis/figures", "notebooks"]
+    found = [f"- `{run / n}`" for n in names if (run / n).exists()]
+    return Markdown("\n".join(found) or "_nothing written yet_")

@@ -1,0 +1,77 @@
+"""Results of a run in progress: ``results.json`` when finalized, else a provisional view of the checkpoints.
+
+The notebooks show RQ1 right after ``evaluate_code_test_pairs`` and RQ2 right after
+``evaluate_refined_codes``, before ``finalize_results`` writes ``results.json``. This module assembles the
+same :class:`~tfr_helpers.records.Results` in memory from the records already checkpointed (the lists of
+stages not run yet are empty). It never writes to the run directory.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tfr_helpers.errors import RunDirError
+from tfr_helpers.pipeline.runner import CHECKPOINTS
+from tfr_helpers.pipeline.store import RunStore
+from tfr_helpers.records import (
+    BenchmarkVerdict,
+    GeneratedCode,
+    GeneratedTest,
+    PairEvaluation,
+    RefinedEvaluation,
+    Refinement,
+    Results,
+    ScreeningDecision,
+    TestGenerationFailure,
+)
+from tfr_helpers.views.cases import load_run_results
+
+_TYPES: dict[str, Any] = {
+    cls.__name__: cls
+    for cls in (GeneratedCode, GeneratedTest, TestGenerationFailure, BenchmarkVerdict, PairEvaluation,
+                ScreeningDecision, Refinement, RefinedEvaluation)
+}
+_FIELDS = {
+    GeneratedCode: "generated_codes", GeneratedTest: "generated_tests",
+    TestGenerationFailure: "test_generation_failures", BenchmarkVerdict: "benchmark_verdicts",
+    PairEvaluation: "pair_evaluations", ScreeningDecision: "screening", Refinement: "refinements",
+    RefinedEvaluation: "refined_evaluations",
+}
+
+
+def results_so_far(run_dir: str | Path) -> Results:
+    """``results.json`` if the run is finalized, else a provisional :class:`Results` from the checkpoints.
+
+    Raises:
+        RunDirError: ``run_dir`` has no ``config.json``/``tasks.json`` (no stage has run there yet).
+    """
+    run = Path(run_dir)
+    if (run / "results.json").is_file():
+        return load_run_results(run)
+    try:
+        config = json.loads((run / "config.json").read_text(encoding="utf-8"))
+        tasks = json.loads((run / "tasks.json").read_text(encoding="utf-8"))["tasks"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise RunDirError(
+            f"{run} is not a started run ({exc}); run the first notebook or `tfr stage generate_codes` first."
+        ) from None
+    lists: dict[str, list[Any]] = {name: [] for name in _FIELDS.values()}
+    store = RunStore(run)
+    for checkpoint in CHECKPOINTS.values():
+        for entry in store.read_checkpoint(checkpoint):
+            for item in entry["data"]:
+                record = _TYPES[item["type"]].model_validate(item["record"])
+                lists[_FIELDS[type(record)]].append(record)
+    resolved = config["config"]
+    models = resolved.get("models", {})
+    specs = [*models.get("coders", []), models.get("tester"), models.get("refiner"), models.get("judge")]
+    return Results(
+        run_name=resolved.get("run_name", run.name),
+        simulated=any(str(s).startswith("sim:") for s in specs if s),
+        config={**resolved, "config_hash": config.get("config_hash")},
+        tasks=[t["task_id"] for t in tasks],
+        task_benchmarks={t["task_id"]: t["benchmark"] for t in tasks},
+        **lists,
+    )
