@@ -90,7 +90,7 @@ def lines(items: list[str]) -> Markdown:
 
 
 def headline(results: Results, section: str) -> dict[str, Any]:
-    """The headline numbers of one notebook (``setup``, ``rq1``, ``rq2``, ``rq3``), computed from the records."""
+    """Headline numbers of one notebook (``setup``, ``rq1``, ``rq2``, ``rq3``), computed from the records."""
     fails = [p for p in results.pair_evaluations if p.feedback is not None]
     numbers: dict[str, Any] = {"simulated": results.simulated}
     if section == "setup":
@@ -102,8 +102,8 @@ def headline(results: Results, section: str) -> dict[str, Any]:
                     "unreliable": unreliable,
                     "unreliable_pct": round(100 * unreliable / len(fails), 1) if fails else None}
     elif section == "rq2":
-        numbers |= {"refinements": len(results.refined_evaluations),
-                    **{t: n for t, n in sorted(Counter(r.transition for r in results.refined_evaluations).items())}}
+        transitions = Counter(r.transition for r in results.refined_evaluations)
+        numbers |= {"refinements": len(results.refined_evaluations), **dict(sorted(transitions.items()))}
     elif section == "rq3":
         for strategy in dict.fromkeys(d.strategy for d in results.screening):
             decided = [d for d in results.screening if d.strategy == strategy]
