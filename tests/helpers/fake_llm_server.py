@@ -124,7 +124,11 @@ class FakeLLMServer:
                 except ValueError:
                     body = {"_raw": raw.decode("utf-8", "replace")}
                 with server._lock:
-                    server.requests.append(LoggedRequest(time.monotonic(), self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                    server.requests.append(
+                        LoggedRequest(
+                            time.monotonic(), self.path, {k.lower(): v for k, v in self.headers.items()}, body
+                        )
+                    )
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 try:
@@ -146,7 +150,10 @@ class FakeLLMServer:
                     self._send(404, b'{"error": {"message": "no such route"}}')
                     return
                 if action.kind == "status":
-                    err = {"type": "error", "error": {"type": "fake_error", "message": f"scripted {action.status}"}}
+                    err = {
+                        "type": "error",
+                        "error": {"type": "fake_error", "message": f"scripted {action.status}"},
+                    }
                     self._send(action.status, json.dumps(err).encode(), action.headers)
                 elif action.kind == "malformed":
                     self._send(200, b'{"id": "x", "choices": [ this is not json')

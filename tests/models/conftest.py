@@ -20,7 +20,12 @@ def fake_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fake keys for every provider, no base URLs from the environment, no .env loading."""
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPATIBLE_API_KEY"):
         monkeypatch.setenv(var, FAKE_KEY)
-    for var in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OPENAI_COMPATIBLE_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
+    for var in (
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_COMPATIBLE_BASE_URL",
+        "ANTHROPIC_AUTH_TOKEN",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(credentials, "_dotenv_loaded", True)
 
@@ -53,6 +58,9 @@ def make_settings(server: FakeLLMServer, tmp_path: Path, **retry: float) -> Mode
         },
         retry=RetryPolicy(**policy),  # type: ignore[arg-type]
         cache_dir=tmp_path / "cache",
-        prices={f"{p}:m1": Price(input_per_mtok=1.0, output_per_mtok=2.0) for p in ("openai", "anthropic", "openai-compatible")},
+        prices={
+            f"{p}:m1": Price(input_per_mtok=1.0, output_per_mtok=2.0)
+            for p in ("openai", "anthropic", "openai-compatible")
+        },
         sampling={"temperature": 0.7, "max_tokens": 256, "seed": 3},  # type: ignore[arg-type]
     )

@@ -41,7 +41,9 @@ class EchoProvider(Provider):
         await asyncio.sleep(0)
         if self.fail:
             raise self.fail.pop(0)
-        return ProviderReply(text=f"echo:{request.messages[-1].content}", input_tokens=1000, output_tokens=500)
+        return ProviderReply(
+            text=f"echo:{request.messages[-1].content}", input_tokens=1000, output_tokens=500
+        )
 
 
 @pytest.fixture

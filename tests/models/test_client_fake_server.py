@@ -83,7 +83,9 @@ def test_retry_after_is_clamped(server, tmp_path, provider):
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_500_twice_then_success(server, tmp_path, provider):
-    server.push(Action("status", status=500), Action("status", status=529 if provider == "anthropic" else 502))
+    server.push(
+        Action("status", status=500), Action("status", status=529 if provider == "anthropic" else 502)
+    )
     with _client(server, tmp_path) as client:
         reply = client.call(f"{provider}:m1", _request(), stage="s")
     assert reply.text == server.default_text and len(server.requests) == 3
@@ -133,7 +135,9 @@ def test_slow_response_beyond_the_call_deadline(server, tmp_path, provider):
     server.push(Action("slow", delay=2.0))
     with _client(server, tmp_path, read_timeout_s=30, deadline_s=0.4) as client:
         reply = client.call(f"{provider}:m1", _request(), stage="s")
-    assert reply.text is None and reply.record.error.startswith("Timeout:") and "deadline" in reply.record.error
+    assert (
+        reply.text is None and reply.record.error.startswith("Timeout:") and "deadline" in reply.record.error
+    )
     assert reply.record.latency_s < 1.5
 
 
@@ -166,7 +170,9 @@ def test_concurrency_never_exceeds_the_limit(server, tmp_path, provider):
     settings = make_settings(server, tmp_path).model_copy(update={"concurrency": {provider: 2}})
     server.push(*[Action("ok", delay=0.2)] * 6)
     with ModelClient(settings, run_dir=tmp_path / "run") as client:
-        replies = client.call_many([(f"{provider}:m1", _request(i)) for i in range(6)], stage="s", progress=False)
+        replies = client.call_many(
+            [(f"{provider}:m1", _request(i)) for i in range(6)], stage="s", progress=False
+        )
     assert all(r.text == server.default_text for r in replies)
     assert len(server.requests) == 6 and server.max_in_flight == 2
 

@@ -71,7 +71,7 @@ def test_code_failures_are_recorded_not_raised(text, error):
     assert parsed.code is None and error in parsed.error
 
 
-EBT_RESPONSE = '''Here are the tests:
+EBT_RESPONSE = """Here are the tests:
 
 ```python
 import pytest
@@ -99,7 +99,7 @@ def test_raises():
 if __name__ == "__main__":
     test_small()
 ```
-'''
+"""
 
 
 def test_tests_are_split_into_self_contained_units():
@@ -127,7 +127,7 @@ def test_units_run_against_the_code_under_test(monkeypatch):
         ns["test_small"]()
 
 
-PBT_RESPONSE = '''```python
+PBT_RESPONSE = """```python
 @given(st.integers(), st.integers())
 def test_commutative(a, b):
     assert add(a, b) == add(b, a)
@@ -142,7 +142,7 @@ ints = st.integers(min_value=0)
 @settings(max_examples=10)
 def test_identity(a):
     assert add(a, 0) == a
-```'''
+```"""
 
 
 def test_pbts_keep_decorators_strategies_and_get_missing_imports():

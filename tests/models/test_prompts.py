@@ -63,5 +63,9 @@ def test_missing_variable_and_unknown_template_are_config_errors():
 def test_make_request_carries_template_version_and_used_variables():
     req = make_request("judge", role="judge", sample_index=2, **ALL)
     assert req.template == "judge" and req.template_version == TEMPLATE_VERSIONS["judge"]
-    assert dict(req.variables) == {"description": "DESC-SENTINEL", "code": ALL["code"], "feedback": "FEEDBACK-SENTINEL"}
+    assert dict(req.variables) == {
+        "description": "DESC-SENTINEL",
+        "code": ALL["code"],
+        "feedback": "FEEDBACK-SENTINEL",
+    }
     assert req.sample_index == 2 and len(req.messages) == 2

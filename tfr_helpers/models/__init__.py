@@ -1,4 +1,4 @@
-"""tfr_helpers.models: providers, the call layer (cache, retries, accounting), prompts and response parsing."""
+"""tfr_helpers.models: providers, the call layer (cache, retries, accounting), prompts, parsing."""
 
 from tfr_helpers.models.base import (
     PROVIDERS,

@@ -1,10 +1,10 @@
-"""Anthropic Messages API provider (anthropic 2.x: temperature/top_p/seed are unsupported, recorded, never sent)."""
+"""Anthropic Messages API provider (2.x: temperature/top_p/seed are unsupported: recorded, never sent)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tfr_helpers.models.base import ModelSpec, ModelRequest, Provider, ProviderReply, SamplingParams
+from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams
 from tfr_helpers.models.credentials import resolve_credentials
 from tfr_helpers.models.errors import MalformedResponse
 from tfr_helpers.models.openai_chat import _dump
@@ -49,7 +49,9 @@ class AnthropicProvider(Provider):
         creds = resolve_credentials("anthropic", settings)
         self.base_url = creds.base_url
         # An explicit timeout also skips the SDK's "streaming is required" guard for large max_tokens.
-        self._timeout = httpx2.Timeout(settings.retry.read_timeout_s, connect=settings.retry.connect_timeout_s)
+        self._timeout = httpx2.Timeout(
+            settings.retry.read_timeout_s, connect=settings.retry.connect_timeout_s
+        )
         self._client = anthropic.AsyncAnthropic(
             api_key=creds.api_key, base_url=creds.base_url, timeout=self._timeout, max_retries=0
         )
@@ -60,7 +62,9 @@ class AnthropicProvider(Provider):
         body: dict[str, object] = {
             "model": spec.name,
             "max_tokens": params.max_tokens,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages if m.role != "system"],
+            "messages": [
+                {"role": m.role, "content": m.content} for m in request.messages if m.role != "system"
+            ],
         }
         if system:
             body["system"] = system
@@ -71,7 +75,7 @@ class AnthropicProvider(Provider):
         body = self.build_body(spec, request, params)
         unsupported = tuple(n for n in UNSUPPORTED if getattr(params, n) is not None)
         try:
-            resp = await self._client.messages.create(**body, timeout=self._timeout)  # type: ignore[arg-type]
+            resp = await self._client.messages.create(**body, timeout=self._timeout)  # type: ignore[call-overload]
         except Exception as exc:
             err = normalise_sdk_error(exc)
             if err is None:

@@ -21,13 +21,15 @@ class ModelSpec:
 
     @classmethod
     def parse(cls, spec: str) -> "ModelSpec":
-        """Parse ``provider:model``; raises ConfigError naming the known providers (built-in and registered)."""
+        """Parse ``provider:model``; raises ConfigError naming the known providers."""
         from tfr_helpers.models.registry import known_providers
 
         known = list(PROVIDERS) + [p for p in known_providers() if p not in PROVIDERS]
         provider, sep, name = spec.partition(":")
         if not sep or not name or provider not in known:
-            raise ConfigError(f"model {spec!r} is not 'provider:model' with provider one of {', '.join(known)}")
+            raise ConfigError(
+                f"model {spec!r} is not 'provider:model' with provider one of {', '.join(known)}"
+            )
         return cls(provider, name)
 
     def __str__(self) -> str:
@@ -54,7 +56,8 @@ class ModelRequest:
     Attributes:
         messages: The rendered prompt.
         role: What the model is used for.
-        template: Prompt template name (``codegen``, ``ebt``, ``pbt``, ``refine``, ``judge``, ``judge_reasoning``).
+        template: Prompt template name (``codegen``, ``ebt``, ``pbt``, ``refine``, ``judge``,
+            ``judge_reasoning``).
         template_version: Version of that template (part of the cache key).
         sample_index: Index of this sample among identical requests (part of the cache key).
         variables: The template's inputs (task description, code, test, feedback), for the simulated model.
@@ -106,7 +109,7 @@ class Provider(ABC):
     base_url: str | None = None
     """Where requests go; part of the cache key (None for local/simulated providers)."""
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, deliberately not abstract
         """Release network clients (no-op by default)."""
 
     @abstractmethod

@@ -1,10 +1,10 @@
-"""OpenAI Chat Completions provider, also used for OpenAI-compatible servers (vLLM, Ollama, DeepSeek, OpenRouter)."""
+"""OpenAI Chat Completions provider, also for OpenAI-compatible servers (vLLM, Ollama, DeepSeek...)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tfr_helpers.models.base import ModelSpec, ModelRequest, Provider, ProviderReply, SamplingParams
+from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams
 from tfr_helpers.models.credentials import resolve_credentials
 from tfr_helpers.models.errors import MalformedResponse
 from tfr_helpers.models.sdk_errors import normalise_sdk_error
@@ -91,7 +91,7 @@ class OpenAIChatProvider(Provider):
 
 
 class OpenAICompatibleProvider(OpenAIChatProvider):
-    """``openai-compatible:<model>``: the OpenAI SDK pointed at a configured base URL (key default ``EMPTY``)."""
+    """``openai-compatible:<model>``: the OpenAI SDK at a configured base URL (key defaults to ``EMPTY``)."""
 
     provider_name = "openai-compatible"
     max_tokens_field = "max_tokens"

@@ -23,7 +23,7 @@ _AUTO_IMPORTS = {
 
 @dataclass(frozen=True)
 class ParsedCode:
-    """Code extracted from a response; ``code`` is None and ``error`` says why when nothing usable was found."""
+    """Code extracted from a response; ``code`` is None and ``error`` says why when nothing was usable."""
 
     code: str | None
     error: str | None = None
@@ -66,7 +66,9 @@ def _defines(src: str, name: str) -> bool:
         tree = ast.parse(src)
     except (SyntaxError, ValueError):
         return False
-    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in ast.walk(tree))
+    return any(
+        isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in ast.walk(tree)
+    )
 
 
 def _blocks(text: str) -> list[str]:
@@ -87,12 +89,13 @@ def _bare_code(text: str) -> str | None:
 def parse_code(text: str | None, entry_point: str | None = None) -> ParsedCode:
     """Extract the program from a response.
 
-    Picks, among fenced python blocks that compile, the longest one defining ``entry_point`` (the last on a tie);
+    Picks, among fenced python blocks that compile, the longest one defining ``entry_point`` (the last on a
+    tie);
     without fences, the bare text when it compiles.
 
     Args:
         text: The raw response (None for a failed call).
-        entry_point: Function the code must define; when given, blocks not defining it are used only as a fallback.
+        entry_point: Function the code must define; when given and no block defines it, that is the error.
 
     Returns:
         ``ParsedCode(code, None)`` or ``ParsedCode(None, error)``.
@@ -159,8 +162,9 @@ def parse_tests(text: str | None, kind: str, entry_point: str) -> ParsedTests:
     """Split a test-generation response into one self-contained unit per ``def test_*`` function.
 
     Each unit holds the module-level imports, the helper definitions and assignments (strategies, constants)
-    the test references (transitively), then the test. Redefinitions of ``entry_point`` are dropped so the test
-    runs against the code under test; common missing imports (hypothesis ``given``/``st``, ``pytest``) are added.
+    the test references (transitively), then the test. Redefinitions of ``entry_point`` are dropped so the
+    test runs against the code under test; common missing imports (hypothesis ``given``/``st``, ``pytest``)
+    are added.
 
     Args:
         text: The raw response (None for a failed call).
@@ -182,9 +186,14 @@ def parse_tests(text: str | None, kind: str, entry_point: str) -> ParsedTests:
     helpers = [
         n
         for n in body
-        if _defined_names(n) and not (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"))
+        if _defined_names(n)
+        and not (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"))
     ]
-    tests = [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")]
+    tests = [
+        n
+        for n in body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
+    ]
     if not tests:
         return ParsedTests([], f"no module-level 'def test_...' function in the {kind} response")
     imported = set().union(*(_imported_names(n) for n in imports)) if imports else set()

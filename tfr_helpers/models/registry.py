@@ -36,7 +36,9 @@ def _import(name: str, target: str) -> type:
         module = importlib.import_module(module_name)
         return getattr(module, attr)  # type: ignore[no-any-return]
     except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"provider {name!r} could not be loaded from {target} ({exc}); reinstall tfr") from exc
+        raise ConfigError(
+            f"provider {name!r} could not be loaded from {target} ({exc}); reinstall tfr"
+        ) from exc
 
 
 def make_provider(name: str, settings: ModelSettings) -> Provider:
@@ -44,7 +46,8 @@ def make_provider(name: str, settings: ModelSettings) -> Provider:
 
     Args:
         name: Provider name (``openai``, ``anthropic``, ``openai-compatible``, ``sim`` or a registered one).
-        settings: Model settings; ``settings.provider_options[name]`` is passed as keyword arguments to ``sim``.
+        settings: Model settings; ``settings.provider_options['sim']`` is passed as keyword arguments to
+            ``SimProvider``.
 
     Raises:
         ConfigError: Unknown provider (the message lists the known ones) or an import failure.

@@ -1,4 +1,4 @@
-"""Our retry policy, the same for every SDK: capped exponential backoff with jitter and clamped retry-after."""
+"""Our retry policy, the same for every SDK: capped exponential backoff, jitter, clamped retry-after."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 
 def backoff_s(policy: RetryPolicy, retry: int, rng: random.Random | None = None) -> float:
-    """Wait before retry number ``retry`` (0-based) without a server hint: ``min(base*2^k, max)`` times jitter."""
+    """Wait before retry ``retry`` (0-based) without a server hint: ``min(base*2^k, max)`` times jitter."""
     raw = min(policy.backoff_base_s * (2**retry), policy.backoff_max_s)
     factor = 1 - policy.jitter * (rng or random).random()
     return raw * factor
@@ -30,9 +30,7 @@ def wait_before_retry(policy: RetryPolicy, error: ModelError, retry: int) -> flo
     return backoff_s(policy, retry)
 
 
-async def call_with_retries(
-    attempt: Callable[[], Awaitable[T]], policy: RetryPolicy
-) -> tuple[T, int]:
+async def call_with_retries(attempt: Callable[[], Awaitable[T]], policy: RetryPolicy) -> tuple[T, int]:
     """Run ``attempt`` until it succeeds, fails non-retryably, runs out of attempts or passes the deadline.
 
     Args:
@@ -63,6 +61,8 @@ async def call_with_retries(
                     await asyncio.sleep(wait)
                     retries += 1
     except TimeoutError as exc:
-        err = Timeout(f"no answer within the {policy.deadline_s:g}s call deadline after {retries} retries")
-        err.retries = retries  # type: ignore[attr-defined]
-        raise err from exc
+        timeout = Timeout(
+            f"no answer within the {policy.deadline_s:g}s call deadline after {retries} retries"
+        )
+        timeout.retries = retries  # type: ignore[attr-defined]
+        raise timeout from exc

@@ -13,7 +13,7 @@ _RETRYABLE_STATUS = {408, 409, 429}
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds to wait from ``retry-after-ms``, then ``retry-after`` (seconds or HTTP date); None if absent/invalid."""
+    """Seconds to wait from ``retry-after-ms``, else ``retry-after`` (seconds or date); None if invalid."""
     if not headers:
         return None
     ms = headers.get("retry-after-ms")

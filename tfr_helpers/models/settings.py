@@ -75,7 +75,7 @@ def default_cache_dir() -> Path:
 
 
 class ModelSettings(_Settings):
-    """Everything the call layer needs besides credentials (which come only from the environment or ``.env``)."""
+    """Everything the call layer needs besides credentials (only from the environment or ``.env``)."""
 
     concurrency: dict[str, int] = Field(
         default_factory=lambda: {"openai": 8, "anthropic": 4, "openai-compatible": 8, "sim": 64}
@@ -98,7 +98,7 @@ class ModelSettings(_Settings):
     base_urls: dict[str, str] = Field(default_factory=dict)
     """Base URL per provider (``openai-compatible`` needs one here or in ``OPENAI_COMPATIBLE_BASE_URL``)."""
     provider_options: dict[str, dict[str, object]] = Field(default_factory=dict)
-    """Extra constructor options per provider; ``provider_options["sim"]`` goes to ``SimProvider(**options)``."""
+    """Extra options per provider; ``provider_options["sim"]`` goes to ``SimProvider(**options)``."""
 
     def sampling_for(self, model: str) -> SamplingSettings:
         """Sampling settings of one ``provider:model``."""

@@ -89,7 +89,9 @@ def render_prompt(template: str, **variables: object) -> list[Message]:
         )
     missing = [v for v in tpl.variables if variables.get(v) is None]
     if missing:
-        raise ConfigError(f"prompt template {template!r} needs variables {missing}; pass them to render_prompt")
+        raise ConfigError(
+            f"prompt template {template!r} needs variables {missing}; pass them to render_prompt"
+        )
     values = {k: str(variables[k]) for k in tpl.variables}
     return [
         Message(role=role, content=string.Template(body).substitute(values))  # type: ignore[arg-type]
