@@ -167,7 +167,7 @@ def test_duplicate_test_names_get_unique_names():
     [
         (None, "empty"),
         ("I think the function is fine.", "not Python"),
-        ("```python\nassert f(1) == 2\n```", "no module-level 'def test_"),
+        ("```python\nassert f(1) == 2\n```", "no 'def test_...' function"),
         ("```python\ndef test_x(:\n```", "does not compile"),
     ],
 )
@@ -186,6 +186,7 @@ def test_test_parse_failures_are_recorded(text, error):
         ("Decision: Accept\n...on reflection...\nDecision: Reject", "reject"),
         ("I would accept this failure as genuine.", "accept"),
         ("Accept or reject? Hard to say.", "undecided"),
+        ("To accept or to reject...\nMy final decision: REJECT", "reject"),
         ("The test looks plausible.", "undecided"),
         ("", "undecided"),
         (None, "undecided"),
@@ -199,3 +200,31 @@ def test_decision_keeps_the_reasoning_before_the_verdict():
     parsed = parse_decision("The expected value contradicts the examples.\nDecision: Reject")
     assert parsed.reasoning == "The expected value contradicts the examples."
     assert parse_decision("Accept").reasoning is None
+
+
+CLASS_RESPONSE = """```python
+import unittest
+
+class TestAdd(unittest.TestCase):
+    def setUp(self):
+        self.base = 1
+
+    def test_one(self):
+        self.assertEqual(add(self.base, 1), 2)
+
+class TestPlain:
+    def test_zero(self):
+        assert add(0, 0) == 0
+```"""
+
+
+def test_test_classes_become_one_wrapper_per_method():
+    parsed = parse_tests(CLASS_RESPONSE, "ebt", "add")
+    assert [t.name for t in parsed.tests] == ["test_TestAdd_test_one", "test_TestPlain_test_zero"]
+    for unit in parsed.tests:
+        ns: dict = {"add": lambda a, b: a + b}
+        exec(unit.source, ns)  # noqa: S102
+        ns[unit.name]()  # setUp ran: self.base exists
+        ns["add"] = lambda a, b: a - b + 5
+        with pytest.raises(AssertionError):
+            ns[unit.name]()

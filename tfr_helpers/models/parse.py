@@ -183,53 +183,72 @@ def parse_tests(text: str | None, kind: str, entry_point: str) -> ParsedTests:
     lines = module.splitlines()
     body = [n for n in tree.body if entry_point not in _defined_names(n)]
     imports = [n for n in body if _is_import(n)]
-    helpers = [
-        n
-        for n in body
-        if _defined_names(n)
-        and not (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"))
-    ]
-    tests = [
-        n
-        for n in body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
-    ]
-    if not tests:
-        return ParsedTests([], f"no module-level 'def test_...' function in the {kind} response")
+    units = [u for n in body for u in _test_units(n)]
+    unit_nodes = {id(node) for node, _, _ in units}
+    helpers = [n for n in body if _defined_names(n) and id(n) not in unit_nodes]
+    if not units:
+        return ParsedTests([], f"no 'def test_...' function in the {kind} response")
     imported = set().union(*(_imported_names(n) for n in imports)) if imports else set()
     out: list[ParsedTest] = []
     skipped: list[str] = []
     seen: dict[str, int] = {}
-    for test in tests:
+    for node, name, tail in units:
         # helpers referenced transitively, kept in source order
         needed: set[int] = set()
-        frontier = _used_names(test)
+        frontier = _used_names(node)
         while True:
             new = {i for i, h in enumerate(helpers) if i not in needed and _defined_names(h) & frontier}
             if not new:
                 break
             needed |= new
             frontier = set().union(*(_used_names(helpers[i]) for i in new))
-        parts = [_span(lines, n) for n in imports]
-        used = _used_names(test).union(*(_used_names(helpers[i]) for i in needed))
+        used = _used_names(node).union(*(_used_names(helpers[i]) for i in needed))
         defined = imported.union(*(_defined_names(helpers[i]) for i in needed))
-        parts = [_AUTO_IMPORTS[n] for n in sorted(used - defined) if n in _AUTO_IMPORTS] + parts
-        parts += [_span(lines, helpers[i]) for i in sorted(needed)] + [_span(lines, test)]
-        source = "\n".join(parts).strip() + "\n"
+        parts = [_AUTO_IMPORTS[n] for n in sorted(used - defined) if n in _AUTO_IMPORTS]
+        parts += [_span(lines, n) for n in imports]
+        parts += [_span(lines, helpers[i]) for i in sorted(needed)] + [_span(lines, node), tail]
+        source = "\n".join(p for p in parts if p).strip() + "\n"
         if not _compiles(source):
-            skipped.append(test.name)
+            skipped.append(name)
             continue
-        seen[test.name] = seen.get(test.name, 0) + 1
-        name = test.name if seen[test.name] == 1 else f"{test.name}_{seen[test.name]}"
-        out.append(ParsedTest(name, source))
+        seen[name] = seen.get(name, 0) + 1
+        out.append(ParsedTest(name if seen[name] == 1 else f"{name}_{seen[name]}", source))
     if not out:
         return ParsedTests([], f"no test unit compiles ({', '.join(skipped)})")
     return ParsedTests(out, f"skipped tests that do not compile: {', '.join(skipped)}" if skipped else None)
 
 
+def _test_units(node: ast.stmt) -> list[tuple[ast.stmt, str, str]]:
+    """``(node, test name, wrapper source)`` for a ``test_*`` function or each test method of a Test class.
+
+    A class's methods become module-level ``test_<Class>_<method>`` wrappers (unittest classes run through
+    ``TestCase(method).debug()``, so setUp/tearDown apply; plain pytest-style classes are instantiated).
+    """
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+        return [(node, node.name, "")]
+    if not (isinstance(node, ast.ClassDef) and node.name.startswith("Test")):
+        return []
+    is_unittest = any("TestCase" in ast.unparse(b) for b in node.bases)
+    out = []
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef) and item.name.startswith("test"):
+            name = f"test_{node.name}_{item.name}"
+            if is_unittest:
+                call = f"    {node.name}({item.name!r}).debug()"
+            else:
+                call = (
+                    f"    _case = {node.name}()\n"
+                    f"    getattr(_case, 'setup_method', lambda m: None)(_case.{item.name})\n"
+                    f"    _case.{item.name}()"
+                )
+            out.append((node, name, f"\n\ndef {name}():\n{call}\n"))
+    return out
+
+
 # -- judge decisions ---------------------------------------------------------------------------------
 _EXPLICIT = re.compile(
-    r"^[\W_]*(?:(?:final\s+)?(?:decision|verdict|answer|judg(?:e)?ment)[\W_]*)?(accept|reject)(?:ed)?[\W_]*$",
+    r"^[\W_]*(?:(?:(?:my|the|final|overall)\s+)*(?:decision|verdict|answer|judg(?:e)?ment)[\W_]*)?"
+    r"(accept|reject)(?:ed)?[\W_]*$",
     re.I,
 )
 _WORD = re.compile(r"\b(accept|reject)(?:s|ed|ing)?\b", re.I)
