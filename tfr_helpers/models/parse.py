@@ -229,7 +229,7 @@ def _test_units(node: ast.stmt) -> list[tuple[ast.stmt, str, str]]:
     if not (isinstance(node, ast.ClassDef) and node.name.startswith("Test")):
         return []
     is_unittest = any("TestCase" in ast.unparse(b) for b in node.bases)
-    out = []
+    out: list[tuple[ast.stmt, str, str]] = []
     for item in node.body:
         if isinstance(item, ast.FunctionDef) and item.name.startswith("test"):
             name = f"test_{node.name}_{item.name}"
