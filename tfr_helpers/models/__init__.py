@@ -1,4 +1,21 @@
-"""tfr_helpers.models: providers, the call layer (cache, retries, accounting), prompts, parsing."""
+"""tfr_helpers.models: providers, the call layer (cache, retries, accounting), prompts, parsing.
+
+Usage::
+
+    settings = ModelSettings(concurrency={"openai": 8}, prices={"openai:gpt-5-mini": Price(...)})
+    check_credentials(["openai:gpt-5-mini"], settings)          # CredentialsError before any work
+    request = make_request("codegen", role="coder", task=task, **variables)  # description, entry_point...
+    with ModelClient(settings, run_dir) as client:              # run_dir/calls/<stage>.jsonl gets every call
+        replies = client.call_many([("openai:gpt-5-mini", request)], stage="generate_codes")
+    replies[0].text, replies[0].record.error                    # text None + "RateLimited: ..." on failure
+    parse_code(replies[0].text, task.entry_point)
+
+Providers: ``openai`` and ``openai-compatible`` (Chat Completions), ``anthropic`` (Messages; temperature,
+top_p and seed are recorded as unsupported and never sent), ``sim`` (offline; bypasses the response cache).
+Keys only from the environment or ``.env``: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_COMPATIBLE_API_KEY
+(default ``EMPTY``); base URLs from settings or OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
+OPENAI_COMPATIBLE_BASE_URL.
+"""
 
 from tfr_helpers.models.base import (
     PROVIDERS,
