@@ -140,7 +140,8 @@ def test_counts_add_up(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
     groups = {(r["model"], r["kind"]): r["n"] for r in four}
     for key, n in groups.items():
         assert sum(r["k"] for r in four if (r["model"], r["kind"]) == key) == n
-    assert sum(groups.values()) == len(raw["pair_evaluations"]) == len(raw["generated_tests"])
+    # tests of a task whose generated code had no usable code are never evaluated against it
+    assert sum(groups.values()) == len(raw["pair_evaluations"]) <= len(raw["generated_tests"])
     causes = [r for r in tables["rq1_unreliable_causes"]["rows"] if r["kind"] == "all"]
     assert sum(r["k"] for r in causes) == sum(
         p["reliability"] == "unreliable" for p in raw["pair_evaluations"]

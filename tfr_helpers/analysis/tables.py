@@ -34,7 +34,8 @@ CAPTIONS = {
     "rq1_four_cases": "Four cases of generated tests on generated code vs reference, "
     "per model and test kind: "
     "count (percent of tests [95 percent Wilson interval]). Code verdict / reference verdict.",
-    "rq1_by_benchmark": "Generated tests and test-fail feedback per benchmark and model; percent of feedback "
+    "rq1_by_benchmark": "Generated tests run on the generated code, and test-fail feedback, per benchmark "
+    "and model; percent of feedback "
     "that is unreliable [95 percent Wilson interval].",
     "rq1_unreliable_causes": "Unreliable test-fail feedback by cause and test kind: count (percent of the "
     "unreliable feedback of that kind [95 percent Wilson interval]).",

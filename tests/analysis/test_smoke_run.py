@@ -1,0 +1,55 @@
+"""Acceptance on a small real pipeline run of the simulated model: the checks of the synthetic run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.analysis import test_cases, test_export
+from tfr_helpers.analysis import AnalysisOutputs, analyze, write_refinement_cases
+
+PARAMS = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
+BENCHMARK_DIR = Path(os.environ.get("TFR_BENCHMARK_DIR", "/work/shared/benchmarks"))
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, AnalysisOutputs]:
+    """A reduced smoke run (sim model, few tasks) through every stage, then analysed."""
+    if not BENCHMARK_DIR.is_dir():
+        pytest.skip(f"benchmark data not found at {BENCHMARK_DIR}; set TFR_BENCHMARK_DIR")
+    from tfr_helpers.pipeline import load_config, run_stages
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TFR_BENCHMARK_DIR", str(BENCHMARK_DIR))
+    try:
+        config = load_config(PARAMS, {"tasks": {"humaneval": 4, "mbpp": 4, "bigcodebench": 2}})
+        run = tmp_path_factory.mktemp("smoke") / "smoke"
+        run_stages(config, run, progress=False)
+    finally:
+        mp.undo()
+    outputs = analyze(run)
+    write_refinement_cases(run)
+    return run, outputs
+
+
+pytestmark = pytest.mark.slow
+
+
+def test_smoke_tables_are_well_formed(smoke_run: tuple[Path, AnalysisOutputs], tmp_path: Path) -> None:
+    test_export.test_all_outputs_are_written(smoke_run)
+    test_export.test_tex_structure_is_booktabs_with_even_rows(smoke_run)
+    test_export.test_tex_compiles_with_pdflatex(smoke_run, tmp_path)
+
+
+def test_smoke_numbers_match_summary_and_results(smoke_run: tuple[Path, AnalysisOutputs]) -> None:
+    test_export.test_every_number_in_the_tables_is_in_summary(smoke_run)
+    test_export.test_numbers_recomputed_from_results_json(smoke_run)
+    test_export.test_counts_add_up(smoke_run)
+
+
+def test_smoke_cases_list_every_attempt_with_resolving_links(smoke_run: tuple[Path, AnalysisOutputs]) -> None:
+    test_cases.test_every_attempt_is_listed_once(smoke_run)
+    run, _ = smoke_run
+    assert test_cases._links_resolve(run / "refinement_cases.md") > 0
