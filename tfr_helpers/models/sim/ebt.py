@@ -7,16 +7,25 @@ import random
 
 from tfr_helpers.models.sim.corrupt import bad_argument, perturb_value, rename_calls, replace_first_arg
 from tfr_helpers.models.sim.examples import Example, extract_examples, unittest_methods
+from tfr_helpers.models.sim.misconception import has_misconception, outputs, shared_mutant
 from tfr_helpers.models.sim.rates import SimRates
 from tfr_helpers.models.sim.response import indent
 from tfr_helpers.records import Task
 
-CORRUPTIONS = ("wrong_expected", "invalid_input", "wrong_exception", "test_code_error", "resource")
-"""Kinds of deliberate mistakes in EBTs, each meant to produce the unreliable cause of the same name."""
+CORRUPTIONS = (
+    "wrong_expected",
+    "invalid_input",
+    "wrong_exception",
+    "test_code_error",
+    "resource",
+)
+"""Kinds of deliberate mistakes in EBTs (plus ``misconception``: an expected value buggy code may share)."""
 
 
-def pick_corruption(rng: random.Random, rates: SimRates) -> str | None:
-    """One draw: which mistake (if any) the next test carries."""
+def pick_corruption(rng: random.Random, rates: SimRates, confusing: bool = False) -> str | None:
+    """Which mistake (if any) the next test carries (``confusing``: the task has a shared misconception)."""
+    if confusing and rng.random() < rates.ebt_misconception:
+        return "misconception"
     roll = rng.random()
     for kind, rate in zip(
         CORRUPTIONS,
@@ -99,7 +108,18 @@ def _perturb_first_assert_equal(body: str, method: str) -> str:
     return body
 
 
-def write_ebts(task: Task, n_tests: int, rng: random.Random, rates: SimRates) -> tuple[list[str], list[str]]:
+def _misconception_values(task: Task, examples: list[Example], seed: int | str) -> dict[str, str]:
+    """What the task's shared misconception returns for each example's checked expression."""
+    mutant = shared_mutant(task, seed) if examples else None
+    if mutant is None:
+        return {}
+    values = outputs(mutant, [ex.actual for ex in examples], list(task.test_imports))
+    return {ex.actual: v for ex, v in zip(examples, values, strict=True) if v is not None}
+
+
+def write_ebts(
+    task: Task, n_tests: int, rng: random.Random, rates: SimRates, seed: int | str = 0
+) -> tuple[list[str], list[str]]:
     """EBTs for ``task``: inputs from its benchmark examples, expected values the reference agrees with.
 
     Args:
@@ -107,6 +127,7 @@ def write_ebts(task: Task, n_tests: int, rng: random.Random, rates: SimRates) ->
         n_tests: How many tests to write.
         rng: The request's deterministic generator.
         rates: Corruption rates.
+        seed: The model's seed (selects the task's shared misconception).
 
     Returns:
         ``(import_lines, test_functions)``.
@@ -127,14 +148,19 @@ def write_ebts(task: Task, n_tests: int, rng: random.Random, rates: SimRates) ->
     order = rng.sample(range(len(examples)), min(n_tests, len(examples)))
     while len(order) < n_tests:
         order.append(rng.randrange(len(examples)))
-    for i, idx in enumerate(order):
-        functions.append(
-            _example_test(
-                f"test_{task.entry_point}_{i + 1}",
-                examples[idx],
-                task.entry_point,
-                pick_corruption(rng, rates),
-                rng,
-            )
-        )
+    confusing = has_misconception(task, seed, rates.misconception_tasks)
+    kinds = [pick_corruption(rng, rates, confusing) for _ in order]
+    chosen = [examples[idx] for idx in order]
+    believed = _misconception_values(
+        task, [ex for ex, k in zip(chosen, kinds, strict=True) if k == "misconception"], seed
+    )
+    for i, (ex, kind) in enumerate(zip(chosen, kinds, strict=True)):
+        if kind == "misconception":
+            value = believed.get(ex.actual)
+            if value is not None and value != ex.expected:
+                ex = Example(ex.actual, value, ex.args, ex.wrapped, ex.has_keywords)
+                kind = None
+            else:
+                kind = "wrong_expected"
+        functions.append(_example_test(f"test_{task.entry_point}_{i + 1}", ex, task.entry_point, kind, rng))
     return imports, functions

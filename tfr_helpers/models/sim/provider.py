@@ -11,6 +11,7 @@ from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderR
 from tfr_helpers.models.sim.ebt import write_ebts
 from tfr_helpers.models.sim.feedback import test_source
 from tfr_helpers.models.sim.judge import judge_answer
+from tfr_helpers.models.sim.misconception import has_misconception, shared_mutant
 from tfr_helpers.models.sim.mutate import mutate
 from tfr_helpers.models.sim.oracle import reference_passes
 from tfr_helpers.models.sim.pbt import write_pbts
@@ -62,8 +63,12 @@ class SimProvider(Provider):
             text = self._codegen(model, task, rng, rates)
         elif request.template in ("ebt", "pbt"):
             n_tests = int(variables["n_tests"]) if variables.get("n_tests", "").isdigit() else rates.n_tests
-            writer = write_ebts if request.template == "ebt" else write_pbts
-            imports, functions = writer(task, n_tests, rng, rates)
+            if request.template == "ebt":
+                imports, functions = await asyncio.to_thread(
+                    write_ebts, task, n_tests, rng, rates, rates.seed
+                )
+            else:
+                imports, functions = write_pbts(task, n_tests, rng, rates)
             text = tests_answer(
                 model, imports, functions, f"Here are {request.template.upper()}s for {task.entry_point}"
             )
@@ -94,7 +99,11 @@ class SimProvider(Provider):
         if roll < rates.coder_no_code:
             return no_code_answer(model)
         code = task.reference
-        if roll < rates.coder_no_code + rates.coder_mutant:
+        if has_misconception(task, rates.seed, rates.misconception_tasks) and (
+            rng.random() < rates.coder_misconception
+        ):
+            code = shared_mutant(task, rates.seed) or code
+        elif roll < rates.coder_no_code + rates.coder_mutant:
             found = mutate(task.reference, rng)
             code = found[0] if found else task.reference
         return code_answer(model, code, f"Here is an implementation of {task.entry_point}")

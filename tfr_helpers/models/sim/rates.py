@@ -19,11 +19,17 @@ class SimRates(BaseModel):
 
     seed: int = 0
     """Seed mixed into every draw (same seed, same answers)."""
-    coder_mutant: Rate = Field(0.5, ge=0, le=1)
+    coder_mutant: Rate = Field(0.42, ge=0, le=1)
     """Coder: return an AST mutant of the reference instead of the reference."""
+    misconception_tasks: Rate = Field(0.3, ge=0, le=1)
+    """Share of tasks with a misconception that coder and tester share (see ``misconception``)."""
+    coder_misconception: Rate = Field(0.6, ge=0, le=1)
+    """Coder: on such a task, probability of writing the misconception (else the draws below)."""
     coder_no_code: Rate = Field(0.04, ge=0, le=1)
     """Coder: return prose with no code block at all."""
-    ebt_wrong_expected: Rate = Field(0.16, ge=0, le=1)
+    ebt_misconception: Rate = Field(0.4, ge=0, le=1)
+    """EBT: on such a task, take the expected value from the misconception (wrong; buggy code may agree)."""
+    ebt_wrong_expected: Rate = Field(0.12, ge=0, le=1)
     """EBT: perturb the expected value (cause ``wrong_expected_value``)."""
     ebt_invalid_input: Rate = Field(0.08, ge=0, le=1)
     """EBT: call with an argument of the wrong type (cause ``invalid_input``)."""
@@ -73,6 +79,7 @@ PRESETS: dict[str, dict[str, float]] = {
     "default": {},
     "weak": {
         "coder_mutant": 0.7,
+        "misconception_tasks": 0.4,
         "coder_no_code": 0.08,
         "ebt_wrong_expected": 0.25,
         "ebt_invalid_input": 0.12,
@@ -89,6 +96,7 @@ PRESETS: dict[str, dict[str, float]] = {
     },
     "strong": {
         "coder_mutant": 0.25,
+        "misconception_tasks": 0.15,
         "coder_no_code": 0.01,
         "ebt_wrong_expected": 0.06,
         "ebt_invalid_input": 0.03,
