@@ -16,8 +16,8 @@ HEADLINE_MIME = "application/vnd.tfr.headline+json"
 """Mime type of the bundle holding a notebook's headline numbers."""
 
 
-def record_headline(values: dict[str, Any]) -> dict[str, Any]:
-    """Display ``values`` (JSON-serialisable) as this notebook's headline numbers and return them.
+def record_headline(values: dict[str, Any]) -> None:
+    """Display ``values`` (JSON-serialisable) as this notebook's headline numbers.
 
     Raises:
         TypeError: a value is not JSON-serialisable.
@@ -26,7 +26,6 @@ def record_headline(values: dict[str, Any]) -> dict[str, Any]:
 
     text = "\n".join(f"{key}: {value}" for key, value in values.items())
     display({HEADLINE_MIME: json.loads(json.dumps(values)), "text/plain": text}, raw=True)
-    return values
 
 
 def read_headline(notebook: Path) -> dict[str, Any]:

@@ -1,0 +1,67 @@
+"""The notebook series on the smoke params: every cell runs, every artifact lands in the run directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.notebooks.smoke import SMOKE_PARAMS, smoke_run
+from tfr_helpers.notebooks import NOTEBOOKS, run_notebooks
+
+pytestmark = [pytest.mark.slow, pytest.mark.notebooks]
+
+
+@pytest.fixture(scope="module")
+def series(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    run = smoke_run(tmp_path_factory.getbasetemp())  # stages done first: the series must then resume
+    return run_notebooks(SMOKE_PARAMS, run)
+
+
+def test_every_notebook_executes_and_exports_html(series) -> None:  # type: ignore[no-untyped-def]
+    assert [r.name for r in series.notebooks] == list(NOTEBOOKS)
+    for report in series.notebooks:
+        nb = nbformat.read(str(report.notebook), as_version=4)
+        assert nb.metadata.papermill.exception is False, report.name
+        assert nb.metadata.papermill.parameters["run_dir"] == str(series.run_dir)
+        assert report.html.stat().st_size > 10_000
+        assert report.headline["simulated"] is True
+
+
+def test_resumed_series_makes_no_model_calls(series) -> None:  # type: ignore[no-untyped-def]
+    html = (series.run_dir / "notebooks" / "00_setup.html").read_text()
+    assert "this invocation: 0 model calls" in html
+    assert "SIMULATED MODEL" in html
+
+
+def test_rq_notebooks_show_tables_figures_and_generated_prose(series) -> None:  # type: ignore[no-untyped-def]
+    results = json.loads((series.run_dir / "results.json").read_text())
+    fails = [p for p in results["pair_evaluations"] if p["feedback"] is not None]
+    rq1 = series.notebooks[1].headline
+    assert rq1["test_fail_feedback"] == len(fails)
+    assert rq1["unreliable"] == sum(p["reliability"] == "unreliable" for p in fails)
+    for report in series.notebooks[1:4]:
+        nb = nbformat.read(str(report.notebook), as_version=4)
+        outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+        assert any("image/png" in o.get("data", {}) for o in outputs), report.name
+        assert any("<table" in o.get("data", {}).get("text/html", "") for o in outputs), report.name
+        assert any("> " in o.get("data", {}).get("text/markdown", "") for o in outputs), report.name
+
+
+def test_analysis_outputs_and_cases_are_written(series) -> None:  # type: ignore[no-untyped-def]
+    run: Path = series.run_dir
+    assert (run / "refinement_cases.md").stat().st_size > 0
+    assert (run / "analysis" / "summary.json").is_file()
+    assert len(list((run / "analysis").glob("*.tex"))) == 6
+    assert list((run / "analysis" / "figures").iterdir())
+
+
+def test_case_browser_export_keeps_widget_state_and_jslink(series) -> None:  # type: ignore[no-untyped-def]
+    nb = nbformat.read(str(series.run_dir / "notebooks" / "04_case_browser.ipynb"), as_version=4)
+    state = nb.metadata.widgets["application/vnd.jupyter.widget-state+json"]["state"]
+    assert any(m["model_name"] == "LinkModel" for m in state.values())
+    assert any(m["model_name"] == "StackModel" for m in state.values())
+    html = (series.run_dir / "notebooks" / "04_case_browser.html").read_text()
+    assert "application/vnd.jupyter.widget-state+json" in html
