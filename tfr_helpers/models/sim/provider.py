@@ -60,13 +60,11 @@ class SimProvider(Provider):
                 f"carry a benchmark task; this request (template {request.template!r}) has none.\n"
             )
         elif request.template == "codegen":
-            text = self._codegen(model, task, rng, rates)
+            text = self._codegen(model, task, rng, rates, seed)
         elif request.template in ("ebt", "pbt"):
             n_tests = int(variables["n_tests"]) if variables.get("n_tests", "").isdigit() else rates.n_tests
             if request.template == "ebt":
-                imports, functions = await asyncio.to_thread(
-                    write_ebts, task, n_tests, rng, rates, rates.seed
-                )
+                imports, functions = await asyncio.to_thread(write_ebts, task, n_tests, rng, rates, seed)
             else:
                 imports, functions = write_pbts(task, n_tests, rng, rates)
             text = tests_answer(
@@ -94,15 +92,15 @@ class SimProvider(Provider):
         )
 
     @staticmethod
-    def _codegen(model: str, task: Task, rng: random.Random, rates: SimRates) -> str:
+    def _codegen(model: str, task: Task, rng: random.Random, rates: SimRates, seed: int | str) -> str:
         roll = rng.random()
         if roll < rates.coder_no_code:
             return no_code_answer(model)
         code = task.reference
-        if has_misconception(task, rates.seed, rates.misconception_tasks) and (
+        if has_misconception(task, seed, rates.misconception_tasks) and (
             rng.random() < rates.coder_misconception
         ):
-            code = shared_mutant(task, rates.seed) or code
+            code = shared_mutant(task, seed) or code
         elif roll < rates.coder_no_code + rates.coder_mutant:
             found = mutate(task.reference, rng)
             code = found[0] if found else task.reference
