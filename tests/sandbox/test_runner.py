@@ -84,3 +84,14 @@ def test_load_error_marks_tests_not_run(sandbox: Sandbox) -> None:
 def test_no_tests_found_is_an_error(sandbox: Sandbox) -> None:
     run = sandbox.run(PROG, [TestSpec("empty", "x = 1", kind="function")])
     assert [(o.name, o.status) for o in run.outcomes] == [("empty", "error")]
+
+
+def test_tests_share_the_program_namespace_and_class_asserts(sandbox: Sandbox) -> None:
+    # BigCodeBench-style: the reference uses `np` that only the test module imports; asserts inside a class body
+    prog = "def f():\n    return np.zeros(2).sum()\n"
+    src = ("import unittest\nimport math as np\nnp.zeros = lambda n: [0.0] * n\n"
+           "class TestCases(unittest.TestCase):\n    def test_x(self):\n        assert f() == 1\n")
+    run = sandbox.run(prog.replace(".sum()", "").replace("np.zeros(2)", "sum(np.zeros(2))"),
+                      [TestSpec("u", src, kind="unittest")])
+    o = run.outcomes[0]
+    assert (o.name, o.status, o.actual, o.expected) == ("TestCases.test_x", "failed", "0.0", "1"), o

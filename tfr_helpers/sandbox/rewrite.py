@@ -32,7 +32,7 @@ def safe_repr(value: Any, cap: int = REPR_CAP) -> str:
 
 
 class _Rewriter(ast.NodeTransformer):
-    """Turn ``assert L <op> R[, msg]`` into ``if not __tfr_cmp(L, R, op): raise __tfr_fail(msg)``."""
+    """Turn ``assert L <op> R[, msg]`` into ``if not _tfr_cmp_(L, R, op): raise _tfr_fail_(msg)``."""
 
     def visit_Assert(self, node: ast.Assert) -> ast.AST:
         test = node.test
@@ -40,12 +40,12 @@ class _Rewriter(ast.NodeTransformer):
             return node
         op = _OPS[type(test.ops[0])]
         call = ast.Call(
-            func=ast.Name("__tfr_cmp", ast.Load()),
+            func=ast.Name("_tfr_cmp_", ast.Load()),
             args=[test.left, test.comparators[0], ast.Constant(op)],
             keywords=[],
         )
         msg = node.msg if node.msg is not None else ast.Constant(None)
-        fail = ast.Raise(exc=ast.Call(ast.Name("__tfr_fail", ast.Load()), [msg], []), cause=None)
+        fail = ast.Raise(exc=ast.Call(ast.Name("_tfr_fail_", ast.Load()), [msg], []), cause=None)
         new = ast.If(test=ast.UnaryOp(ast.Not(), call), body=[fail], orelse=[])
         return ast.copy_location(new, node)
 
@@ -58,7 +58,7 @@ def compile_test(source: str, filename: str) -> Any:
 
 
 def assert_helpers() -> dict[str, Callable[..., Any]]:
-    """Fresh ``__tfr_cmp``/``__tfr_fail`` functions to put in a test namespace."""
+    """Fresh ``_tfr_cmp_``/``_tfr_fail_`` functions to put in a test namespace (single underscore: no class-body name mangling)."""
     last: list[tuple[str, str, str]] = []
     ops: dict[str, Callable[[Any, Any], Any]] = {
         "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
@@ -79,7 +79,7 @@ def assert_helpers() -> dict[str, Callable[..., Any]]:
         setattr(exc, CMP_ATTR, (actual, expected))
         return exc
 
-    return {"__tfr_cmp": cmp, "__tfr_fail": fail}
+    return {"_tfr_cmp_": cmp, "_tfr_fail_": fail}
 
 
 _WRAPPED = ("assertEqual", "assertAlmostEqual", "assertListEqual", "assertTupleEqual", "assertDictEqual",

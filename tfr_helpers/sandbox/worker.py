@@ -28,7 +28,8 @@ from typing import Any
 from tfr_helpers.sandbox import privileges
 from tfr_helpers.sandbox.spec import Limits
 
-PRELOAD = ("numpy", "pandas", "matplotlib", "matplotlib.pyplot", "hypothesis", "unittest", "unittest.mock",
+PRELOAD = ("numpy", "pandas", "matplotlib", "matplotlib.pyplot", "scipy", "scipy.stats", "sklearn", "seaborn",
+           "hypothesis", "unittest", "unittest.mock",
            "collections", "itertools", "functools", "math", "re", "json", "random", "datetime", "typing",
            "string", "heapq", "bisect", "statistics", "fractions", "decimal", "copy", "operator", "hashlib")
 UID_RANGE = range(61000, 61256)
