@@ -8,13 +8,16 @@ any tester model, simulated or real.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import resource
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -47,14 +50,29 @@ def _limit_memory() -> None:  # runs in the child before exec
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+_SANDBOX: list[Any] = []
+_LOCK = threading.Lock()
+
+
+def _shared_sandbox() -> Any:
+    """One lazily started one-worker sandbox per process (closed at exit); None when unavailable."""
+    if not _SANDBOX:
+        from tfr_helpers.sandbox import Limits, Sandbox
+
+        box = Sandbox(Limits(timeout_s=TIMEOUT_S, hypothesis_max_examples=30), workers=1)
+        box.__enter__()
+        atexit.register(box.__exit__, None, None, None)
+        _SANDBOX.append(box)
+    return _SANDBOX[0]
+
+
 def _run_in_sandbox(reference: str, test: str) -> bool | None:
-    """Use the project's sandbox when it offers ``run_program`` (None when it is not available)."""
+    """Run in the project's sandbox (None when it cannot be used, so the caller falls back)."""
     try:
-        from tfr_helpers.sandbox import TestSpec, run_program  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    try:
-        run = run_program(reference, [TestSpec(name="generated", source=test, kind="function")])
+        from tfr_helpers.sandbox import TestSpec
+
+        with _LOCK:
+            run = _shared_sandbox().run(reference, [TestSpec(name="generated", source=test, kind="function")])
     except Exception as exc:  # noqa: BLE001 - the judge falls back to a plain subprocess
         logger.warning("sandbox unavailable for the simulated judge (%s); using a subprocess", exc)
         return None
