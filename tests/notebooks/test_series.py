@@ -24,7 +24,9 @@ def test_every_notebook_executes_and_exports_html(series) -> None:  # type: igno
     assert [r.name for r in series.notebooks] == list(NOTEBOOKS)
     for report in series.notebooks:
         nb = nbformat.read(str(report.notebook), as_version=4)
-        assert nb.metadata.papermill.exception is False, report.name
+        assert not nb.metadata.papermill.exception, report.name
+        statuses = {c.metadata.papermill.status for c in nb.cells if c.cell_type == "code"}
+        assert statuses == {"completed"}, report.name
         assert nb.metadata.papermill.parameters["run_dir"] == str(series.run_dir)
         assert report.html.stat().st_size > 10_000
         assert report.headline["simulated"] is True
