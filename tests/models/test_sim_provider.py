@@ -53,15 +53,19 @@ def test_same_seed_gives_same_text(template: str) -> None:
 
 @pytest.mark.parametrize("template", ["codegen", "ebt", "pbt"])
 def test_different_seed_changes_some_answers(template: str) -> None:
-    pairs = [(ask(SimProvider(seed=1), template, t), ask(SimProvider(seed=2), template, t))
-             for t in tasks("humaneval") + tasks("mbpp")]
+    pairs = [
+        (ask(SimProvider(seed=1), template, t), ask(SimProvider(seed=2), template, t))
+        for t in tasks("humaneval") + tasks("mbpp")
+    ]
     assert any(a != b for a, b in pairs)
 
 
 def test_sample_index_changes_some_answers() -> None:
     task_list = tasks("humaneval") + tasks("mbpp")
-    assert any(ask(SimProvider(), "codegen", t) != ask(SimProvider(), "codegen", t, sample_index=1)
-               for t in task_list)
+    assert any(
+        ask(SimProvider(), "codegen", t) != ask(SimProvider(), "codegen", t, sample_index=1)
+        for t in task_list
+    )
 
 
 @pytest.mark.parametrize("benchmark", BENCHMARKS)
@@ -127,3 +131,26 @@ def test_mutants_compile_and_differ_from_the_reference(benchmark: str) -> None:
 def _same(a: str, b: str) -> bool:
     norm = [ast.unparse(ast.parse(s)) for s in (a, b)]
     return norm[0] == norm[1]
+
+
+def test_every_mutation_operator_is_reachable() -> None:
+    import random
+
+    source = (
+        "def f(xs, n):\n    total = 0\n    for i in range(1, n):\n        if xs[i] < n and abs(xs[i]) >= 2:\n"
+        "            total += xs[i] * 2\n    if total == 0 or n > 3:\n        return True\n"
+        "    return total, n\n\ndef g(s):\n    return s.upper()\n"
+    )
+    names = {found[1] for seed in range(300) if (found := mutate(source, random.Random(seed)))}
+    assert names >= {
+        "arithmetic",
+        "comparison",
+        "flipped_comparison",
+        "off_by_one",
+        "range_bound",
+        "boolean",
+        "swapped_return",
+        "dropped_return",
+        "method_swap",
+        "dropped_abs",
+    }

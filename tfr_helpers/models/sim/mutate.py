@@ -6,6 +6,7 @@ import ast
 import copy
 import random
 from collections.abc import Callable
+from functools import partial
 
 _BINOP_SWAP: dict[type, type] = {
     ast.Add: ast.Sub,
@@ -41,70 +42,46 @@ Site = tuple[str, Callable[[], None]]
 
 
 def _sites(tree: ast.Module) -> list[Site]:
-    """Every place one mutation can be applied, as (operator name, in-place edit)."""
+    """Every place one mutation can be applied, as (operator name, in-place edit of ``tree``)."""
     sites: list[Site] = []
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOP_SWAP:
-            sites.append(("arithmetic", lambda n=node: setattr(n, "op", _BINOP_SWAP[type(n.op)]())))
+            sites.append(("arithmetic", partial(setattr, node, "op", _BINOP_SWAP[type(node.op)]())))
         elif isinstance(node, ast.Compare):
             op0 = type(node.ops[0])
             if op0 in _CMP_SWAP:
-                sites.append(("comparison", lambda n=node: n.ops.__setitem__(0, _CMP_SWAP[type(n.ops[0])]())))
+                sites.append(("comparison", partial(node.ops.__setitem__, 0, _CMP_SWAP[op0]())))
             if op0 in _CMP_FLIP:
-                sites.append(
-                    ("flipped_comparison", lambda n=node: n.ops.__setitem__(0, _CMP_FLIP[type(n.ops[0])]()))
-                )
+                sites.append(("flipped_comparison", partial(node.ops.__setitem__, 0, _CMP_FLIP[op0]())))
         elif isinstance(node, ast.Constant) and type(node.value) is int:
-            sites.append(("off_by_one", lambda n=node: setattr(n, "value", n.value + 1)))
+            sites.append(("off_by_one", partial(setattr, node, "value", node.value + 1)))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             if node.func.id == "range" and node.args:
-                sites.append(
-                    (
-                        "range_bound",
-                        lambda n=node: n.args.__setitem__(
-                            len(n.args) - 1 if len(n.args) < 3 else 1,
-                            ast.BinOp(
-                                n.args[len(n.args) - 1 if len(n.args) < 3 else 1], ast.Sub(), ast.Constant(1)
-                            ),
-                        ),
-                    )
-                )
+                i = len(node.args) - 1 if len(node.args) < 3 else 1
+                bound = ast.BinOp(node.args[i], ast.Sub(), ast.Constant(1))
+                sites.append(("range_bound", partial(node.args.__setitem__, i, bound)))
         elif isinstance(node, ast.BoolOp):
-            sites.append(
-                (
-                    "boolean",
-                    lambda n=node: setattr(n, "op", ast.Or() if isinstance(n.op, ast.And) else ast.And()),
-                )
-            )
-        elif isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) > 1:
-            sites.append(("swapped_return", lambda n=node: n.value.elts.reverse()))
-        elif (
-            isinstance(node, ast.Return)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, bool)
-        ):
-            sites.append(("swapped_return", lambda n=node: setattr(n.value, "value", not n.value.value)))
-        elif (
-            isinstance(node, ast.Return)
-            and node.value is not None
-            and not isinstance(node.value, ast.Constant)
-        ):
-            sites.append(("dropped_return", lambda n=node: setattr(n, "value", ast.Constant(None))))
+            flipped = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+            sites.append(("boolean", partial(setattr, node, "op", flipped)))
+        elif isinstance(node, ast.Return) and node.value is not None:
+            value = node.value
+            if isinstance(value, ast.Tuple) and len(value.elts) > 1:
+                sites.append(("swapped_return", partial(setattr, value, "elts", value.elts[::-1])))
+            elif isinstance(value, ast.Constant) and isinstance(value.value, bool):
+                sites.append(("swapped_return", partial(setattr, value, "value", not value.value)))
+            elif not isinstance(value, ast.Constant):
+                sites.append(("dropped_return", partial(setattr, node, "value", ast.Constant(None))))
         elif isinstance(node, ast.Attribute) and node.attr in _METHOD_SWAP:
-            sites.append(("method_swap", lambda n=node: setattr(n, "attr", _METHOD_SWAP[n.attr])))
+            sites.append(("method_swap", partial(setattr, node, "attr", _METHOD_SWAP[node.attr])))
     # dropping abs(x) needs the parent to replace the call
     for parent in ast.walk(tree):
-        for field, value in ast.iter_fields(parent):
-            if isinstance(value, ast.Call) and _is_abs(value):
-                sites.append(("dropped_abs", lambda p=parent, f=field, v=value: setattr(p, f, v.args[0])))
-            elif isinstance(value, list):
-                for i, item in enumerate(value):
+        for field, child in ast.iter_fields(parent):
+            if isinstance(child, ast.Call) and _is_abs(child):
+                sites.append(("dropped_abs", partial(setattr, parent, field, child.args[0])))
+            elif isinstance(child, list):
+                for j, item in enumerate(child):
                     if isinstance(item, ast.Call) and _is_abs(item):
-                        sites.append(
-                            ("dropped_abs", lambda lst=value, j=i: lst.__setitem__(j, lst[j].args[0]))
-                        )
+                        sites.append(("dropped_abs", partial(child.__setitem__, j, item.args[0])))
     return sites
 
 

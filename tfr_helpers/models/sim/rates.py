@@ -78,7 +78,7 @@ class SimRates(BaseModel):
 PRESETS: dict[str, dict[str, float]] = {
     "default": {},
     "weak": {
-        "coder_mutant": 0.7,
+        "coder_mutant": 0.55,
         "misconception_tasks": 0.4,
         "coder_no_code": 0.08,
         "ebt_wrong_expected": 0.25,
