@@ -30,11 +30,15 @@ import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import Task
+
+if TYPE_CHECKING:
+    from tfr_helpers.sandbox import Sandbox
 
 SELECTION_VERSION = 1
 SAMPLE_SIZE = 380
@@ -257,6 +261,64 @@ def write_selection(selection: Selection, path: Path | None = None) -> Path:
     tmp.write_text(json.dumps(selection.model_dump(), indent=1) + "\n", encoding="utf-8")
     os.replace(tmp, path)
     return path
+
+
+STAGE2_RUNS = 3
+"""Stage 2: sandbox runs of each reference; it must pass every one."""
+
+
+def sandbox_exclusions(
+    tasks: Sequence[Task], sandbox: "Sandbox", *, runs: int = STAGE2_RUNS, progress: bool = False
+) -> dict[str, str]:
+    """Stage 2 of the rule: run each reference against its own tests ``runs`` times in the sandbox.
+
+    Added by the sandbox layer. A task whose reference fails any run is excluded with the reason
+    ``sandbox: run i/runs: <test>: <status> <exception>: <message>`` (the first failing outcome).
+
+    Args:
+        tasks: The stage-1 survivors (after the sample).
+        sandbox: A started :class:`tfr_helpers.sandbox.Sandbox` (limits decide the per-test timeout).
+        runs: How many runs each reference must pass.
+        progress: Show a progress bar.
+
+    Returns:
+        Task id -> reason for every task to exclude.
+    """
+    from tfr_helpers.benchmarks.specs import benchmark_tests
+    from tfr_helpers.sandbox.evaluate import describe, first_problem
+
+    reasons: dict[str, str] = {}
+    for r in range(runs):
+        todo = [t for t in tasks if t.task_id not in reasons]  # a task fails stage 2 at its first failing run
+        jobs = [(t.reference, benchmark_tests(t)) for t in todo]
+        results = sandbox.run_many(jobs, progress=progress, desc=f"stage 2 run {r + 1}/{runs}")
+        for task, run in zip(todo, results):
+            problem = first_problem(run)
+            if problem is not None:
+                reasons[task.task_id] = f"sandbox: run {r + 1}/{runs}: {describe(problem)}"
+    return reasons
+
+
+def regenerate_with_stage2(sandbox: "Sandbox", *, runs: int = STAGE2_RUNS, progress: bool = False) -> Selection:
+    """Rebuild the whole selection (stage 1 + sample + stage 2 in ``sandbox``) and write the file.
+
+    Args:
+        sandbox: A started sandbox.
+        runs: Stage-2 runs per reference.
+        progress: Show progress bars.
+
+    Returns:
+        The selection written to :func:`selection_path`.
+    """
+    from tfr_helpers.benchmarks.load import load_tasks  # local: load imports this module
+
+    tasks = load_tasks("bigcodebench", selected=False)
+    stage1 = build_selection(tasks)
+    survivors = [t for t in tasks if t.task_id in set(stage1.selected)]
+    extra = sandbox_exclusions(survivors, sandbox, runs=runs, progress=progress)
+    selection = build_selection(tasks, extra_exclusions=extra)
+    write_selection(selection)
+    return selection
 
 
 def main() -> None:
