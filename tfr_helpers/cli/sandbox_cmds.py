@@ -58,9 +58,23 @@ def verify_cmd(
     runs: Annotated[int, typer.Option(help="Runs per reference; a reference must pass every run.")] = 1,
     timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = 20.0,
     workers: Annotated[int | None, typer.Option(help="Sandbox workers (default: CPU count).")] = None,
+    update_selection: Annotated[bool, typer.Option(
+        help="Re-run BigCodeBench stage 2 (reference passes --runs/--runs) on all stage-1 tasks and rewrite "
+             "benchmarks/bigcodebench_selection.json.")] = False,
 ) -> None:
     """Run every reference solution against its benchmark tests (BigCodeBench: the selection)."""
     from tfr_helpers.benchmarks import BENCHMARKS, benchmark_tests, load_tasks
+
+    if update_selection:
+        from tfr_helpers.benchmarks.selection import regenerate_with_stage2, selection_path
+
+        with Sandbox(Limits(timeout_s=timeout), workers=workers) as sandbox:
+            sel = regenerate_with_stage2(sandbox, runs=runs, progress=True)
+        stage2 = {k: v for k, v in sel.excluded.items() if v.startswith("sandbox:")}
+        typer.echo(f"{selection_path()}: {len(sel.selected)} selected; stage 2 excluded {len(stage2)}:")
+        for task_id, reason in stage2.items():
+            typer.echo(f"  {task_id}: {reason}")
+        return
 
     names = benchmark or list(BENCHMARKS)
     for name in names:
