@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ NOTEBOOKS = (
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 """Where the source notebooks live (the repository's ``notebooks/``)."""
 KERNEL_NAME = "python3"
-"""Kernel used for execution; jupyter_client starts it with the running interpreter (the project venv)."""
+"""Preferred kernel: jupyter_client starts its ``python`` argv with the running interpreter (the venv)."""
 
 
 class NotebookReport(BaseModel):
@@ -62,6 +63,25 @@ class NotebookRunSummary(BaseModel):
             if (self.run_dir / extra).exists():
                 out.append(f"  {self.run_dir / extra}")
         return out
+
+
+def project_kernel() -> str:
+    """Name of a kernelspec that starts this interpreter (``python3``, else ``tfr``, installed if needed)."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    here = {"python", f"python{sys.version_info[0]}", "python%i.%i" % sys.version_info[:2], sys.executable}
+    manager = KernelSpecManager()
+    for name in (KERNEL_NAME, "tfr"):
+        try:
+            if manager.get_kernel_spec(name).argv[0] in here:
+                return name
+        except NoSuchKernel:
+            continue
+    from ipykernel.kernelspec import install
+
+    log.info("installing kernelspec 'tfr' for %s into %s", sys.executable, sys.prefix)
+    install(kernel_name="tfr", prefix=sys.prefix, display_name="Python (tfr)")
+    return "tfr"
 
 
 def resolve_run_dir(params: Path, run_dir: Path | None) -> Path:
@@ -104,12 +124,13 @@ def run_notebooks(
     *,
     names: tuple[str, ...] = NOTEBOOKS,
     notebooks_dir: Path = NOTEBOOKS_DIR,
-    kernel_name: str = KERNEL_NAME,
+    kernel_name: str | None = None,
 ) -> NotebookRunSummary:
     """Execute the notebook series on one params file into ``<run_dir>/notebooks/`` and export HTML.
 
     Each notebook gets ``params_file`` and ``run_dir`` injected (absolute paths) and runs with the
-    notebooks directory as its working directory. The stages skip finished work, so a second call resumes.
+    notebooks directory as its working directory, on ``kernel_name`` (default: :func:`project_kernel`).
+    The stages skip finished work, so a second call resumes.
 
     Raises:
         ConfigError: the params file or a notebook does not exist.
@@ -128,6 +149,7 @@ def run_notebooks(
     if missing:
         raise ConfigError(f"notebooks {missing} not found in {notebooks_dir}: run from a complete checkout.")
     run_dir = resolve_run_dir(params, run_dir)
+    kernel_name = kernel_name or project_kernel()
     out_dir = run_dir / "notebooks"
     out_dir.mkdir(parents=True, exist_ok=True)
     reports = []

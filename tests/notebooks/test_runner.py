@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import nbformat
@@ -10,7 +11,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from tfr_helpers.errors import ConfigError, TfrError
-from tfr_helpers.notebooks import run_notebooks
+from tfr_helpers.notebooks import project_kernel, run_notebooks
 
 pytestmark = pytest.mark.notebooks
 
@@ -73,3 +74,10 @@ def test_bad_inputs_are_config_errors(tmp_path: Path, params: Path) -> None:
         run_notebooks(tmp_path / "missing.yaml", tmp_path / "run")
     with pytest.raises(ConfigError, match="not found in"):
         run_notebooks(params, tmp_path / "run", names=("nope.ipynb",), notebooks_dir=tmp_path)
+
+
+def test_project_kernel_starts_this_interpreter() -> None:
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    argv0 = KernelSpecManager().get_kernel_spec(project_kernel()).argv[0]
+    assert argv0 in {"python", "python3", sys.executable}
