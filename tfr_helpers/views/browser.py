@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import logging
 from pathlib import Path
+from typing import get_args
 
 import ipywidgets as W
 
@@ -79,7 +80,7 @@ class CaseBrowser:
             return [ALL, *dict.fromkeys(values)]
 
         names = strategies(self.results)
-        transitions = [t for t in Transition.__args__ if any(a.transition == t for a in self.attempts)]
+        transitions = [t for t in get_args(Transition) if any(a.transition == t for a in self.attempts)]
         transitions += ["not refined"] if any(a.refined is None for a in self.attempts) else []
         spec = {
             "model": options([a.model for a in self.attempts]),
@@ -87,7 +88,7 @@ class CaseBrowser:
             "reliability": options(["reliable", "unreliable"]),
             "transition": options(transitions),
             "strategy": names or [ALL],
-            "decision": options([*Decision.__args__, "not screened"]),
+            "decision": options([*get_args(Decision), "not screened"]),
         }
         style = {"description_width": "initial"}
         return {

@@ -103,7 +103,8 @@ def headline(results: Results, section: str) -> dict[str, Any]:
                     "unreliable_pct": round(100 * unreliable / len(fails), 1) if fails else None}
     elif section == "rq2":
         transitions = Counter(r.transition for r in results.refined_evaluations)
-        numbers |= {"refinements": len(results.refined_evaluations), **dict(sorted(transitions.items()))}
+        numbers["refinements"] = len(results.refined_evaluations)
+        numbers.update(sorted(transitions.items()))
     elif section == "rq3":
         for strategy in dict.fromkeys(d.strategy for d in results.screening):
             decided = [d for d in results.screening if d.strategy == strategy]

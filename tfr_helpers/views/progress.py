@@ -33,7 +33,7 @@ _TYPES: dict[str, Any] = {
     for cls in (GeneratedCode, GeneratedTest, TestGenerationFailure, BenchmarkVerdict, PairEvaluation,
                 ScreeningDecision, Refinement, RefinedEvaluation)
 }
-_FIELDS = {
+_FIELDS: dict[type, str] = {
     GeneratedCode: "generated_codes", GeneratedTest: "generated_tests",
     TestGenerationFailure: "test_generation_failures", BenchmarkVerdict: "benchmark_verdicts",
     PairEvaluation: "pair_evaluations", ScreeningDecision: "screening", Refinement: "refinements",
@@ -67,11 +67,11 @@ def results_so_far(run_dir: str | Path) -> Results:
     resolved = config["config"]
     models = resolved.get("models", {})
     specs = [*models.get("coders", []), models.get("tester"), models.get("refiner"), models.get("judge")]
-    return Results(
+    return Results.model_validate(dict(
         run_name=resolved.get("run_name", run.name),
         simulated=any(str(s).startswith("sim:") for s in specs if s),
         config={**resolved, "config_hash": config.get("config_hash")},
         tasks=[t["task_id"] for t in tasks],
         task_benchmarks={t["task_id"]: t["benchmark"] for t in tasks},
         **lists,
-    )
+    ))
