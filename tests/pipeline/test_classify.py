@@ -8,7 +8,7 @@ from tfr_helpers.pipeline.classify import case_of, cause_of, reliability_of
 from tfr_helpers.records import TestOutcome as Outcome
 
 
-def out(status: str = "failed", **kw: object) -> TestOutcome:
+def out(status: str = "failed", **kw: object) -> Outcome:
     return Outcome(name="test_x", status=status, **kw)  # type: ignore[arg-type]
 
 
@@ -18,8 +18,12 @@ RAISES = "import pytest\ndef test_x():\n    with pytest.raises(ValueError):\n   
 
 @pytest.mark.parametrize(
     ("gen", "ref", "case", "rel"),
-    [(True, True, "pass_pass", None), (True, False, "pass_fail", None),
-     (False, True, "fail_pass", "reliable"), (False, False, "fail_fail", "unreliable")],
+    [
+        (True, True, "pass_pass", None),
+        (True, False, "pass_fail", None),
+        (False, True, "fail_pass", "reliable"),
+        (False, False, "fail_fail", "unreliable"),
+    ],
 )
 def test_four_cases(gen: bool, ref: bool, case: str, rel: str | None) -> None:
     assert case_of(gen, ref) == case

@@ -10,8 +10,15 @@ SOURCE = "def test_add():\n    assert add(1, 2) == 3\n"
 
 def test_feedback_holds_source_expected_actual_and_trimmed_traceback() -> None:
     tb = "\n".join(f"line {i}" for i in range(40))
-    outcome = Outcome(name="test_add", status="failed", exc_type="AssertionError", message="assert 4 == 3",
-                          expected="3", actual="4", traceback=tb)
+    outcome = Outcome(
+        name="test_add",
+        status="failed",
+        exc_type="AssertionError",
+        message="assert 4 == 3",
+        expected="3",
+        actual="4",
+        traceback=tb,
+    )
     fb = build_feedback("m|HumanEval/0|ebt|0", SOURCE, outcome)
     assert fb.feedback_id == fb.test_id == "m|HumanEval/0|ebt|0"
     assert SOURCE.strip() in fb.text

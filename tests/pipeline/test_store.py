@@ -15,7 +15,10 @@ def test_append_then_read_back_once_per_key(tmp_path: Path) -> None:
     store.append("c", "a", [1])
     store.append("c", "a", [2])
     store.append("c", "b", [3])
-    assert [(e["key"], e["data"]) for e in RunStore(tmp_path).read_checkpoint("c")] == [("a", [1]), ("b", [3])]
+    assert [(e["key"], e["data"]) for e in RunStore(tmp_path).read_checkpoint("c")] == [
+        ("a", [1]),
+        ("b", [3]),
+    ]
 
 
 def test_torn_last_line_is_ignored_and_next_append_starts_a_new_line(tmp_path: Path) -> None:

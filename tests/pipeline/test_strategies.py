@@ -12,17 +12,41 @@ from tfr_helpers.pipeline.config import config_from_dict
 from tfr_helpers.records import Feedback, GeneratedTest, ModelCallRecord, Task
 from tfr_helpers.records import TestOutcome as Outcome
 
-TASK = Task(task_id="HumanEval/0", benchmark="humaneval", description="d", entry_point="f", signature="def f(x):",
-            reference="def f(x):\n    return x\n", tests="", test_format="check")
-CALL = ModelCallRecord(model="sim:default", role="tester", stage="generate_tests", template="ebt",
-                       template_version="1")
+TASK = Task(
+    task_id="HumanEval/0",
+    benchmark="humaneval",
+    description="d",
+    entry_point="f",
+    signature="def f(x):",
+    reference="def f(x):\n    return x\n",
+    tests="",
+    test_format="check",
+)
+CALL = ModelCallRecord(
+    model="sim:default", role="tester", stage="generate_tests", template="ebt", template_version="1"
+)
 
 
 def item(outcome: Outcome) -> ScreeningItem:
-    test = GeneratedTest(test_id="t", model="sim:default", task_id=TASK.task_id, kind="ebt", index=0,
-                         name="test_x", source="def test_x():\n    assert g(1) == 1\n", call=CALL)
-    return ScreeningItem(Feedback(feedback_id="t", test_id="t", text="..."), TASK, "sim:default", "sim:default",
-                         "def f(x):\n    return x\n", test, outcome)
+    test = GeneratedTest(
+        test_id="t",
+        model="sim:default",
+        task_id=TASK.task_id,
+        kind="ebt",
+        index=0,
+        name="test_x",
+        source="def test_x():\n    assert g(1) == 1\n",
+        call=CALL,
+    )
+    return ScreeningItem(
+        Feedback(feedback_id="t", test_id="t", text="..."),
+        TASK,
+        "sim:default",
+        "sim:default",
+        "def f(x):\n    return x\n",
+        test,
+        outcome,
+    )
 
 
 def test_reject_test_code_errors_rejects_only_errors_outside_the_code() -> None:
@@ -44,6 +68,9 @@ def test_a_registered_function_becomes_a_configurable_strategy() -> None:
         return [Verdict("reject") for _ in items]
 
     try:
-        assert config_from_dict({"screening": ["reject_everything"]}).screening == ["accept_all", "reject_everything"]
+        assert config_from_dict({"screening": ["reject_everything"]}).screening == [
+            "accept_all",
+            "reject_everything",
+        ]
     finally:
         STRATEGIES.pop("reject_everything")

@@ -25,6 +25,10 @@ Selection = Literal["all"] | int | list[str]
 """``all`` tasks, the first N tasks of each benchmark, or explicit task ids."""
 
 
+def _all_benchmarks() -> list[BenchmarkChoice]:
+    return ["humaneval", "mbpp", "bigcodebench"]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -76,47 +80,47 @@ class ModelRoles(_Strict):
 class SandboxSettings(_Strict):
     """Sandbox limits (see ``tfr_helpers.sandbox.Limits``)."""
 
-    timeout_s: float = Field(10.0, gt=0)
+    timeout_s: float = Field(default=10.0, gt=0)
     """Wall-clock budget of one benchmark test."""
-    generated_test_timeout_s: float = Field(5.0, gt=0)
+    generated_test_timeout_s: float = Field(default=5.0, gt=0)
     """Wall-clock budget of one generated test (lower: generated tests are small)."""
-    memory_mb: int = Field(2048, gt=0)
-    nproc: int = Field(64, gt=0)
-    fsize_mb: int = Field(16, gt=0)
-    nofile: int = Field(256, gt=0)
-    output_cap: int = Field(4096, gt=0)
-    hypothesis_max_examples: int = Field(50, gt=0)
+    memory_mb: int = Field(default=2048, gt=0)
+    nproc: int = Field(default=64, gt=0)
+    fsize_mb: int = Field(default=16, gt=0)
+    nofile: int = Field(default=256, gt=0)
+    output_cap: int = Field(default=4096, gt=0)
+    hypothesis_max_examples: int = Field(default=50, gt=0)
     hypothesis_derandomize: bool = True
 
 
 class Concurrency(_Strict):
     """Parallelism of the run."""
 
-    sandbox_workers: int | None = Field(None, gt=0)
+    sandbox_workers: int | None = Field(default=None, gt=0)
     """Sandbox worker processes (null: one per core)."""
-    model_calls: int = Field(8, gt=0)
+    model_calls: int = Field(default=8, gt=0)
     """Model calls handed to the model layer at once (its per-provider limits still apply)."""
-    checkpoint_every: int | None = Field(None, gt=0)
-    """Work items per checkpoint flush (null: 4 x model_calls for model stages, 8 x workers for sandbox ones)."""
+    checkpoint_every: int | None = Field(default=None, gt=0)
+    """Work items per checkpoint flush (null: 4 x model_calls, or 8 x workers for sandbox stages)."""
 
 
 class ExperimentConfig(_Strict):
     """One experiment: benchmarks and tasks, models and roles, sample counts, screening, limits, seed."""
 
-    run_name: str = Field("default", pattern=r"^[A-Za-z0-9_.-]+$")
+    run_name: str = Field(default="default", pattern=r"^[A-Za-z0-9_.-]+$")
     """Name of the run; the default run directory is ``runs/<run_name>``."""
-    benchmarks: list[BenchmarkChoice] = Field(default_factory=lambda: list(BENCHMARK_NAMES), min_length=1)
+    benchmarks: list[BenchmarkChoice] = Field(default_factory=lambda: _all_benchmarks(), min_length=1)
     tasks: Selection | dict[BenchmarkChoice, Selection] = "all"
     """``all``, first N per benchmark, explicit ids, or a mapping benchmark -> one of those."""
     models: ModelRoles = Field(default_factory=ModelRoles)
-    ebts_per_task: int = Field(3, ge=0)
-    pbts_per_task: int = Field(1, ge=0)
+    ebts_per_task: int = Field(default=3, ge=0)
+    pbts_per_task: int = Field(default=1, ge=0)
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
     """Sampling of every call (replaces ``model_settings.sampling``; ``seed`` defaults to ``seed``)."""
     screening: list[str] = Field(default_factory=lambda: ["llm_judge", "llm_judge_reasoning"])
     """Screening strategy names; ``accept_all`` is always added."""
-    concurrency: Concurrency = Field(default_factory=Concurrency)
-    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    concurrency: Concurrency = Concurrency()
+    sandbox: SandboxSettings = SandboxSettings()
     model_settings: ModelSettings = Field(default_factory=ModelSettings)
     """Model layer options: concurrency per provider, retries, cache, prices, base URLs, sim options."""
     seed: int = 0

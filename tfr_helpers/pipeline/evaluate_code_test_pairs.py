@@ -18,6 +18,7 @@ from tfr_helpers.records import (
     PairEvaluation,
     ProgramRun,
     Task,
+    TestOutcome,
 )
 
 
@@ -115,12 +116,12 @@ def _pair(
     gen_run: ProgramRun,
     ref_run: ProgramRun,
     j: int,
-    rerun: object,
+    rerun: TestOutcome | None,
 ) -> PairEvaluation:
     generated, reference = gen_run.outcomes[j], ref_run.outcomes[j]
     case = case_of(generated.status == "passed", reference.status == "passed")
     reliability = reliability_of(case)
-    cause = cause_of(test.kind, test.source, reference, rerun) if reliability == "unreliable" else None  # type: ignore[arg-type]
+    cause = cause_of(test.kind, test.source, reference, rerun) if reliability == "unreliable" else None
     feedback = None
     model, task_id = item.code.model, item.task.task_id
     if generated.status != "passed":
@@ -130,7 +131,7 @@ def _pair(
         "test_id": test.test_id,
         "generated": generated.model_dump(mode="json"),
         "reference": reference.model_dump(mode="json"),
-        "reference_rerun": rerun.model_dump(mode="json") if rerun else None,  # type: ignore[attr-defined]
+        "reference_rerun": rerun.model_dump(mode="json") if rerun else None,
         "case": case,
         "cause": cause,
     }
@@ -146,7 +147,7 @@ def _pair(
         generated=generated,
         reference=reference,
         reference_rerun=rerun,
-        case=case,  # type: ignore[arg-type]
+        case=case,
         reliability=reliability,
         cause=cause,
         feedback=feedback,

@@ -17,6 +17,7 @@ from tfr_helpers.records import (
     RefinedEvaluation,
     Refinement,
     Results,
+    Role,
     ScreeningDecision,
     TestGenerationFailure,
 )
@@ -51,7 +52,7 @@ def call_totals(records: RunRecords) -> list[CallTotals]:
             calls[f"screen|{dec.strategy}|{dec.feedback_id}"] = dec.call
     for ref in records.refinements:
         calls[f"refine|{ref.feedback_id}"] = ref.call
-    sums: dict[tuple[str, str, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
+    sums: dict[tuple[str, Role, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
     for call in calls.values():
         acc = sums[(call.model, call.role, call.stage)]
         acc[0] += 1

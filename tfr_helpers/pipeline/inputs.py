@@ -16,6 +16,7 @@ from tfr_helpers.pipeline.screen_feedback import ScreenJob
 from tfr_helpers.pipeline.strategies import ScreeningItem
 from tfr_helpers.records import (
     BenchmarkVerdict,
+    Feedback,
     GeneratedCode,
     GeneratedTest,
     PairEvaluation,
@@ -55,8 +56,8 @@ def pair_jobs(ctx: RunContext, codes: list[GeneratedCode], tests: list[Generated
     ]
 
 
-def _failed(pairs: list[PairEvaluation]) -> list[PairEvaluation]:
-    return [p for p in pairs if p.feedback is not None]
+def _failed(pairs: list[PairEvaluation]) -> list[tuple[PairEvaluation, Feedback]]:
+    return [(p, p.feedback) for p in pairs if p.feedback is not None]
 
 
 def screen_jobs(
@@ -67,7 +68,7 @@ def screen_jobs(
     test_of = {t.test_id: t for t in tests}
     items = [
         ScreeningItem(
-            feedback=p.feedback,
+            feedback=fb,
             task=ctx.tasks[p.task_id],
             coder=p.model,  # type: ignore[arg-type]
             judge=ctx.config.models.judge_for(p.model),
@@ -75,7 +76,7 @@ def screen_jobs(
             test=test_of[p.test_id],
             outcome=p.generated,
         )
-        for p in _failed(pairs)
+        for p, fb in _failed(pairs)
     ]
     return [ScreenJob(strategy, item) for item in items for strategy in ctx.config.screening]
 
@@ -93,9 +94,9 @@ def refine_jobs(
             ctx.tasks[p.task_id],
             code_of[(p.model, p.task_id)],
             test_of[p.test_id],
-            p.feedback,
-        )  # type: ignore[arg-type]
-        for p in _failed(pairs)
+            fb,
+        )
+        for p, fb in _failed(pairs)
     ]
 
 

@@ -1,0 +1,98 @@
+"""End to end with the simulated model: acceptance counts, resume without work, determinism, garbage model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tfr_helpers.errors import ConfigError, RunDirError
+from tfr_helpers.pipeline import load_config, load_results, run_stages
+
+from .conftest import results_json
+
+PARAMS = Path(__file__).resolve().parents[2] / "papermill_params"
+SMALL = {
+    "tasks": {
+        "humaneval": ["HumanEval/1", "HumanEval/7"],
+        "mbpp": ["MBPP/2"],
+        "bigcodebench": ["BigCodeBench/10"],
+    }
+}
+"""Four tasks whose simulated answers (sim:weak, seed 0) produce every case, transition and decision; the full
+smoke.yaml run produces them too, this keeps the test under a minute."""
+
+
+@pytest.mark.slow
+def test_smoke_run_has_every_outcome_and_a_rerun_does_no_work(pipeline_env: Path, tmp_path: Path) -> None:
+    config = load_config(PARAMS / "smoke.yaml", SMALL)
+    first = run_stages(config, tmp_path / "run", progress=False)
+    results = load_results(tmp_path / "run")
+    assert results.simulated
+    assert {p.case for p in results.pair_evaluations} == {"pass_pass", "pass_fail", "fail_pass", "fail_fail"}
+    assert len({p.cause for p in results.pair_evaluations if p.cause}) >= 2
+    assert {"pass->pass", "pass->fail", "fail->pass", "fail->fail"} <= {
+        r.transition for r in results.refined_evaluations
+    }
+    assert {d.decision for d in results.screening if d.strategy != "accept_all"} >= {"accept", "reject"}
+    # one refinement and one evaluation per feedback; every strategy decided every feedback
+    feedback = {p.feedback.feedback_id for p in results.pair_evaluations if p.feedback}
+    assert [r.feedback_id for r in results.refinements] == [
+        e.feedback_id for e in results.refined_evaluations
+    ]
+    assert set(r.feedback_id for r in results.refinements) == feedback and len(results.refinements) == len(
+        feedback
+    )
+    assert len(results.screening) == len(feedback) * len(config.screening)
+    # artifacts the records point to exist
+    for rel in [results.generated_codes[0].code_path, results.pair_evaluations[0].record_path]:
+        assert rel and (tmp_path / "run" / rel).is_file()
+    assert first.model_calls > 0 and first.sandbox_runs > 0
+
+    before = results_json(tmp_path / "run")
+    again = run_stages(config, tmp_path / "run", progress=False)
+    assert (again.model_calls, again.sandbox_runs) == (0, 0)
+    assert results_json(tmp_path / "run") == before
+
+
+@pytest.mark.slow
+def test_same_seed_twice_gives_equal_results(
+    pipeline_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(
+        PARAMS / "smoke.yaml",
+        {
+            "tasks": {"humaneval": 3, "mbpp": 3},
+            "benchmarks": ["humaneval", "mbpp"],
+            "screening": ["llm_judge"],
+        },
+    )
+    run_stages(config, tmp_path / "a", progress=False)
+    monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path / "other-cache"))  # no answers served from the first run
+    second = run_stages(config, tmp_path / "b", progress=False)
+    assert second.model_calls > 0
+    assert results_json(tmp_path / "a") == results_json(tmp_path / "b")
+
+
+def test_other_config_in_the_same_run_dir_is_refused(pipeline_env: Path, tmp_path: Path) -> None:
+    config = load_config(PARAMS / "smoke.yaml", {"tasks": 1, "benchmarks": ["humaneval"]})
+    run_stages(config, tmp_path / "run", stages="generate_codes", progress=False)
+    with pytest.raises(RunDirError, match="new --run-dir or change run_name"):
+        run_stages(
+            config.model_copy(update={"seed": 5}), tmp_path / "run", stages="generate_codes", progress=False
+        )
+
+
+def test_a_stage_whose_inputs_are_missing_says_what_to_run(pipeline_env: Path, tmp_path: Path) -> None:
+    config = load_config(PARAMS / "smoke.yaml", {"tasks": 1, "benchmarks": ["humaneval"]})
+    with pytest.raises(RunDirError, match="tfr stage generate_codes"):
+        run_stages(config, tmp_path / "run", stages="refine_codes", progress=False)
+
+
+def test_unknown_stage_and_unknown_task_id_are_config_errors(pipeline_env: Path, tmp_path: Path) -> None:
+    config = load_config(PARAMS / "smoke.yaml", {"tasks": 1, "benchmarks": ["humaneval"]})
+    with pytest.raises(ConfigError, match="unknown stage 'refine'"):
+        run_stages(config, tmp_path / "run", stages="refine", progress=False)
+    bad = load_config(PARAMS / "smoke.yaml", {"tasks": ["HumanEval/99999"], "benchmarks": ["humaneval"]})
+    with pytest.raises(ConfigError, match="unknown task id 'HumanEval/99999'"):
+        run_stages(bad, tmp_path / "run2", progress=False)
