@@ -20,7 +20,7 @@ from tfr_helpers.views.cases import Attempt
 ARTIFACT_CAP = 20_000
 """Characters of a prompt or raw response shown before truncation."""
 
-_FORMATTER = HtmlFormatter(noclasses=True, style="default", nobackground=False)
+_FORMATTER = HtmlFormatter(noclasses=True, style="default", prestyles="font-family:monospace;font-size:12px")
 _PRE = "white-space:pre-wrap;font-family:monospace;font-size:12px;background:#f6f8fa;padding:6px;margin:2px 0"
 
 
