@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -158,14 +161,15 @@ def run_notebooks(
         start = time.perf_counter()
         log.info("executing %s -> %s", name, out)
         try:
-            pm.execute_notebook(
-                str(notebooks_dir / name),
-                str(out),
-                parameters={"params_file": str(params), "run_dir": str(run_dir)},
-                kernel_name=kernel_name,
-                cwd=str(notebooks_dir),
-                progress_bar=False,
-            )
+            with _inline_figures():
+                pm.execute_notebook(
+                    str(notebooks_dir / name),
+                    str(out),
+                    parameters={"params_file": str(params), "run_dir": str(run_dir)},
+                    kernel_name=kernel_name,
+                    cwd=str(notebooks_dir),
+                    progress_bar=False,
+                )
         except PapermillExecutionError as exc:
             html = _try_export(out)
             first = (exc.source or "").strip().splitlines()[:1]
@@ -191,6 +195,19 @@ def run_notebooks(
             )
         )
     return NotebookRunSummary(run_dir=run_dir, params=params, notebooks=reports)
+
+
+@contextlib.contextmanager
+def _inline_figures() -> Iterator[None]:
+    """Hide ``MPLBACKEND`` from the kernel while it starts: with ``Agg`` no figure would be embedded."""
+    backend = os.environ.pop("MPLBACKEND", None)
+    if backend is not None:
+        log.info("MPLBACKEND=%s hidden from the notebook kernel so figures embed inline", backend)
+    try:
+        yield
+    finally:
+        if backend is not None:
+            os.environ["MPLBACKEND"] = backend
 
 
 def _try_export(notebook: Path) -> Path | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -32,13 +33,17 @@ def params(tmp_path: Path) -> Path:
     return path
 
 
-def test_series_runs_injects_exports_and_reads_headlines(tmp_path: Path, params: Path) -> None:
+def test_series_runs_injects_exports_and_reads_headlines(
+    tmp_path: Path, params: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # must not reach the kernel: figures would not embed
     nbs = tmp_path / "nbs"
     nbs.mkdir()
     _write(
         nbs / "a.ipynb",
         "import pathlib, sys\npathlib.Path(run_dir, 'seen.json').write_text("
         "__import__('json').dumps([params_file, sys.executable, str(pathlib.Path.cwd())]))",
+        "import matplotlib.pyplot as plt\nplt.plot([1, 2])",
         "from tfr_helpers.views.glue import record_headline\nrecord_headline({'answer': 42})",
     )
     run = tmp_path / "run"
@@ -51,6 +56,9 @@ def test_series_runs_injects_exports_and_reads_headlines(tmp_path: Path, params:
     assert report.notebook == run / "notebooks" / "a.ipynb" and report.html.is_file()
     assert "record_headline" in report.html.read_text()
     assert report.headline == {"answer": 42}
+    executed = nbformat.read(str(report.notebook), as_version=4)
+    assert any("image/png" in o.get("data", {}) for c in executed.cells for o in c.get("outputs", []))
+    assert os.environ["MPLBACKEND"] == "Agg"  # restored for the caller
     assert any("answer=42" in line for line in summary.lines())
 
 
