@@ -12,8 +12,14 @@ from tfr_helpers.records import Task
 
 os.environ.setdefault("TFR_BENCHMARK_DIR", "/work/shared/benchmarks")
 
-ROLES = {"codegen": "coder", "ebt": "tester", "pbt": "tester", "refine": "refiner", "judge": "judge",
-         "judge_reasoning": "judge"}
+ROLES = {
+    "codegen": "coder",
+    "ebt": "tester",
+    "pbt": "tester",
+    "refine": "refiner",
+    "judge": "judge",
+    "judge_reasoning": "judge",
+}
 
 
 @cache
@@ -24,12 +30,24 @@ def tasks(benchmark: str, n: int = 8) -> tuple[Task, ...]:
     return tuple(load_tasks(benchmark)[:n])
 
 
-def ask(provider: SimProvider, template: str, task: Task | None, model: str = "sim:default",
-        sample_index: int = 0, **variables: object) -> str:
+def ask(
+    provider: SimProvider,
+    template: str,
+    task: Task | None,
+    model: str = "sim:default",
+    sample_index: int = 0,
+    **variables: object,
+) -> str:
     """One simulated answer."""
-    request = ModelRequest(messages=(), role=ROLES.get(template, "coder"), template=template,  # type: ignore[arg-type]
-                           template_version="1", sample_index=sample_index,
-                           variables=tuple(sorted((k, str(v)) for k, v in variables.items())), task=task)
+    request = ModelRequest(
+        messages=(),
+        role=ROLES.get(template, "coder"),
+        template=template,  # type: ignore[arg-type]
+        template_version="1",
+        sample_index=sample_index,
+        variables=tuple(sorted((k, str(v)) for k, v in variables.items())),
+        task=task,
+    )
     reply = asyncio.run(provider.generate(ModelSpec.parse(model), request, SamplingParams()))
     return reply.text
 

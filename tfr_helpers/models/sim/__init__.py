@@ -12,16 +12,17 @@ Models (presets):
     ``sim:strong``: fewer bugs and corrupted tests, better judges.
 
 Behaviour per template:
-    ``codegen``: the reference, or an AST mutant of it (operator change, off-by-one, range bound, dropped
-        ``abs``, flipped comparison, swapped/dropped return...; ``coder_mutant``), or prose with no code
-        (``coder_no_code``).
+    ``codegen``: the reference, the shared misconception (below), or an AST mutant of the reference
+        (operator change, off-by-one, range bound, dropped ``abs``, flipped comparison, swapped/dropped
+        return...; ``coder_mutant``), or prose with no code (``coder_no_code``).
+    shared misconception: on a share of tasks (``misconception_tasks``) one mutant per (seed, task) is
+        believed by coder and tester alike, so a wrong test can pass wrong code (RQ1 pass/fail case).
     ``ebt``: ``assert f(args) == expected`` tests over the benchmark's own asserts (BigCodeBench: TestCases
         methods wrapped as functions), some corrupted: perturbed expected value, wrong-type argument, expected
         exception that is not raised, wrong function name / undefined helper / bad import, an enormous input
         (MemoryError under the sandbox's memory limit).
     ``pbt``: ``@given(st.sampled_from(example inputs))`` properties (determinism, agreement with
-        the examples),
-        some false of the reference (a wrong result type; ``pbt_falsified``).
+        the examples), some false of the reference (a wrong result type; ``pbt_falsified``).
     ``refine``: repair (the reference, reformatted), overfit (special-case the failing input to return
         what the test demanded, or raise what it expected), another mutant, or no code.
     ``judge`` / ``judge_reasoning``: measures the truth by running the feedback's test against the reference
@@ -36,6 +37,10 @@ Usage:
     >>> reply = asyncio.run(provider.generate(ModelSpec.parse("sim:default"), request, SamplingParams()))
     >>> "simulated model sim:default" in reply.text
     True
+
+Options (all ``SimRates`` fields) are rates in [0, 1] plus ``seed`` and ``n_tests``; a sampling seed from
+the configuration is mixed into the seed. The judge's verdict depends on executing the test, so it repeats
+as long as the test's outcome does (a timeout under heavy load can change it).
 
 In an experiment, name ``sim:default`` (or a preset) as any role's model; options come from the model
 settings' ``provider_options["sim"]``. Unknown options or presets raise ``ConfigError``.
