@@ -18,7 +18,7 @@ PARAMS = {
     "run_name": "resume",
     "seed": 3,
     "benchmarks": ["humaneval", "mbpp"],
-    "tasks": {"humaneval": 4, "mbpp": 4},
+    "tasks": {"humaneval": 3, "mbpp": 3},
     "models": {"coders": ["sim:weak"]},
     "ebts_per_task": 3,
     "pbts_per_task": 1,
