@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import queue
+import re
 import select
 import shutil
 import subprocess
@@ -100,13 +101,58 @@ def _worker_env() -> dict[str, str]:
     return env
 
 
+HEAVY = re.compile(r"^\s*(?:import|from)\s+(?:numpy|pandas|matplotlib|scipy|sklearn|seaborn)\b", re.M)
+"""Programs or tests importing these go to the heavy workers (which preload them); others to light ones."""
+LIGHT_PRELOAD = ("hypothesis", "unittest", "unittest.mock", "collections", "itertools", "functools", "math", "re",
+                 "json", "random", "datetime", "typing", "string", "heapq", "bisect", "statistics", "fractions",
+                 "decimal", "copy", "operator", "hashlib")
+
+
+class _Pool:
+    """Workers started with one command; started lazily on first use."""
+
+    def __init__(self, cmd: list[str], size: int) -> None:
+        self.cmd, self.size = cmd, size
+        self.idle: queue.Queue[_WorkerHandle] = queue.Queue()
+        self.all: list[_WorkerHandle] = []
+        self.lock = threading.Lock()
+
+    def get(self) -> _WorkerHandle:
+        with self.lock:
+            if not self.all:
+                self.all = [_WorkerHandle(self.cmd) for _ in range(self.size)]
+                for handle in self.all:
+                    self.idle.put(handle)
+        return self.idle.get()
+
+    def replace(self, handle: _WorkerHandle) -> _WorkerHandle:
+        log.warning("sandbox: restarting a worker that died or hung")
+        handle.proc.kill()
+        handle.close()
+        new = _WorkerHandle(self.cmd)
+        with self.lock:
+            self.all = [new if h is handle else h for h in self.all]
+        return new
+
+    def close(self) -> None:
+        with self.lock:
+            for handle in self.all:
+                handle.close()
+            self.all = []
+            self.idle = queue.Queue()
+
+
 class Sandbox:
     """A pool of sandbox workers (context manager). See ``docs/architecture.md``.
 
+    Two kinds of workers are started lazily: *light* ones (stdlib + hypothesis preloaded; forking them is
+    cheap) and *heavy* ones that also preload numpy/pandas/matplotlib/scipy/sklearn/seaborn; a program
+    goes to a heavy worker when it or its tests import one of those (:data:`HEAVY`).
+
     Args:
         limits: Default limits for every program.
-        workers: Number of worker processes (default: number of CPUs).
-        preload: Modules each worker imports once (default: numpy, pandas, matplotlib, hypothesis, stdlib).
+        workers: Workers per kind (default: number of CPUs).
+        preload: Use one kind of worker preloading exactly these modules (disables the light/heavy routing).
         drop_uid: Run programs as an unprivileged uid when root (disable only for debugging).
     """
 
@@ -114,44 +160,51 @@ class Sandbox:
                  preload: Sequence[str] | None = None, drop_uid: bool = True) -> None:
         self.limits = limits or Limits()
         self.n_workers = max(1, workers or os.cpu_count() or 1)
-        prefix, warnings = _network_prefix()
-        self._cmd = [*prefix, sys.executable, "-I", "-m", "tfr_helpers.sandbox.worker"]
-        if preload is not None:
-            self._cmd.append("--preload=" + ",".join(preload))
+        self._preload = preload
+        self._prefix, warnings = _network_prefix()
         uid_drop = drop_uid and os.geteuid() == 0
         if not uid_drop:
-            self._cmd.append("--no-uid")
             warnings.append("programs run as the calling user: fork bombs and setsid escapes are not contained"
                             + (" (not root)" if os.geteuid() != 0 else " (drop_uid=False)"))
-        self._idle: queue.Queue[_WorkerHandle] = queue.Queue()
-        self._all: list[_WorkerHandle] = []
-        self._lock = threading.Lock()
-        self._start_all()
+        self._make_pools(uid_drop)
         if uid_drop and not self._self_test():
             warnings.append("dropping to an unprivileged uid broke imports; programs run as root")
             self.close()
-            self._cmd.append("--no-uid")
             uid_drop = False
-            self._start_all()
-        self.isolation = Isolation(network="netns" if prefix else "none", uid_drop=uid_drop,
+            self._make_pools(uid_drop)
+        self.isolation = Isolation(network="netns" if self._prefix else "none", uid_drop=uid_drop,
                                    rlimits=list(RLIMIT_NAMES), warnings=warnings)
         for warning in warnings:
             log.warning("sandbox: %s", warning)
 
-    def _start_all(self) -> None:
-        self._all = [self._spawn() for _ in range(self.n_workers)]
-        for handle in self._all:
-            self._idle.put(handle)
+    def _make_pools(self, uid_drop: bool) -> None:
+        base = [*self._prefix, sys.executable, "-I", "-m", "tfr_helpers.sandbox.worker"]
+        if not uid_drop:
+            base.append("--no-uid")
+        if self._preload is not None:
+            self._pools = {"one": _Pool([*base, "--preload=" + ",".join(self._preload)], self.n_workers)}
+        else:
+            self._pools = {"light": _Pool([*base, "--preload=" + ",".join(LIGHT_PRELOAD)], self.n_workers),
+                           "heavy": _Pool(base, self.n_workers)}
 
-    def _spawn(self) -> _WorkerHandle:
-        return _WorkerHandle(self._cmd)
+    @property
+    def _all(self) -> list[_WorkerHandle]:
+        """Every started worker (all kinds)."""
+        return [h for pool in self._pools.values() for h in pool.all]
+
+    def _pool_for(self, program: str, tests: Sequence[TestSpec]) -> _Pool:
+        if "one" in self._pools:
+            return self._pools["one"]
+        heavy = HEAVY.search(program) or any(HEAVY.search(t.source) or HEAVY.search(t.setup) for t in tests)
+        return self._pools["heavy" if heavy else "light"]
 
     def _self_test(self) -> bool:
-        handle = self._idle.get()
+        pool = self._pool_for(*_SELF_TEST)
+        handle = pool.get()
         try:
             reply = handle.request(self._job(*_SELF_TEST, self.limits), 60.0)
         finally:
-            self._idle.put(handle)
+            pool.idle.put(handle)
         return bool(reply and not reply.get("load_error") and reply["outcomes"][0]["status"] == "passed")
 
     @staticmethod
@@ -167,27 +220,19 @@ class Sandbox:
                 raise SandboxError(f"bad test spec {t!r}: build tests with TestSpec(name, source, kind)")
         job = self._job(program, tests, limits)
         budget = limits.timeout_s * (len(tests) + 2) * 20 + 120
-        handle = self._idle.get()
+        pool = self._pool_for(program, tests)
+        handle = pool.get()
         try:
             reply = handle.request(job, budget)
             if reply is None or "worker_error" in reply:
-                handle = self._replace(handle)
+                handle = pool.replace(handle)
                 reason = (reply or {}).get("worker_error", "the sandbox worker died or hung (killed by the program?)")
                 return self._failed_run(tests, reason)
         finally:
-            self._idle.put(handle)
+            pool.idle.put(handle)
         return ProgramRun(outcomes=[TestOutcome(**o) for o in reply["outcomes"]],
                           load_error=TestOutcome(**reply["load_error"]) if reply["load_error"] else None,
                           isolation=self.isolation, duration_s=reply["duration_s"])
-
-    def _replace(self, handle: _WorkerHandle) -> _WorkerHandle:
-        log.warning("sandbox: restarting a worker that died or hung")
-        handle.proc.kill()
-        handle.close()
-        new = self._spawn()
-        with self._lock:
-            self._all = [new if h is handle else h for h in self._all]
-        return new
 
     def _failed_run(self, tests: Sequence[TestSpec], reason: str) -> ProgramRun:
         crash = TestOutcome(name="<program>", status="crashed", message=reason)
@@ -229,10 +274,8 @@ class Sandbox:
 
     def close(self) -> None:
         """Stop all workers."""
-        for handle in self._all:
-            handle.close()
-        self._all = []
-        self._idle = queue.Queue()
+        for pool in self._pools.values():
+            pool.close()
 
     def __enter__(self) -> Sandbox:
         return self
@@ -243,5 +286,5 @@ class Sandbox:
 
 def run_program(program: str, tests: Sequence[TestSpec], limits: Limits | None = None) -> ProgramRun:
     """One-shot convenience: start a one-worker sandbox, run, stop it."""
-    with Sandbox(limits or Limits(), workers=1, preload=()) as sandbox:
+    with Sandbox(limits or Limits(), workers=1) as sandbox:
         return sandbox.run(program, tests)

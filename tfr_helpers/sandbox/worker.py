@@ -25,7 +25,7 @@ import tempfile
 import time
 from typing import Any
 
-from tfr_helpers.sandbox import privileges
+from tfr_helpers.sandbox import privileges, runner  # runner: imported once here, not per child
 from tfr_helpers.sandbox.spec import Limits
 
 PRELOAD = ("numpy", "pandas", "matplotlib", "matplotlib.pyplot", "scipy", "scipy.stats", "sklearn", "seaborn",
@@ -90,9 +90,7 @@ class Worker:
         os.environ.clear()
         os.environ.update(self.env, HOME=workdir, TMPDIR=workdir, MPLCONFIGDIR=workdir)
         tempfile.tempdir = None
-        from tfr_helpers.sandbox.runner import Channel, ProgramRunner
-
-        ProgramRunner(job, workdir, Channel(wfd, nonce)).run(*pos)
+        runner.ProgramRunner(job, workdir, runner.Channel(wfd, nonce)).run(*pos)
 
     # worker side ------------------------------------------------------------------------------------------
     def _cleanup(self, pid: int) -> None:
@@ -262,6 +260,10 @@ def main() -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - optional preloads
             pass
+    import gc
+
+    gc.collect()
+    gc.freeze()  # keep preloaded objects out of the children's garbage collections (fewer copy-on-write faults)
     uid, _lock = (None, None) if args.no_uid or os.geteuid() != 0 else acquire_uid()
     privileges.set_subreaper()
     worker = Worker(uid)
