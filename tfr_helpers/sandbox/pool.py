@@ -40,7 +40,9 @@ def _network_prefix() -> tuple[list[str], list[str]]:
     unshare = shutil.which("unshare")
     if unshare is None:
         return [], ["no network isolation: `unshare` (util-linux) not found"]
-    for prefix in ([unshare, "-n"], [unshare, "-r", "-n"]) if os.geteuid() == 0 else ([unshare, "-r", "-n"],):
+    # as root also a private mount namespace, where each worker mounts a size-capped tmpfs for its workdirs
+    candidates = ([unshare, "-n", "-m"], [unshare, "-n"]) if os.geteuid() == 0 else ([unshare, "-r", "-n"],)
+    for prefix in candidates:
         if subprocess.run([*prefix, "true"], capture_output=True).returncode == 0:
             return prefix, []
     return [], ["no network isolation: `unshare -n` is not permitted here (no user namespaces?)"]

@@ -90,3 +90,21 @@ def kill_uid(uid: int) -> None:
         pass
     finally:
         os.setresuid(0, 0, 0)
+
+
+def _in_private_mount_ns() -> bool:
+    try:
+        return os.readlink("/proc/self/ns/mnt") != os.readlink(f"/proc/{os.getppid()}/ns/mnt")
+    except OSError:
+        return False
+
+
+def mount_tmpfs(path: str, size_mb: int) -> bool:
+    """Mount a tmpfs of ``size_mb`` on ``path`` if this process has its own mount namespace (else no-op).
+
+    Working directories on tmpfs make the per-program mkdir/write/rmtree ~50x cheaper than on ext4 here.
+    """
+    if not _in_private_mount_ns():
+        return False
+    opts = f"size={size_mb}m,mode=0711".encode()
+    return _libc.mount(b"tmpfs", path.encode(), b"tmpfs", ctypes.c_ulong(0), opts) == 0

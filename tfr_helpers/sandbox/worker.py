@@ -35,6 +35,7 @@ PRELOAD = ("numpy", "pandas", "matplotlib", "matplotlib.pyplot", "scipy", "scipy
 UID_RANGE = range(61000, 61256)
 LOCK_DIR = "/tmp/tfr-sandbox-locks"
 LINE_CAP = 1 << 20
+TMPFS_MB = 1024
 _CHILD_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TZ")
 
 
@@ -61,6 +62,7 @@ class Worker:
             self.root = f"/tmp/tfr-sandbox/{uid}"
             shutil.rmtree(self.root, ignore_errors=True)  # sweep what a killed predecessor left
             os.makedirs(self.root, mode=0o711)
+            self.tmpfs = privileges.mount_tmpfs(self.root, TMPFS_MB)  # only inside a private mount namespace
             privileges.kill_uid(uid)
         else:
             self.root = tempfile.mkdtemp(prefix="tfr-sandbox-")
