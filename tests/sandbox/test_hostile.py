@@ -33,16 +33,27 @@ HOSTILE = {
     "infinite_loop": ("", "while True:\n    pass"),
     "fork_bomb": ("import os", "while True:\n    try:\n        os.fork()\n    except OSError:\n        pass"),
     "alloc_10gb": ("", "x = bytearray(10 * 1024 ** 3)\nassert len(x) > 0"),
-    "write_2gb": ("", "with open('big', 'wb') as f:\n    for _ in range(2048):\n        f.write(b'x' * 2 ** 20)"),
+    "write_2gb": (
+        "",
+        "with open('big', 'wb') as f:\n    for _ in range(2048):\n        f.write(b'x' * 2 ** 20)",
+    ),
     "sys_exit_in_test": ("import sys", "sys.exit(0)"),
     "output_100mb": ("", "for _ in range(100):\n    print('x' * 2 ** 20)\nassert False"),
     "deep_recursion": ("def f(n):\n    return f(n + 1)", "f(0)"),
-    "sigalrm_ignored": ("import signal", "signal.signal(signal.SIGALRM, signal.SIG_IGN)\nsignal.alarm(1)\nwhile True:\n    pass"),
-    "patched_builtins": ("import builtins\nbuiltins.AssertionError = type('Fake', (Exception,), {})\n"
-                         "builtins.isinstance = lambda *a: True\nbuiltins.print = lambda *a, **k: None",
-                         "import builtins\nbuiltins.AssertionError = Exception\nassert 1 == 2"),
+    "sigalrm_ignored": (
+        "import signal",
+        "signal.signal(signal.SIGALRM, signal.SIG_IGN)\nsignal.alarm(1)\nwhile True:\n    pass",
+    ),
+    "patched_builtins": (
+        "import builtins\nbuiltins.AssertionError = type('Fake', (Exception,), {})\n"
+        "builtins.isinstance = lambda *a: True\nbuiltins.print = lambda *a, **k: None",
+        "import builtins\nbuiltins.AssertionError = Exception\nassert 1 == 2",
+    ),
     "kill_worker": ("import os", "os.kill(os.getppid(), 9)\nassert False"),
-    "setsid_escape": ("import os, time", "if os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\nassert False"),
+    "setsid_escape": (
+        "import os, time",
+        "if os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\nassert False",
+    ),
 }
 
 
@@ -53,7 +64,7 @@ def test_hostile_batch_contained(sandbox: Sandbox, canary: Path) -> None:
     jobs.append((f"import posix\nposix.unlink({str(canary)!r})", [OK]))
     jobs.append(("import os\nos._exit(0)", [TestSpec("never", "assert True"), OK]))
     runs = sandbox.run_many(jobs, limits=FAST)
-    for (name, _), run in zip(HOSTILE.items(), runs):
+    for (name, _), run in zip(HOSTILE.items(), runs[: len(HOSTILE)], strict=True):
         first = run.outcomes[0]
         assert first.name == name and first.status != "passed", (name, first)
         assert run.outcomes[1].status == "passed", (name, run.outcomes[1])  # the batch continues
@@ -69,11 +80,19 @@ def test_hostile_batch_contained(sandbox: Sandbox, canary: Path) -> None:
 
 
 def test_expected_statuses(sandbox: Sandbox) -> None:
-    cases = {"alloc_10gb": "MemoryError", "write_2gb": "OSError", "sys_exit_in_test": "SystemExit",
-             "deep_recursion": "RecursionError", "output_100mb": "OSError"}
+    cases = {
+        "alloc_10gb": "MemoryError",
+        "write_2gb": "OSError",
+        "sys_exit_in_test": "SystemExit",
+        "deep_recursion": "RecursionError",
+        "output_100mb": "OSError",
+    }
     runs = sandbox.run_many([(HOSTILE[n][0], [TestSpec(n, HOSTILE[n][1])]) for n in cases], limits=FAST)
-    for (name, exc_type), run in zip(cases.items(), runs):
-        assert run.outcomes[0].status == "error" and run.outcomes[0].exc_type == exc_type, (name, run.outcomes[0])
+    for (name, exc_type), run in zip(cases.items(), runs, strict=True):
+        assert run.outcomes[0].status == "error" and run.outcomes[0].exc_type == exc_type, (
+            name,
+            run.outcomes[0],
+        )
 
 
 def test_patched_assertion_error_is_a_failure(sandbox: Sandbox) -> None:
@@ -91,10 +110,15 @@ def test_no_network(sandbox: Sandbox) -> None:
     thread = threading.Thread(target=lambda: accepted.append(_accept(server)))
     thread.start()
     port = server.getsockname()[1]
-    run = sandbox.run("import socket", [TestSpec("t", f"socket.create_connection(('127.0.0.1', {port}), 1)")], FAST)
+    run = sandbox.run(
+        "import socket", [TestSpec("t", f"socket.create_connection(('127.0.0.1', {port}), 1)")], FAST
+    )
     thread.join()
     server.close()
-    assert run.outcomes[0].status == "error" and run.outcomes[0].exc_type in {"OSError", "ConnectionRefusedError"}
+    assert run.outcomes[0].status == "error" and run.outcomes[0].exc_type in {
+        "OSError",
+        "ConnectionRefusedError",
+    }
     assert accepted == [None]
     assert run.isolation.network == ("netns" if sandbox.isolation.network == "netns" else "none")
 
@@ -107,9 +131,11 @@ def _accept(server: socket.socket) -> object:
 
 
 def test_environment_scrubbed_and_workdir_fresh(sandbox: Sandbox) -> None:
-    src = ("assert not [k for k in os.environ if 'KEY' in k or 'TOKEN' in k]\n"
-           "assert os.environ['HOME'] == os.getcwd()\n"
-           "assert sorted(os.listdir()) == ['.tfr_stderr', '.tfr_stdout', 'solution.py', 'test_0.py']")
+    src = (
+        "assert not [k for k in os.environ if 'KEY' in k or 'TOKEN' in k]\n"
+        "assert os.environ['HOME'] == os.getcwd()\n"
+        "assert sorted(os.listdir()) == ['.tfr_stderr', '.tfr_stdout', 'solution.py', 'test_0.py']"
+    )
     run = sandbox.run("import os", [TestSpec("t", src)], FAST)
     assert run.passed, run.outcomes[0]
 

@@ -9,7 +9,10 @@ from tfr_helpers.sandbox import Limits, Sandbox, TestSpec, run_program
 
 
 def test_run_many_preserves_order(sandbox: Sandbox) -> None:
-    jobs = [(f"def f():\n    return {i}", [TestSpec("t", f"assert f() == {i if i % 3 else -1}")]) for i in range(12)]
+    jobs = [
+        (f"def f():\n    return {i}", [TestSpec("t", f"assert f() == {i if i % 3 else -1}")])
+        for i in range(12)
+    ]
     runs = sandbox.run_many(jobs, progress=False)
     assert [r.passed for r in runs] == [bool(i % 3) for i in range(12)]
 

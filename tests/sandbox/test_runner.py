@@ -8,14 +8,23 @@ PROG = "def add(a, b):\n    return a + b\n"
 
 
 def test_snippet_fields(sandbox: Sandbox) -> None:
-    run = sandbox.run(PROG, [TestSpec("ok", "assert add(1, 2) == 3"), TestSpec("bad", "assert add(1, 2) == 4"),
-                             TestSpec("inv", "add(None, 1)"), TestSpec("test_err", "1 / 0"),
-                             TestSpec("out", "import sys\nprint('hi')\nprint('x' * 10000, file=sys.stderr)")])
+    run = sandbox.run(
+        PROG,
+        [
+            TestSpec("ok", "assert add(1, 2) == 3"),
+            TestSpec("bad", "assert add(1, 2) == 4"),
+            TestSpec("inv", "add(None, 1)"),
+            TestSpec("test_err", "1 / 0"),
+            TestSpec("out", "import sys\nprint('hi')\nprint('x' * 10000, file=sys.stderr)"),
+        ],
+    )
     ok, bad, inv, terr, out = run.outcomes
     assert ok.status == "passed" and ok.exc_type is None
     assert (bad.status, bad.expected, bad.actual, bad.in_code_under_test) == ("failed", "4", "3", False)
     assert inv.status == "error" and inv.exc_type == "TypeError" and inv.in_code_under_test
-    assert "solution.py" in inv.traceback and "test_2.py" in inv.traceback and "runner.py" not in inv.traceback
+    assert (
+        "solution.py" in inv.traceback and "test_2.py" in inv.traceback and "runner.py" not in inv.traceback
+    )
     assert terr.exc_type == "ZeroDivisionError" and not terr.in_code_under_test
     assert out.stdout == "hi\n" and len(out.stderr) == sandbox.limits.output_cap
     assert not run.passed and run.isolation == sandbox.isolation
@@ -23,9 +32,17 @@ def test_snippet_fields(sandbox: Sandbox) -> None:
 
 def test_humaneval_check_and_solution_import(sandbox: Sandbox) -> None:
     check = "def check(candidate):\n    assert candidate(2, 2) == 4\n    assert candidate(0, 1) == 2\n"
-    run = sandbox.run(PROG, [TestSpec("check", check + "check(add)"),
-                             TestSpec("imp", "from solution import add as g\nassert g(1, 1) == 2")])
-    assert run.outcomes[0].status == "failed" and (run.outcomes[0].actual, run.outcomes[0].expected) == ("1", "2")
+    run = sandbox.run(
+        PROG,
+        [
+            TestSpec("check", check + "check(add)"),
+            TestSpec("imp", "from solution import add as g\nassert g(1, 1) == 2"),
+        ],
+    )
+    assert run.outcomes[0].status == "failed" and (run.outcomes[0].actual, run.outcomes[0].expected) == (
+        "1",
+        "2",
+    )
     assert run.outcomes[1].status == "passed"
 
 
@@ -36,10 +53,12 @@ def test_mbpp_setup_visible_to_program(sandbox: Sandbox) -> None:
 
 
 def test_function_and_hypothesis_tests(sandbox: Sandbox) -> None:
-    src = ("from hypothesis import given, strategies as st\n"
-           "def test_plain():\n    assert add(1, 1) == 2\n"
-           "@given(st.integers(), st.integers())\ndef test_commutes(a, b):\n    assert add(a, b) == add(b, a)\n"
-           "@given(st.integers())\ndef test_wrong(a):\n    assert add(a, 1) == a\n")
+    src = (
+        "from hypothesis import given, strategies as st\n"
+        "def test_plain():\n    assert add(1, 1) == 2\n"
+        "@given(st.integers(), st.integers())\ndef test_commutes(a, b):\n    assert add(a, b) == add(b, a)\n"
+        "@given(st.integers())\ndef test_wrong(a):\n    assert add(a, 1) == a\n"
+    )
     run = sandbox.run(PROG, [TestSpec("props", src, kind="function")])
     names = [o.name for o in run.outcomes]
     assert names == ["test_plain", "test_commutes", "test_wrong"]
@@ -48,30 +67,41 @@ def test_function_and_hypothesis_tests(sandbox: Sandbox) -> None:
 
 
 def test_unittest_one_outcome_per_method(sandbox: Sandbox) -> None:
-    src = ("import unittest\nclass TestCases(unittest.TestCase):\n"
-           "    def setUp(self):\n        self.x = 2\n"
-           "    def test_a(self):\n        self.assertEqual(add(self.x, 1), 4)\n"
-           "    def test_b(self):\n        self.assertTrue(add(1, 1) == 2)\n"
-           "    def test_c(self):\n        add([], 1)\n"
-           "    @unittest.skip('no')\n    def test_d(self):\n        pass\n")
+    src = (
+        "import unittest\nclass TestCases(unittest.TestCase):\n"
+        "    def setUp(self):\n        self.x = 2\n"
+        "    def test_a(self):\n        self.assertEqual(add(self.x, 1), 4)\n"
+        "    def test_b(self):\n        self.assertTrue(add(1, 1) == 2)\n"
+        "    def test_c(self):\n        add([], 1)\n"
+        "    @unittest.skip('no')\n    def test_d(self):\n        pass\n"
+    )
     run = sandbox.run(PROG, [TestSpec("bcb", src, kind="unittest")])
     got = {o.name: o for o in run.outcomes}
     assert list(got) == ["TestCases.test_a", "TestCases.test_b", "TestCases.test_c", "TestCases.test_d"]
-    assert (got["TestCases.test_a"].status, got["TestCases.test_a"].actual, got["TestCases.test_a"].expected) == (
-        "failed", "3", "4")
+    assert (
+        got["TestCases.test_a"].status,
+        got["TestCases.test_a"].actual,
+        got["TestCases.test_a"].expected,
+    ) == ("failed", "3", "4")
     assert got["TestCases.test_b"].status == "passed"
     assert got["TestCases.test_c"].status == "error" and got["TestCases.test_c"].in_code_under_test
     assert got["TestCases.test_d"].status == "passed"
 
 
 def test_timeout_and_crash_keep_other_outcomes(sandbox: Sandbox) -> None:
-    src = ("import unittest, os\nclass T(unittest.TestCase):\n"
-           "    def test_1(self):\n        pass\n    def test_2(self):\n        os._exit(3)\n"
-           "    def test_3(self):\n        while True: pass\n    def test_4(self):\n        pass\n")
+    src = (
+        "import unittest, os\nclass T(unittest.TestCase):\n"
+        "    def test_1(self):\n        pass\n    def test_2(self):\n        os._exit(3)\n"
+        "    def test_3(self):\n        while True: pass\n    def test_4(self):\n        pass\n"
+    )
     run = sandbox.run(PROG, [TestSpec("u", src, kind="unittest"), TestSpec("after", "assert add(1, 1) == 2")])
     assert [(o.name, o.status) for o in run.outcomes] == [
-        ("T.test_1", "passed"), ("T.test_2", "crashed"), ("T.test_3", "timeout"), ("T.test_4", "passed"),
-        ("after", "passed")]
+        ("T.test_1", "passed"),
+        ("T.test_2", "crashed"),
+        ("T.test_3", "timeout"),
+        ("T.test_4", "passed"),
+        ("after", "passed"),
+    ]
     assert "code 3" in run.outcomes[1].message
 
 
@@ -87,11 +117,16 @@ def test_no_tests_found_is_an_error(sandbox: Sandbox) -> None:
 
 
 def test_tests_share_the_program_namespace_and_class_asserts(sandbox: Sandbox) -> None:
-    # BigCodeBench-style: the reference uses `np` that only the test module imports; asserts inside a class body
+    # BigCodeBench-style: the reference uses `np` that only the test module imports;
+    # asserts inside a class body
     prog = "def f():\n    return np.zeros(2).sum()\n"
-    src = ("import unittest\nimport math as np\nnp.zeros = lambda n: [0.0] * n\n"
-           "class TestCases(unittest.TestCase):\n    def test_x(self):\n        assert f() == 1\n")
-    run = sandbox.run(prog.replace(".sum()", "").replace("np.zeros(2)", "sum(np.zeros(2))"),
-                      [TestSpec("u", src, kind="unittest")])
+    src = (
+        "import unittest\nimport math as np\nnp.zeros = lambda n: [0.0] * n\n"
+        "class TestCases(unittest.TestCase):\n    def test_x(self):\n        assert f() == 1\n"
+    )
+    run = sandbox.run(
+        prog.replace(".sum()", "").replace("np.zeros(2)", "sum(np.zeros(2))"),
+        [TestSpec("u", src, kind="unittest")],
+    )
     o = run.outcomes[0]
     assert (o.name, o.status, o.actual, o.expected) == ("TestCases.test_x", "failed", "0.0", "1"), o

@@ -27,8 +27,12 @@ def _read(path: Path, what: str) -> str:
 
 @app.command("exec")
 def exec_cmd(
-    program: Annotated[Path, typer.Option(help="Python file with the code under test (importable as `solution`).")],
-    tests: Annotated[Path, typer.Option(help="Test file: asserts, test_* functions, Hypothesis or TestCase classes.")],
+    program: Annotated[
+        Path, typer.Option(help="Python file with the code under test (importable as `solution`).")
+    ],
+    tests: Annotated[
+        Path, typer.Option(help="Test file: asserts, test_* functions, Hypothesis or TestCase classes.")
+    ],
     timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = 10.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the ProgramRun record as JSON.")] = False,
 ) -> None:
@@ -48,19 +52,28 @@ def exec_cmd(
             if outcome.status != "passed" and outcome.traceback:
                 typer.echo("    " + outcome.traceback.replace("\n", "\n    "))
         iso = run.isolation
-        typer.echo(f"isolation: network={iso.network} uid_drop={iso.uid_drop} rlimits={','.join(iso.rlimits)}")
+        typer.echo(
+            f"isolation: network={iso.network} uid_drop={iso.uid_drop} rlimits={','.join(iso.rlimits)}"
+        )
     raise typer.Exit(0 if run.passed else 1)
 
 
 @benchmarks_app.command("verify")
 def verify_cmd(
-    benchmark: Annotated[list[str] | None, typer.Option(help="Benchmark(s) to verify (default: all).")] = None,
+    benchmark: Annotated[
+        list[str] | None, typer.Option(help="Benchmark(s) to verify (default: all).")
+    ] = None,
     runs: Annotated[int, typer.Option(help="Runs per reference; a reference must pass every run.")] = 1,
     timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = 20.0,
     workers: Annotated[int | None, typer.Option(help="Sandbox workers (default: CPU count).")] = None,
-    update_selection: Annotated[bool, typer.Option(
-        help="Re-run BigCodeBench stage 2 (reference passes --runs/--runs) on all stage-1 tasks and rewrite "
-             "benchmarks/bigcodebench_selection.json.")] = False,
+    update_selection: Annotated[
+        bool,
+        typer.Option(
+            help="Re-run BigCodeBench stage 2 (reference passes --runs/--runs) on all stage-1 tasks "
+            "and rewrite "
+            "benchmarks/bigcodebench_selection.json."
+        ),
+    ] = False,
 ) -> None:
     """Run every reference solution against its benchmark tests (BigCodeBench: the selection)."""
     from tfr_helpers.benchmarks import BENCHMARKS, benchmark_tests, load_tasks
@@ -90,7 +103,7 @@ def verify_cmd(
             failures: dict[str, str] = {}
             for r in range(runs):
                 results = sandbox.run_many(jobs, progress=True, desc=f"{name} run {r + 1}/{runs}")
-                for task, run in zip(tasks, results):
+                for task, run in zip(tasks, results, strict=True):
                     problem = first_problem(run)
                     if problem is not None and task.task_id not in failures:
                         failures[task.task_id] = f"run {r + 1}: {describe(problem)}"
@@ -104,7 +117,9 @@ def verify_cmd(
 @app.command("evaluate")
 def evaluate_cmd(
     benchmark: Annotated[str, typer.Option(help="humaneval, mbpp or bigcodebench.")],
-    samples: Annotated[Path, typer.Option(help="JSONL with task_id and completion (appended to the prompt) or solution.")],
+    samples: Annotated[
+        Path, typer.Option(help="JSONL with task_id and completion (appended to the prompt) or solution.")
+    ],
     timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = 10.0,
     workers: Annotated[int | None, typer.Option(help="Sandbox workers (default: CPU count).")] = None,
 ) -> None:
@@ -127,12 +142,20 @@ def evaluate_cmd(
     out = samples.with_name(samples.name.removesuffix(".jsonl") + "_results.jsonl")
     per_task: dict[str, list[bool]] = defaultdict(list)
     with out.open("w", encoding="utf-8") as fh:
-        for row, run in zip(rows, results):
+        for row, run in zip(rows, results, strict=True):
             problem = first_problem(run)
             per_task[row["task_id"]].append(run.passed)
-            fh.write(json.dumps({**row, "passed": run.passed,
-                                 "result": "passed" if run.passed else describe(problem) if problem else "failed",
-                                 "outcomes": [o.model_dump() for o in run.outcomes]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        **row,
+                        "passed": run.passed,
+                        "result": "passed" if run.passed else describe(problem) if problem else "failed",
+                        "outcomes": [o.model_dump() for o in run.outcomes],
+                    }
+                )
+                + "\n"
+            )
     counts = [(len(v), sum(v)) for v in per_task.values()]
     typer.echo(f"{len(rows)} samples on {len(per_task)} tasks; results: {out}")
     for k in [k for k in (1, 10, 100) if all(n >= k for n, _ in counts)]:
@@ -153,7 +176,9 @@ def _read_samples(path: Path, tasks: dict[str, Any]) -> list[dict[str, Any]]:
         if task_id not in tasks:
             alt = _native_id(str(task_id))
             if alt not in tasks:
-                raise DataError(f"{path}:{lineno}: unknown task_id {task_id!r} for this benchmark; fix the samples file")
+                raise DataError(
+                    f"{path}:{lineno}: unknown task_id {task_id!r} for this benchmark; fix the samples file"
+                )
             row["task_id"] = alt
         if "completion" not in row and "solution" not in row:
             raise DataError(f"{path}:{lineno}: needs a `completion` or a `solution` field")
@@ -166,4 +191,8 @@ def _read_samples(path: Path, tasks: dict[str, Any]) -> list[dict[str, Any]]:
 def _native_id(task_id: str) -> str:
     """Map evalplus-style ids (``Mbpp/2``) to ours (``MBPP/2``)."""
     prefix, _, num = task_id.partition("/")
-    return {"mbpp": "MBPP", "humaneval": "HumanEval", "bigcodebench": "BigCodeBench"}.get(prefix.lower(), prefix) + "/" + num
+    return (
+        {"mbpp": "MBPP", "humaneval": "HumanEval", "bigcodebench": "BigCodeBench"}.get(prefix.lower(), prefix)
+        + "/"
+        + num
+    )

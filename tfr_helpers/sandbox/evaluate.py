@@ -12,7 +12,10 @@ from tfr_helpers.sandbox.spec import TestSpec, TestSpecKind
 
 
 def detect_kind(source: str) -> TestSpecKind:
-    """``unittest`` if the file defines a TestCase class, ``function`` if it defines ``test_*`` functions, else ``snippet``.
+    """Kind of a test file.
+
+    ``unittest`` if it defines a TestCase class, ``function`` if it defines ``test_*`` functions,
+    else ``snippet``.
 
     Raises:
         SandboxError: The test file is not valid Python.
@@ -20,10 +23,13 @@ def detect_kind(source: str) -> TestSpecKind:
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
-        raise SandboxError(f"the tests file is not valid Python (line {exc.lineno}: {exc.msg}); fix it") from exc
+        raise SandboxError(
+            f"the tests file is not valid Python (line {exc.lineno}: {exc.msg}); fix it"
+        ) from exc
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and any(
-            (isinstance(b, ast.Attribute) and b.attr == "TestCase") or (isinstance(b, ast.Name) and b.id == "TestCase")
+            (isinstance(b, ast.Attribute) and b.attr == "TestCase")
+            or (isinstance(b, ast.Name) and b.id == "TestCase")
             for b in node.bases
         ):
             return "unittest"

@@ -32,7 +32,10 @@ from tfr_helpers.sandbox.spec import Limits, TestSpec
 
 log = logging.getLogger(__name__)
 Job = tuple[str, Sequence[TestSpec]]
-_SELF_TEST = ("import colorsys, wave\n", [TestSpec("self_test", "assert colorsys.rgb_to_hsv(0, 0, 0) == (0, 0, 0)")])
+_SELF_TEST = (
+    "import colorsys, wave\n",
+    [TestSpec("self_test", "assert colorsys.rgb_to_hsv(0, 0, 0) == (0, 0, 0)")],
+)
 
 
 def _network_prefix() -> tuple[list[str], list[str]]:
@@ -98,16 +101,42 @@ class _WorkerHandle:
 def _worker_env() -> dict[str, str]:
     keep = ("PATH", "LANG", "LC_ALL", "TZ", "VIRTUAL_ENV")
     env = {k: os.environ[k] for k in keep if k in os.environ}
-    env.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               MPLCONFIGDIR="/tmp/tfr-sandbox-mpl", PYTHONDONTWRITEBYTECODE="1")
+    env.update(
+        MPLBACKEND="Agg",
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        MPLCONFIGDIR="/tmp/tfr-sandbox-mpl",
+        PYTHONDONTWRITEBYTECODE="1",
+    )
     return env
 
 
 HEAVY = re.compile(r"^\s*(?:import|from)\s+(?:numpy|pandas|matplotlib|scipy|sklearn|seaborn)\b", re.M)
 """Programs or tests importing these go to the heavy workers (which preload them); others to light ones."""
-LIGHT_PRELOAD = ("hypothesis", "unittest", "unittest.mock", "collections", "itertools", "functools", "math", "re",
-                 "json", "random", "datetime", "typing", "string", "heapq", "bisect", "statistics", "fractions",
-                 "decimal", "copy", "operator", "hashlib")
+LIGHT_PRELOAD = (
+    "hypothesis",
+    "unittest",
+    "unittest.mock",
+    "collections",
+    "itertools",
+    "functools",
+    "math",
+    "re",
+    "json",
+    "random",
+    "datetime",
+    "typing",
+    "string",
+    "heapq",
+    "bisect",
+    "statistics",
+    "fractions",
+    "decimal",
+    "copy",
+    "operator",
+    "hashlib",
+)
 
 
 class _Pool:
@@ -158,24 +187,36 @@ class Sandbox:
         drop_uid: Run programs as an unprivileged uid when root (disable only for debugging).
     """
 
-    def __init__(self, limits: Limits | None = None, workers: int | None = None, *,
-                 preload: Sequence[str] | None = None, drop_uid: bool = True) -> None:
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        workers: int | None = None,
+        *,
+        preload: Sequence[str] | None = None,
+        drop_uid: bool = True,
+    ) -> None:
         self.limits = limits or Limits()
         self.n_workers = max(1, workers or os.cpu_count() or 1)
         self._preload = preload
         self._prefix, warnings = _network_prefix()
         uid_drop = drop_uid and os.geteuid() == 0
         if not uid_drop:
-            warnings.append("programs run as the calling user: fork bombs and setsid escapes are not contained"
-                            + (" (not root)" if os.geteuid() != 0 else " (drop_uid=False)"))
+            warnings.append(
+                "programs run as the calling user: fork bombs and setsid escapes are not contained"
+                + (" (not root)" if os.geteuid() != 0 else " (drop_uid=False)")
+            )
         self._make_pools(uid_drop)
         if uid_drop and not self._self_test():
             warnings.append("dropping to an unprivileged uid broke imports; programs run as root")
             self.close()
             uid_drop = False
             self._make_pools(uid_drop)
-        self.isolation = Isolation(network="netns" if self._prefix else "none", uid_drop=uid_drop,
-                                   rlimits=list(RLIMIT_NAMES), warnings=warnings)
+        self.isolation = Isolation(
+            network="netns" if self._prefix else "none",
+            uid_drop=uid_drop,
+            rlimits=list(RLIMIT_NAMES),
+            warnings=warnings,
+        )
         for warning in warnings:
             log.warning("sandbox: %s", warning)
 
@@ -186,8 +227,10 @@ class Sandbox:
         if self._preload is not None:
             self._pools = {"one": _Pool([*base, "--preload=" + ",".join(self._preload)], self.n_workers)}
         else:
-            self._pools = {"light": _Pool([*base, "--preload=" + ",".join(LIGHT_PRELOAD)], self.n_workers),
-                           "heavy": _Pool(base, self.n_workers)}
+            self._pools = {
+                "light": _Pool([*base, "--preload=" + ",".join(LIGHT_PRELOAD)], self.n_workers),
+                "heavy": _Pool(base, self.n_workers),
+            }
 
     @property
     def _all(self) -> list[_WorkerHandle]:
@@ -211,8 +254,11 @@ class Sandbox:
 
     @staticmethod
     def _job(program: str, tests: Sequence[TestSpec], limits: Limits) -> dict[str, Any]:
-        return {"program": program, "tests": [dataclasses.asdict(t) for t in tests],
-                "limits": dataclasses.asdict(limits)}
+        return {
+            "program": program,
+            "tests": [dataclasses.asdict(t) for t in tests],
+            "limits": dataclasses.asdict(limits),
+        }
 
     def run(self, program: str, tests: Sequence[TestSpec], limits: Limits | None = None) -> ProgramRun:
         """Run ``program`` against ``tests``; one outcome per test (unittest/function specs expand)."""
@@ -228,21 +274,30 @@ class Sandbox:
             reply = handle.request(job, budget)
             if reply is None or "worker_error" in reply:
                 handle = pool.replace(handle)
-                reason = (reply or {}).get("worker_error", "the sandbox worker died or hung (killed by the program?)")
+                reason = (reply or {}).get(
+                    "worker_error", "the sandbox worker died or hung (killed by the program?)"
+                )
                 return self._failed_run(tests, reason)
         finally:
             pool.idle.put(handle)
-        return ProgramRun(outcomes=[TestOutcome(**o) for o in reply["outcomes"]],
-                          load_error=TestOutcome(**reply["load_error"]) if reply["load_error"] else None,
-                          isolation=self.isolation, duration_s=reply["duration_s"])
+        return ProgramRun(
+            outcomes=[TestOutcome(**o) for o in reply["outcomes"]],
+            load_error=TestOutcome(**reply["load_error"]) if reply["load_error"] else None,
+            isolation=self.isolation,
+            duration_s=reply["duration_s"],
+        )
 
     def _failed_run(self, tests: Sequence[TestSpec], reason: str) -> ProgramRun:
         crash = TestOutcome(name="<program>", status="crashed", message=reason)
-        return ProgramRun(outcomes=[TestOutcome(name=t.name, status="not_run", message=reason) for t in tests],
-                          load_error=crash, isolation=self.isolation)
+        return ProgramRun(
+            outcomes=[TestOutcome(name=t.name, status="not_run", message=reason) for t in tests],
+            load_error=crash,
+            isolation=self.isolation,
+        )
 
-    def run_many(self, jobs: Sequence[Job], progress: bool = False, desc: str = "",
-                 limits: Limits | None = None) -> list[ProgramRun]:
+    def run_many(
+        self, jobs: Sequence[Job], progress: bool = False, desc: str = "", limits: Limits | None = None
+    ) -> list[ProgramRun]:
         """Run many ``(program, tests)`` jobs in parallel across the workers; results in input order."""
         results: list[ProgramRun | None] = [None] * len(jobs)
         todo: queue.Queue[int] = queue.Queue()

@@ -16,8 +16,16 @@ from typing import Any
 CMP_ATTR = "_tfr_cmp"
 REPR_CAP = 1000
 _OPS: dict[type, str] = {
-    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
-    ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
 }
 _AssertionError = AssertionError  # the class as it was before any program ran
 
@@ -58,13 +66,19 @@ def compile_test(source: str, filename: str) -> Any:
 
 
 def assert_helpers() -> dict[str, Callable[..., Any]]:
-    """Fresh ``_tfr_cmp_``/``_tfr_fail_`` functions to put in a test namespace (single underscore: no class-body name mangling)."""
+    """Fresh ``_tfr_cmp_``/``_tfr_fail_`` for a test namespace (one underscore: no name mangling)."""
     last: list[tuple[str, str, str]] = []
     ops: dict[str, Callable[[Any, Any], Any]] = {
-        "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-        "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-        "is": lambda a, b: a is b, "is not": lambda a, b: a is not b,
-        "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+        "==": lambda a, b: a == b,
+        "!=": lambda a, b: a != b,
+        "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b,
+        ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b,
+        "is": lambda a, b: a is b,
+        "is not": lambda a, b: a is not b,
+        "in": lambda a, b: a in b,
+        "not in": lambda a, b: a not in b,
     }
 
     def cmp(left: Any, right: Any, op: str) -> bool:
@@ -82,8 +96,17 @@ def assert_helpers() -> dict[str, Callable[..., Any]]:
     return {"_tfr_cmp_": cmp, "_tfr_fail_": fail}
 
 
-_WRAPPED = ("assertEqual", "assertAlmostEqual", "assertListEqual", "assertTupleEqual", "assertDictEqual",
-            "assertSetEqual", "assertSequenceEqual", "assertCountEqual", "assertMultiLineEqual")
+_WRAPPED = (
+    "assertEqual",
+    "assertAlmostEqual",
+    "assertListEqual",
+    "assertTupleEqual",
+    "assertDictEqual",
+    "assertSetEqual",
+    "assertSequenceEqual",
+    "assertCountEqual",
+    "assertMultiLineEqual",
+)
 
 
 def _wrap(method: Callable[..., Any]) -> Callable[..., Any]:

@@ -39,7 +39,7 @@ class Channel:
     def send(self, **msg: Any) -> None:
         data = (self.nonce + " " + _dumps(msg) + "\n").encode()
         while data:
-            data = data[_write(self.fd, data):]
+            data = data[_write(self.fd, data) :]
 
 
 def _restore() -> None:
@@ -87,9 +87,12 @@ def _trim_tb(exc: BaseException, keep: set[str]) -> tuple[str, bool]:
         code = tb.tb_frame.f_code
         if code.co_filename in keep:
             in_program = in_program or code.co_filename == program
-            lines.append(f'  File "{os.path.basename(code.co_filename)}", line {tb.tb_lineno}, in {code.co_name}')
+            lines.append(
+                f'  File "{os.path.basename(code.co_filename)}", line {tb.tb_lineno}, in {code.co_name}'
+            )
             try:
                 import linecache
+
                 src = linecache.getline(code.co_filename, tb.tb_lineno).strip()
             except Exception:  # noqa: BLE001
                 src = ""
@@ -110,9 +113,15 @@ def exc_outcome(name: str, exc: BaseException, keep: set[str], **extra: Any) -> 
     exc_type = type(exc).__name__
     cmp = getattr(exc, CMP_ATTR, None) if isinstance(exc, _AssertionError) else None
     return dict(
-        name=name, status="failed" if isinstance(exc, _AssertionError) else "error", exc_type=exc_type,
-        message=message, traceback=(tb + f"\n{exc_type}: {message}")[:4 * MESSAGE_CAP] if tb else None,
-        expected=cmp[1] if cmp else None, actual=cmp[0] if cmp else None, in_code_under_test=in_program, **extra,
+        name=name,
+        status="failed" if isinstance(exc, _AssertionError) else "error",
+        exc_type=exc_type,
+        message=message,
+        traceback=(tb + f"\n{exc_type}: {message}")[: 4 * MESSAGE_CAP] if tb else None,
+        expected=cmp[1] if cmp else None,
+        actual=cmp[0] if cmp else None,
+        in_code_under_test=in_program,
+        **extra,
     )
 
 
@@ -183,8 +192,12 @@ class ProgramRunner:
         except BaseException as exc:  # noqa: BLE001
             _restore()
             out, err = self.capture.read()
-            self.ch.send(t="load_error", outcome=exc_outcome(
-                "<program>", exc, {self.program_path}, stdout=out, stderr=err, duration_s=_perf() - t0))
+            self.ch.send(
+                t="load_error",
+                outcome=exc_outcome(
+                    "<program>", exc, {self.program_path}, stdout=out, stderr=err, duration_s=_perf() - t0
+                ),
+            )
             return
         _restore()
         self.ch.send(t="loaded")
@@ -200,8 +213,14 @@ class ProgramRunner:
         except ImportError:
             return
         settings.register_profile(
-            "tfr", max_examples=self.limits.hypothesis_max_examples, derandomize=self.limits.hypothesis_derandomize,
-            database=None, deadline=None, print_blob=False, suppress_health_check=[HealthCheck.too_slow])
+            "tfr",
+            max_examples=self.limits.hypothesis_max_examples,
+            derandomize=self.limits.hypothesis_derandomize,
+            database=None,
+            deadline=None,
+            print_blob=False,
+            suppress_health_check=[HealthCheck.too_slow],
+        )
         settings.load_profile("tfr")
 
     def _execute(self, i: int, sub: int, name: str, fn: Any, keep: set[str]) -> None:
@@ -223,7 +242,9 @@ class ProgramRunner:
 
     def _run_spec(self, i: int, spec: dict[str, Any], first_sub: int) -> None:
         test_path = os.path.join(self.workdir, f"test_{i}.py")
-        self._write_file(test_path, spec["setup"] + "\n" + spec["source"] if spec["setup"] else spec["source"])
+        self._write_file(
+            test_path, spec["setup"] + "\n" + spec["source"] if spec["setup"] else spec["source"]
+        )
         keep = {self.program_path, test_path}
         # tests run in the program's own namespace, as if appended to it (what the benchmark harnesses do:
         # BigCodeBench references use names that only their test module imports)
@@ -251,13 +272,27 @@ class ProgramRunner:
         _restore()
         new = [k for k, v in ns.items() if k not in base or base[k] is not v]
         if spec["kind"] == "function":
-            tests = [(k, ns[k]) for k in new if k.startswith("test") and callable(ns[k]) and not isinstance(ns[k], type)]
+            tests = [
+                (k, ns[k])
+                for k in new
+                if k.startswith("test") and callable(ns[k]) and not isinstance(ns[k], type)
+            ]
         else:
             tests = self._unittest_cases(ns, new)
         if not tests:
-            self.ch.send(t="result", spec=i, sub=-1, outcome=dict(
-                name=spec["name"], status="error", exc_type="NoTestsFound",
-                message=f"no {'test_* functions' if spec['kind'] == 'function' else 'TestCase test methods'} found"))
+            self.ch.send(
+                t="result",
+                spec=i,
+                sub=-1,
+                outcome=dict(
+                    name=spec["name"],
+                    status="error",
+                    exc_type="NoTestsFound",
+                    message="no test_* functions found"
+                    if spec["kind"] == "function"
+                    else "no TestCase tests found",
+                ),
+            )
             return
         for sub, (name, fn) in enumerate(tests):
             if sub >= first_sub:

@@ -15,7 +15,8 @@ class TestSpec:
     Attributes:
         name: Name reported in the outcome record (``check``, ``assert_2``, ``test_sorted``...).
         source: ``snippet``: statements run after the program (asserts, ``check(f)``);
-            ``function``: a module defining ``test_*`` functions (plain or Hypothesis ``@given``), each called;
+            ``function``: a module defining ``test_*`` functions (plain or Hypothesis ``@given``),
+            each called;
             ``unittest``: a module defining ``unittest.TestCase`` classes whose test methods are run.
         kind: How ``source`` is run (see above).
         setup: Statements run before ``source`` in the test namespace (MBPP ``test_imports``).

@@ -1,6 +1,7 @@
 """The fork-server worker: a long-lived process (one per core) that forks a limited child per program.
 
-Started by :class:`tfr_helpers.sandbox.pool.Sandbox` as ``[unshare -n] python -I -m tfr_helpers.sandbox.worker``.
+Started by :class:`tfr_helpers.sandbox.pool.Sandbox` as
+``[unshare -n -m] python -I -m tfr_helpers.sandbox.worker``.
 Protocol on its original stdin/stdout: one JSON job per line in, one JSON result per line out.
 Per program: fresh working directory, fork, child drops privileges and applies rlimits, then runs the tests
 (:mod:`tfr_helpers.sandbox.runner`). The worker arms a wall-clock deadline per test, kills the child's
@@ -28,10 +29,37 @@ from typing import Any
 from tfr_helpers.sandbox import privileges, runner  # runner: imported once here, not per child
 from tfr_helpers.sandbox.spec import Limits
 
-PRELOAD = ("numpy", "pandas", "matplotlib", "matplotlib.pyplot", "scipy", "scipy.stats", "sklearn", "seaborn",
-           "hypothesis", "unittest", "unittest.mock",
-           "collections", "itertools", "functools", "math", "re", "json", "random", "datetime", "typing",
-           "string", "heapq", "bisect", "statistics", "fractions", "decimal", "copy", "operator", "hashlib")
+PRELOAD = (
+    "numpy",
+    "pandas",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "scipy",
+    "scipy.stats",
+    "sklearn",
+    "seaborn",
+    "hypothesis",
+    "unittest",
+    "unittest.mock",
+    "collections",
+    "itertools",
+    "functools",
+    "math",
+    "re",
+    "json",
+    "random",
+    "datetime",
+    "typing",
+    "string",
+    "heapq",
+    "bisect",
+    "statistics",
+    "fractions",
+    "decimal",
+    "copy",
+    "operator",
+    "hashlib",
+)
 UID_RANGE = range(61000, 61256)
 LOCK_DIR = "/tmp/tfr-sandbox-locks"
 LINE_CAP = 1 << 20
@@ -67,8 +95,14 @@ class Worker:
         else:
             self.root = tempfile.mkdtemp(prefix="tfr-sandbox-")
         self.env = {k: os.environ[k] for k in _CHILD_ENV_KEEP if k in os.environ}
-        self.env.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-                        PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
+        self.env.update(
+            MPLBACKEND="Agg",
+            OMP_NUM_THREADS="1",
+            OPENBLAS_NUM_THREADS="1",
+            MKL_NUM_THREADS="1",
+            PYTHONHASHSEED="0",
+            PYTHONDONTWRITEBYTECODE="1",
+        )
 
     # child side -------------------------------------------------------------------------------------------
     def _child(self, job: dict[str, Any], pos: tuple[int, int], workdir: str, wfd: int, nonce: str) -> None:
@@ -144,8 +178,14 @@ class Worker:
                 code = 70
             os._exit(code)
         os.close(wfd)
-        state: dict[str, Any] = {"results": [], "current": None, "loaded": False, "load_error": None,
-                                 "done": False, "death": None}
+        state: dict[str, Any] = {
+            "results": [],
+            "current": None,
+            "loaded": False,
+            "load_error": None,
+            "done": False,
+            "death": None,
+        }
         buf, deadline, status = b"", time.monotonic() + timeout, None
         try:
             while not state["done"]:
@@ -190,7 +230,7 @@ class Worker:
         if not line.startswith(nonce + b" "):
             return
         try:
-            msg = json.loads(line[len(nonce) + 1:])
+            msg = json.loads(line[len(nonce) + 1 :])
         except ValueError:
             return
         kind = msg.get("t")
@@ -219,7 +259,11 @@ class Worker:
             outcomes.extend(state["results"])
             if state["done"]:
                 break
-            if state["load_error"] or not state["loaded"] or (not state["results"] and state["current"] is None):
+            if (
+                state["load_error"]
+                or not state["loaded"]
+                or (not state["results"] and state["current"] is None)
+            ):
                 if state["load_error"] is not None:
                     load_error = state["load_error"]
                 else:
@@ -228,14 +272,22 @@ class Worker:
                 if not first:
                     load_error = None
                 start = pos[0] + (1 if pos[1] > 0 else 0)
-                outcomes.extend({"name": s["name"], "status": "not_run",
-                                 "message": "the program failed to load"} for s in specs[start:])
+                outcomes.extend(
+                    {"name": s["name"], "status": "not_run", "message": "the program failed to load"}
+                    for s in specs[start:]
+                )
                 break
             if state["current"] is not None:
                 spec, sub, name = state["current"]
                 status, message = state["death"] or ("crashed", "no result")
-                outcomes.append({"name": name, "status": status, "message": message,
-                                 "duration_s": float(job["limits"]["timeout_s"]) if status == "timeout" else 0.0})
+                outcomes.append(
+                    {
+                        "name": name,
+                        "status": status,
+                        "message": message,
+                        "duration_s": float(job["limits"]["timeout_s"]) if status == "timeout" else 0.0,
+                    }
+                )
                 pos = (spec + 1, 0) if sub < 0 else (spec, sub + 1)
             else:
                 pos = state["next"]
@@ -265,7 +317,7 @@ def main() -> None:
     import gc
 
     gc.collect()
-    gc.freeze()  # keep preloaded objects out of the children's garbage collections (fewer copy-on-write faults)
+    gc.freeze()  # preloaded objects stay out of the children's collections: fewer copy-on-write faults
     uid, _lock = (None, None) if args.no_uid or os.geteuid() != 0 else acquire_uid()
     privileges.set_subreaper()
     worker = Worker(uid)
@@ -273,7 +325,7 @@ def main() -> None:
     def reply(obj: dict[str, Any]) -> None:
         data = (json.dumps(obj) + "\n").encode()
         while data:
-            data = data[os.write(proto_out, data):]
+            data = data[os.write(proto_out, data) :]
 
     reply({"ready": True, "uid": uid, "pid": os.getpid()})
     try:
