@@ -14,12 +14,12 @@ from .conftest import results_json
 PARAMS = Path(__file__).resolve().parents[2] / "papermill_params"
 SMALL = {
     "tasks": {
-        "humaneval": ["HumanEval/1", "HumanEval/7"],
+        "humaneval": ["HumanEval/0", "HumanEval/6", "HumanEval/7"],
         "mbpp": ["MBPP/2"],
-        "bigcodebench": ["BigCodeBench/10"],
+        "bigcodebench": ["BigCodeBench/6"],
     }
 }
-"""Four tasks whose simulated answers (sim:weak, seed 0) produce every case, transition and decision; the full
+"""Five tasks whose simulated answers (sim:default, seed 0) produce every case, transition and decision; the full
 smoke.yaml run produces them too, this keeps the test under a minute."""
 
 
