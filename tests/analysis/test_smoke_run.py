@@ -11,7 +11,9 @@ from tests.analysis import test_cases, test_export
 from tfr_helpers.analysis import AnalysisOutputs, analyze, write_refinement_cases
 
 PARAMS = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
-BENCHMARK_DIR = Path(os.environ.get("TFR_BENCHMARK_DIR", "/work/shared/benchmarks"))
+BENCHMARK_DIR = Path(
+    os.environ.get("TFR_BENCHMARK_DIR") or Path(__file__).resolve().parents[3] / "shared" / "benchmarks"
+)
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import os
 from functools import cache
+from pathlib import Path
 
 from tfr_helpers.models.base import ModelRequest, ModelSpec, SamplingParams
 from tfr_helpers.models.sim import SimProvider
 from tfr_helpers.records import Task
 
-os.environ.setdefault("TFR_BENCHMARK_DIR", "/work/shared/benchmarks")
+os.environ.setdefault(
+    "TFR_BENCHMARK_DIR", str(Path(__file__).resolve().parents[3] / "shared" / "benchmarks")
+)  # the snapshots beside the clone, as in .ci/run
 
 ROLES = {
     "codegen": "coder",
