@@ -292,7 +292,7 @@ def sandbox_exclusions(
         todo = [t for t in tasks if t.task_id not in reasons]  # a task fails stage 2 at its first failing run
         jobs = [(t.reference, benchmark_tests(t)) for t in todo]
         results = sandbox.run_many(jobs, progress=progress, desc=f"stage 2 run {r + 1}/{runs}")
-        for task, run in zip(todo, results):
+        for task, run in zip(todo, results, strict=True):
             problem = first_problem(run)
             if problem is not None:
                 reasons[task.task_id] = f"sandbox: run {r + 1}/{runs}: {describe(problem)}"
