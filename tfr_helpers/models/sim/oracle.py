@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,7 @@ def _run_in_sandbox(reference: str, test: str) -> bool | None:
     return bool(run.passed)
 
 
+@lru_cache(maxsize=4096)
 def reference_passes(reference: str, test: str) -> bool:
     """Run one generated test module against the reference solution; True when every test in it passes.
 
@@ -88,6 +90,7 @@ def reference_passes(reference: str, test: str) -> bool:
 
     Returns:
         True when the reference passes; False on any failure, error, timeout or crash.
+        Memoised per process: both judges of one feedback share one execution.
     """
     verdict = _run_in_sandbox(reference, test)
     if verdict is not None:
