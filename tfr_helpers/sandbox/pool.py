@@ -29,6 +29,7 @@ from tfr_helpers.errors import SandboxError
 from tfr_helpers.records import Isolation, ProgramRun, TestOutcome
 from tfr_helpers.sandbox.privileges import RLIMIT_NAMES
 from tfr_helpers.sandbox.spec import Limits, TestSpec
+from tfr_helpers.sandbox.worker import LIGHT_PRELOAD
 
 log = logging.getLogger(__name__)
 Job = tuple[str, Sequence[TestSpec]]
@@ -112,31 +113,12 @@ def _worker_env() -> dict[str, str]:
     return env
 
 
-HEAVY = re.compile(r"^\s*(?:import|from)\s+(?:numpy|pandas|matplotlib|scipy|sklearn|seaborn)\b", re.M)
-"""Programs or tests importing these go to the heavy workers (which preload them); others to light ones."""
-LIGHT_PRELOAD = (
-    "hypothesis",
-    "unittest",
-    "unittest.mock",
-    "collections",
-    "itertools",
-    "functools",
-    "math",
-    "re",
-    "json",
-    "random",
-    "datetime",
-    "typing",
-    "string",
-    "heapq",
-    "bisect",
-    "statistics",
-    "fractions",
-    "decimal",
-    "copy",
-    "operator",
-    "hashlib",
-)
+HEAVY = re.compile(r"^\s*(?:import|from)\s+(?:numpy|pandas|matplotlib|scipy|sklearn|seaborn|hypothesis)\b", re.M)
+"""Programs or tests importing these go to the heavy workers (which preload them); others to light ones.
+
+Hypothesis is heavy too: preloading it would add ~9 MiB to every light worker, and the cost of a fork grows
+with the forking process's resident memory (page tables to copy, pages to unmap at exit).
+"""
 
 
 class _Pool:
@@ -176,8 +158,8 @@ class _Pool:
 class Sandbox:
     """A pool of sandbox workers (context manager). See ``docs/architecture.md``.
 
-    Two kinds of workers are started lazily: *light* ones (stdlib + hypothesis preloaded; forking them is
-    cheap) and *heavy* ones that also preload numpy/pandas/matplotlib/scipy/sklearn/seaborn; a program
+    Two kinds of workers are started lazily: *light* ones (stdlib preloaded only; forking them is
+    cheap) and *heavy* ones that also preload numpy/pandas/matplotlib/scipy/sklearn/seaborn/hypothesis; a program
     goes to a heavy worker when it or its tests import one of those (:data:`HEAVY`).
 
     Args:
@@ -274,9 +256,7 @@ class Sandbox:
             reply = handle.request(job, budget)
             if reply is None or "worker_error" in reply:
                 handle = pool.replace(handle)
-                reason = (reply or {}).get(
-                    "worker_error", "the sandbox worker died or hung (killed by the program?)"
-                )
+                reason = (reply or {}).get("worker_error", "the sandbox worker died or hung (killed by the program?)")
                 return self._failed_run(tests, reason)
         finally:
             pool.idle.put(handle)

@@ -87,9 +87,7 @@ def _trim_tb(exc: BaseException, keep: set[str]) -> tuple[str, bool]:
         code = tb.tb_frame.f_code
         if code.co_filename in keep:
             in_program = in_program or code.co_filename == program
-            lines.append(
-                f'  File "{os.path.basename(code.co_filename)}", line {tb.tb_lineno}, in {code.co_name}'
-            )
+            lines.append(f'  File "{os.path.basename(code.co_filename)}", line {tb.tb_lineno}, in {code.co_name}')
             try:
                 import linecache
 
@@ -194,14 +192,16 @@ class ProgramRunner:
             out, err = self.capture.read()
             self.ch.send(
                 t="load_error",
-                outcome=exc_outcome(
-                    "<program>", exc, {self.program_path}, stdout=out, stderr=err, duration_s=_perf() - t0
-                ),
+                outcome=exc_outcome("<program>", exc, {self.program_path}, stdout=out, stderr=err, duration_s=_perf() - t0),
             )
             return
         _restore()
         self.ch.send(t="loaded")
-        if any(t["kind"] == "function" for t in self.job["tests"]):
+        if any(t["kind"] == "function" for t in self.job["tests"]) and (
+            "hypothesis" in sys.modules
+            or "hypothesis" in self.job["program"]
+            or any("hypothesis" in t["source"] or "hypothesis" in t["setup"] for t in self.job["tests"])
+        ):  # importing hypothesis only to register a profile costs a light worker's child ~0.2 s
             self._hypothesis_profile()
         for i in range(start_spec, len(self.job["tests"])):
             self._run_spec(i, self.job["tests"][i], start_sub if i == start_spec else 0)
@@ -242,9 +242,7 @@ class ProgramRunner:
 
     def _run_spec(self, i: int, spec: dict[str, Any], first_sub: int) -> None:
         test_path = os.path.join(self.workdir, f"test_{i}.py")
-        self._write_file(
-            test_path, spec["setup"] + "\n" + spec["source"] if spec["setup"] else spec["source"]
-        )
+        self._write_file(test_path, spec["setup"] + "\n" + spec["source"] if spec["setup"] else spec["source"])
         keep = {self.program_path, test_path}
         # tests run in the program's own namespace, as if appended to it (what the benchmark harnesses do:
         # BigCodeBench references use names that only their test module imports)
@@ -272,11 +270,7 @@ class ProgramRunner:
         _restore()
         new = [k for k, v in ns.items() if k not in base or base[k] is not v]
         if spec["kind"] == "function":
-            tests = [
-                (k, ns[k])
-                for k in new
-                if k.startswith("test") and callable(ns[k]) and not isinstance(ns[k], type)
-            ]
+            tests = [(k, ns[k]) for k in new if k.startswith("test") and callable(ns[k]) and not isinstance(ns[k], type)]
         else:
             tests = self._unittest_cases(ns, new)
         if not tests:
@@ -288,9 +282,7 @@ class ProgramRunner:
                     name=spec["name"],
                     status="error",
                     exc_type="NoTestsFound",
-                    message="no test_* functions found"
-                    if spec["kind"] == "function"
-                    else "no TestCase tests found",
+                    message="no test_* functions found" if spec["kind"] == "function" else "no TestCase tests found",
                 ),
             )
             return
