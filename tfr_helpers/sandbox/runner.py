@@ -19,6 +19,7 @@ import sys
 import time
 import types
 import unittest
+from json.encoder import encode_basestring_ascii as _enc_str
 from typing import Any
 
 from tfr_helpers.sandbox.rewrite import CMP_ATTR, assert_helpers, compile_test, patch_unittest, safe_repr
@@ -30,6 +31,31 @@ _dumps, _write, _perf = json.dumps, os.write, time.perf_counter
 MESSAGE_CAP = 2000
 
 
+_FINITE = (float("-inf"), float("inf"))
+
+
+def _encode(value: Any) -> str:
+    """JSON text of a message, as ``json.dumps`` would write it for these exact types.
+
+    A small encoder over the C string escaper: the first ``json.dumps`` in a freshly forked child costs
+    ~80 copy-on-write page faults (~0.2 ms) against ~30 for this. Anything unusual goes to ``json.dumps``.
+    """
+    kind = type(value)
+    if kind is str:
+        return _enc_str(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float and value == value and value not in _FINITE:
+        return float.__repr__(value)
+    if kind is dict and all(type(k) is str for k in value):
+        return "{" + ", ".join(_enc_str(k) + ": " + _encode(v) for k, v in value.items()) + "}"
+    return _dumps(value)
+
+
 class Channel:
     """Writes nonce-tagged JSON lines to the worker."""
 
@@ -37,7 +63,7 @@ class Channel:
         self.fd, self.nonce = fd, nonce
 
     def send(self, **msg: Any) -> None:
-        data = (self.nonce + " " + _dumps(msg) + "\n").encode()
+        data = (self.nonce + " " + _encode(msg) + "\n").encode()
         while data:
             data = data[_write(self.fd, data) :]
 
