@@ -130,3 +130,15 @@ def test_tests_share_the_program_namespace_and_class_asserts(sandbox: Sandbox) -
     )
     o = run.outcomes[0]
     assert (o.name, o.status, o.actual, o.expected) == ("TestCases.test_x", "failed", "0.0", "1"), o
+
+
+def test_each_spec_starts_from_the_program_names_only(sandbox: Sandbox) -> None:
+    """A name defined by one test is not visible to the next: outcomes do not depend on which child ran them."""
+    program = "def f(x):\n    return helper(x)\n"
+    tests = [
+        TestSpec(name="defines", source="def helper(x):\n    return x\nassert f(1) == 1\n"),
+        TestSpec(name="uses", source="assert f(2) == 2\n"),
+    ]
+    run = sandbox.run(program, tests)
+    assert [o.status for o in run.outcomes] == ["passed", "error"]
+    assert run.outcomes[1].exc_type == "NameError"

@@ -229,7 +229,12 @@ class ProgramRunner:
             or any("hypothesis" in t["source"] or "hypothesis" in t["setup"] for t in self.job["tests"])
         ):  # importing hypothesis only to register a profile costs a light worker's child ~0.2 s
             self._hypothesis_profile()
+        # every spec starts from the names the program defined, whichever specs ran before it in this child
+        # (after a timeout or crash the next spec runs in a re-forked child: the outcome must not depend on that)
+        loaded = dict(self.module.__dict__)
         for i in range(start_spec, len(self.job["tests"])):
+            self.module.__dict__.clear()
+            self.module.__dict__.update(loaded)
             self._run_spec(i, self.job["tests"][i], start_sub if i == start_spec else 0)
         self.ch.send(t="done")
 
