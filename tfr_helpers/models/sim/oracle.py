@@ -16,7 +16,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -56,14 +55,15 @@ _LOCK = threading.Lock()
 
 
 def _shared_sandbox() -> Any:
-    """One lazily started one-worker sandbox per process (closed at exit); None when unavailable."""
-    if not _SANDBOX:
-        from tfr_helpers.sandbox import Limits, Sandbox
+    """One lazily started sandbox per process (a worker per core, closed at exit); None when unavailable."""
+    with _LOCK:
+        if not _SANDBOX:
+            from tfr_helpers.sandbox import Limits, Sandbox
 
-        box = Sandbox(Limits(timeout_s=TIMEOUT_S, hypothesis_max_examples=30), workers=1)
-        box.__enter__()
-        atexit.register(box.__exit__, None, None, None)
-        _SANDBOX.append(box)
+            box = Sandbox(Limits(timeout_s=TIMEOUT_S, hypothesis_max_examples=30))
+            box.__enter__()
+            atexit.register(box.__exit__, None, None, None)
+            _SANDBOX.append(box)
     return _SANDBOX[0]
 
 
@@ -72,15 +72,14 @@ def _run_in_sandbox(reference: str, test: str) -> bool | None:
     try:
         from tfr_helpers.sandbox import TestSpec
 
-        with _LOCK:
-            run = _shared_sandbox().run(reference, [TestSpec(name="generated", source=test, kind="function")])
+        # Sandbox.run is thread-safe (workers are handed out from a queue): judges run concurrently
+        run = _shared_sandbox().run(reference, [TestSpec(name="generated", source=test, kind="function")])
     except Exception as exc:  # noqa: BLE001 - the judge falls back to a plain subprocess
         logger.warning("sandbox unavailable for the simulated judge (%s); using a subprocess", exc)
         return None
     return bool(run.passed)
 
 
-@lru_cache(maxsize=4096)
 def reference_passes(reference: str, test: str) -> bool:
     """Run one generated test module against the reference solution; True when every test in it passes.
 
@@ -90,7 +89,6 @@ def reference_passes(reference: str, test: str) -> bool:
 
     Returns:
         True when the reference passes; False on any failure, error, timeout or crash.
-        Memoised per process: both judges of one feedback share one execution.
     """
     verdict = _run_in_sandbox(reference, test)
     if verdict is not None:
