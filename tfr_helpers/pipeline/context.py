@@ -13,25 +13,10 @@ from typing import Any
 from tfr_helpers.pipeline.config import ExperimentConfig
 from tfr_helpers.pipeline.store import RunStore
 from tfr_helpers.records import ModelCallRecord, ProgramRun, Role, Task
+from tfr_helpers.sandbox.worker import LIGHT_PRELOAD as SANDBOX_LIGHT_PRELOAD
 
-LIGHT_PRELOAD = (
-    "hypothesis",
-    "unittest",
-    "collections",
-    "itertools",
-    "functools",
-    "math",
-    "re",
-    "json",
-    "random",
-    "typing",
-    "string",
-    "heapq",
-    "bisect",
-    "copy",
-    "operator",
-)
-"""Worker preload for runs without BigCodeBench."""
+LIGHT_PRELOAD = (*SANDBOX_LIGHT_PRELOAD, "hypothesis")
+"""Worker preload for runs without BigCodeBench: the light workers' stdlib set plus Hypothesis (for PBTs)."""
 
 
 @dataclass

@@ -30,44 +30,6 @@ from typing import Any
 from tfr_helpers.sandbox import privileges, runner  # runner: imported once here, not per child
 from tfr_helpers.sandbox.spec import Limits
 
-PRELOAD = (
-    "numpy",
-    "pandas",
-    "matplotlib",
-    "matplotlib.pyplot",
-    "scipy",
-    "scipy.stats",
-    "sklearn",
-    # the sklearn/scipy submodules BigCodeBench imports most (importing them costs a child ~80 ms each time)
-    "sklearn.preprocessing",
-    "sklearn.linear_model",
-    "sklearn.decomposition",
-    "sklearn.model_selection",
-    "sklearn.metrics",
-    "scipy.optimize",
-    "seaborn",
-    "hypothesis",
-    "unittest",
-    "unittest.mock",
-    "collections",
-    "itertools",
-    "functools",
-    "math",
-    "re",
-    "json",
-    "random",
-    "datetime",
-    "typing",
-    "string",
-    "heapq",
-    "bisect",
-    "statistics",
-    "fractions",
-    "decimal",
-    "copy",
-    "operator",
-    "hashlib",
-)
 LIGHT_PRELOAD = (
     "unittest",
     "collections",
@@ -90,6 +52,30 @@ LIGHT_PRELOAD = (
     "hashlib",
 )
 """Preloads of the light workers (HumanEval/MBPP-style programs): stdlib only, to keep forks cheap."""
+
+PRELOAD = (
+    *LIGHT_PRELOAD,
+    "numpy",
+    "pandas",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "scipy",
+    "scipy.stats",
+    "sklearn",
+    # the sklearn/scipy submodules BigCodeBench imports most (importing them costs a child ~80 ms each time)
+    "sklearn.preprocessing",
+    "sklearn.linear_model",
+    "sklearn.decomposition",
+    "sklearn.model_selection",
+    "sklearn.metrics",
+    "scipy.optimize",
+    "seaborn",
+    "hypothesis",
+    "unittest.mock",
+)
+"""Preloads of the heavy workers (BigCodeBench programs and Hypothesis tests): the light ones plus the
+third-party libraries."""
+
 UID_RANGE = range(61000, 61256)
 LOCK_DIR = "/tmp/tfr-sandbox-locks"
 LINE_CAP = 1 << 20
