@@ -82,8 +82,8 @@ class SandboxSettings(_Strict):
 
     timeout_s: float = Field(default=10.0, gt=0)
     """Wall-clock budget of one benchmark test."""
-    generated_test_timeout_s: float = Field(default=5.0, gt=0)
-    """Wall-clock budget of one generated test (lower: generated tests are small)."""
+    generated_test_timeout_s: float = Field(default=10.0, gt=0)
+    """Wall-clock budget of one generated test (generous: a timeout on a loaded machine must not become feedback)."""
     memory_mb: int = Field(default=2048, gt=0)
     nproc: int = Field(default=64, gt=0)
     fsize_mb: int = Field(default=16, gt=0)
