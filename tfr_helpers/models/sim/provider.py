@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
+import threading
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams
@@ -22,6 +23,20 @@ from tfr_helpers.models.sim.seeding import request_rng
 from tfr_helpers.records import Task
 
 TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning")
+
+_AST_LOCK = threading.Lock()
+"""Serialises the simulated model's source-code work (parse, mutate, unparse) across threads.
+
+CPython 3.11 converts ASTs with a per-interpreter recursion counter: ``ast.parse`` running in two threads at
+once can fail with ``SystemError: AST constructor recursion depth mismatch``. The simulated model answers
+concurrent requests (the event loop thread plus ``asyncio.to_thread`` workers), so all of its AST work holds
+this lock; the sandbox oracle runs outside it.
+"""
+
+
+def _locked(fn, *args):  # type: ignore[no-untyped-def]
+    with _AST_LOCK:
+        return fn(*args)
 
 
 class SimProvider(Provider):
@@ -60,18 +75,18 @@ class SimProvider(Provider):
                 f"carry a benchmark task; this request (template {request.template!r}) has none.\n"
             )
         elif request.template == "codegen":
-            text = self._codegen(model, task, rng, rates, seed)
+            text = _locked(self._codegen, model, task, rng, rates, seed)
         elif request.template in ("ebt", "pbt"):
             n_tests = int(variables["n_tests"]) if variables.get("n_tests", "").isdigit() else rates.n_tests
             if request.template == "ebt":
-                imports, functions = await asyncio.to_thread(write_ebts, task, n_tests, rng, rates, seed)
+                imports, functions = await asyncio.to_thread(_locked, write_ebts, task, n_tests, rng, rates, seed)
             else:
-                imports, functions = write_pbts(task, n_tests, rng, rates)
+                imports, functions = _locked(write_pbts, task, n_tests, rng, rates)
             text = tests_answer(
                 model, imports, functions, f"Here are {request.template.upper()}s for {task.entry_point}"
             )
         elif request.template == "refine":
-            code, _ = refine(task, variables.get("code", ""), variables.get("feedback", ""), rng, rates)
+            code, _ = _locked(refine, task, variables.get("code", ""), variables.get("feedback", ""), rng, rates)
             text = (
                 no_code_answer(model)
                 if code is None
@@ -108,7 +123,7 @@ class SimProvider(Provider):
 
     async def _reliable(self, task: Task, feedback: str) -> bool | None:
         """Ground truth for the judge: does the reference pass the feedback's test? (cached per test)."""
-        test = test_source(feedback)
+        test = _locked(test_source, feedback)
         if test is None:
             return None
         key = hashlib.sha256(f"{task.reference}\0{test}".encode()).hexdigest()
