@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from pydantic import ValidationError
-
-from tfr_helpers.errors import RunDirError
+from tfr_helpers.analysis.load import load_results
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedCode,
@@ -18,6 +15,9 @@ from tfr_helpers.records import (
     Results,
     ScreeningDecision,
 )
+
+load_run_results = load_results
+"""Read ``results.json`` of a run (the analysis layer's reader: one place for its checks and messages)."""
 
 ALL = "(all)"
 """Filter value that matches every attempt."""
@@ -100,26 +100,6 @@ class Filters:
             (self.transition, attempt.transition),
         ]
         return all(wanted == ALL or wanted == actual for wanted, actual in pairs)
-
-
-def load_run_results(run_dir: Path) -> Results:
-    """Read ``results.json`` of a run directory.
-
-    Raises:
-        RunDirError: the file is missing or does not hold results.
-    """
-    path = Path(run_dir) / "results.json"
-    if not path.is_file():
-        raise RunDirError(
-            f"{path} not found: finish the run first (`uv run tfr stage finalize_results --params ... "
-            f"--run-dir {run_dir}`) or pass the directory of a finished run."
-        )
-    try:
-        return Results.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValidationError as exc:
-        raise RunDirError(
-            f"{path} is not a tfr results file ({exc.error_count()} errors); rerun finalize_results."
-        ) from exc
 
 
 def build_attempts(results: Results) -> list[Attempt]:
