@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Literal
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.records import Role, Task
+from tfr_helpers.prompts.messages import Message, ModelRequest
+
+__all__ = ["PROVIDERS", "Message", "ModelRequest", "ModelSpec", "Provider", "ProviderReply", "SamplingParams"]
 
 PROVIDERS = ("openai", "anthropic", "openai-compatible", "sim")
 
@@ -27,9 +28,7 @@ class ModelSpec:
         known = list(PROVIDERS) + [p for p in known_providers() if p not in PROVIDERS]
         provider, sep, name = spec.partition(":")
         if not sep or not name or provider not in known:
-            raise ConfigError(
-                f"model {spec!r} is not 'provider:model' with provider one of {', '.join(known)}"
-            )
+            raise ConfigError(f"model {spec!r} is not 'provider:model' with provider one of {', '.join(known)}")
         return cls(provider, name)
 
     def __str__(self) -> str:
@@ -39,42 +38,6 @@ class ModelSpec:
     def dirname(self) -> str:
         """Directory name of this model in a run directory (``sim_default``)."""
         return str(self).replace(":", "_").replace("/", "_")
-
-
-@dataclass(frozen=True)
-class Message:
-    """One chat message."""
-
-    role: Literal["system", "user", "assistant"]
-    content: str
-
-
-@dataclass(frozen=True)
-class ModelRequest:
-    """Everything that determines a model's answer, plus the context the simulated model needs.
-
-    Attributes:
-        messages: The rendered prompt.
-        role: What the model is used for.
-        template: Prompt template name (``codegen``, ``ebt``, ``pbt``, ``refine``, ``judge``,
-            ``judge_reasoning``).
-        template_version: Version of that template (part of the cache key).
-        sample_index: Index of this sample among identical requests (part of the cache key).
-        variables: The template's inputs (task description, code, test, feedback), for the simulated model.
-        task: The benchmark task; real providers ignore it, the simulated model reads it.
-    """
-
-    messages: tuple[Message, ...]
-    role: Role
-    template: str
-    template_version: str
-    sample_index: int = 0
-    variables: tuple[tuple[str, str], ...] = ()
-    task: Task | None = None
-
-    def var(self, key: str, default: str = "") -> str:
-        """Value of one template variable."""
-        return dict(self.variables).get(key, default)
 
 
 @dataclass(frozen=True)
@@ -98,6 +61,10 @@ class ProviderReply:
     unsupported_params: tuple[str, ...] = ()
     raw_request: dict[str, object] = field(default_factory=dict)
     """The request body as sent (never any key or header), for the run directory's call log."""
+    finish_reason: str | None = None
+    """Why generation stopped, as the provider says it (OpenAI ``finish_reason``, Anthropic ``stop_reason``)."""
+    truncated: bool = False
+    """The reply was cut at ``max_tokens`` (``finish_reason == "length"`` / ``stop_reason == "max_tokens"``)."""
 
 
 class Provider(ABC):

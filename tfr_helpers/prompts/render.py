@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.models.base import Message, ModelRequest
+from tfr_helpers.prompts.messages import Message, ModelRequest
 from tfr_helpers.records import Role, Task
 
 TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning")
@@ -84,14 +84,10 @@ def render_prompt(template: str, **variables: object) -> list[Message]:
     tpl = load_template(template)
     unknown = sorted(set(variables) - set(VARIABLES))
     if unknown:
-        raise ConfigError(
-            f"prompt template {template!r} got unknown variables {unknown}; allowed: {', '.join(VARIABLES)}"
-        )
+        raise ConfigError(f"prompt template {template!r} got unknown variables {unknown}; allowed: {', '.join(VARIABLES)}")
     missing = [v for v in tpl.variables if variables.get(v) is None]
     if missing:
-        raise ConfigError(
-            f"prompt template {template!r} needs variables {missing}; pass them to render_prompt"
-        )
+        raise ConfigError(f"prompt template {template!r} needs variables {missing}; pass them to render_prompt")
     values = {k: str(variables[k]) for k in tpl.variables}
     return [
         Message(role=role, content=string.Template(body).substitute(values))  # type: ignore[arg-type]
