@@ -63,6 +63,6 @@ def test_store_and_read_back_and_corrupt_entry_is_a_miss(tmp_path):
     cache.put(key, comps, ProviderReply(text="ok", input_tokens=3, output_tokens=4, raw_response={"a": 1}))
     got = cache.get(key)
     assert got.text == "ok" and got.input_tokens == 3 and got.raw_response == {"a": 1}
-    assert not [p for p in tmp_path.rglob(".tmp-*")]  # atomic write left no temp file
+    assert not [p for p in tmp_path.rglob("*.tmp")]  # atomic write left no temp file
     next(tmp_path.rglob(f"{key}.json")).write_text("{not json")
     assert cache.get(key) is None

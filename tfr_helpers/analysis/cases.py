@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from tfr_helpers.analysis.export import write_atomic
 from tfr_helpers.analysis.load import load_results
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
+from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedCode,
@@ -129,8 +129,7 @@ def _account(a: _Attempt) -> str:
         result = f"the refined code {after} the benchmark ({TRANSITION_LABELS[ev.transition]})"
     judged = ", ".join(f"{d.strategy} {d.decision}" for d in a.decisions) or "no screening decision"
     return (
-        f"The generated code {before} the benchmark; its {kind} test failed on it and {why}; "
-        f"{result}. Screening: {judged}."
+        f"The generated code {before} the benchmark; its {kind} test failed on it and {why}; {result}. Screening: {judged}."
     )
 
 
@@ -226,4 +225,4 @@ def write_refinement_cases(run_dir: Path | str, out: Path | str | None = None) -
     run = Path(run_dir)
     results = load_results(run)
     target = Path(out) if out is not None else run / "refinement_cases.md"
-    return write_atomic(target.resolve(), render_refinement_cases(results, run.resolve(), target.resolve()))
+    return atomic_write_text(target.resolve(), render_refinement_cases(results, run.resolve(), target.resolve()))

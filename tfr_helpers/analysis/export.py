@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +13,7 @@ from tfr_helpers.analysis import figures
 from tfr_helpers.analysis.load import load_results
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import TABLES
+from tfr_helpers.fsutil import atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -28,26 +27,12 @@ class AnalysisOutputs:
     figures: list[Path] = field(default_factory=list)
 
 
-def write_atomic(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file and a rename (no half-written files)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-    return path
-
-
 def escape_latex(text: str) -> str:
     """Escape LaTeX special characters in plain text (captions)."""
     out = text.replace("\\", r"\textbackslash ")
     for ch in "&%$#_{}":
         out = out.replace(ch, "\\" + ch)
-    return (
-        out.replace("~", r"\textasciitilde ")
-        .replace("^", r"\textasciicircum ")
-        .replace(">", r"\textgreater ")
-    )
+    return out.replace("~", r"\textasciitilde ").replace("^", r"\textasciicircum ").replace(">", r"\textgreater ")
 
 
 def to_latex(styler: Styler, label: str) -> str:
@@ -91,10 +76,9 @@ def analyze(run_dir: Path | str) -> AnalysisOutputs:
     run = Path(run_dir)
     results = load_results(run)
     out_dir = run / "analysis"
-    summary = write_atomic(out_dir / "summary.json", json.dumps(build_summary(results), indent=2))
+    summary = atomic_write_text(out_dir / "summary.json", json.dumps(build_summary(results), indent=2))
     tables = {
-        name: write_atomic(out_dir / f"{name}.tex", to_latex(fn(results), f"tab:{name}"))
-        for name, fn in TABLES.items()
+        name: atomic_write_text(out_dir / f"{name}.tex", to_latex(fn(results), f"tab:{name}")) for name, fn in TABLES.items()
     }
     written = figures.save_figures(results, out_dir / "figures")
     log.info("analysis of %s written to %s", results.run_name, out_dir)

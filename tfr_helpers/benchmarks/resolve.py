@@ -16,7 +16,6 @@ import importlib.util
 import logging
 import os
 import shutil
-import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ import platformdirs
 from tfr_helpers.benchmarks.files import check_sha256, read_records
 from tfr_helpers.benchmarks.sources import DataSource
 from tfr_helpers.errors import DataError
+from tfr_helpers.fsutil import atomic_path
 
 log = logging.getLogger(__name__)
 
@@ -97,13 +97,10 @@ def _override_dir(data_dir: Path | None) -> Path | None:
 def _download(source: DataSource, target: Path) -> str:
     """Fetch the source into ``target`` atomically after verification; return the URL used."""
     url = download_url(source)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    tmp = Path(tmp_name)
-    try:
+    with atomic_path(target) as tmp:
         log.info("downloading %s data from %s", source.benchmark, url)
         try:
-            with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as resp:
+            with open(tmp, "wb") as out, urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as resp:
                 shutil.copyfileobj(resp, out)
         except (urllib.error.URLError, OSError, ValueError) as exc:
             raise DataError(
@@ -114,15 +111,10 @@ def _download(source: DataSource, target: Path) -> str:
         # verify the whole file before it becomes visible in the cache
         check_sha256(tmp, source, origin=f"downloaded from {url}")
         read_records(tmp, source)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
     return url
 
 
-def resolve_file(
-    source: DataSource, data_dir: Path | None = None, *, use_package: bool = True
-) -> ResolvedFile:
+def resolve_file(source: DataSource, data_dir: Path | None = None, *, use_package: bool = True) -> ResolvedFile:
     """Locate the data file of one benchmark, downloading it into the cache when nothing local exists.
 
     Args:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tfr_helpers.errors import DataError
+from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.records import Task
 
 if TYPE_CHECKING:
@@ -44,9 +45,7 @@ SELECTION_VERSION = 1
 SAMPLE_SIZE = 380
 """Tasks kept after stage 1 (stage 2 then removes the ones whose reference fails; aim: 300-400)."""
 
-PROJECT_LIBRARIES = frozenset(
-    {"numpy", "pandas", "matplotlib", "seaborn", "scipy", "sklearn", "pytz", "dateutil"}
-)
+PROJECT_LIBRARIES = frozenset({"numpy", "pandas", "matplotlib", "seaborn", "scipy", "sklearn", "pytz", "dateutil"})
 """Third-party libraries this project installs (pyproject dependencies) that tasks may use."""
 
 NETWORK_LIBRARIES = frozenset(
@@ -256,11 +255,7 @@ def write_selection(selection: Selection, path: Path | None = None) -> Path:
         The path written.
     """
     path = path or selection_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(selection.model_dump(), indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return atomic_write_text(path, json.dumps(selection.model_dump(), indent=1) + "\n")
 
 
 STAGE2_RUNS = 3

@@ -11,10 +11,9 @@ import dataclasses
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 
+from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.models.base import ModelRequest, ModelSpec, ProviderReply, SamplingParams
 
 CACHE_SCHEMA_VERSION = 1
@@ -52,11 +51,7 @@ def cache_key(components: dict[str, object]) -> str:
 
 def diff_key_components(a: dict[str, object], b: dict[str, object]) -> list[str]:
     """Human-readable reasons why two component dicts give different keys (empty when equal)."""
-    return [
-        f"{name}: {a.get(name)!r} != {b.get(name)!r}"
-        for name in sorted(set(a) | set(b))
-        if a.get(name) != b.get(name)
-    ]
+    return [f"{name}: {a.get(name)!r} != {b.get(name)!r}" for name in sorted(set(a) | set(b)) if a.get(name) != b.get(name)]
 
 
 class ResponseCache:
@@ -89,7 +84,7 @@ class ResponseCache:
             return None
 
     def put(self, key: str, components: dict[str, object], reply: ProviderReply) -> None:
-        """Store a successful reply atomically (temp file + ``os.replace``)."""
+        """Store a successful reply atomically (``fsutil.atomic_write_text``)."""
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = {
@@ -102,11 +97,4 @@ class ResponseCache:
             "unsupported_params": list(reply.unsupported_params),
             "raw_response": reply.raw_response,
         }
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, ensure_ascii=False)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_text(path, json.dumps(data, ensure_ascii=False))

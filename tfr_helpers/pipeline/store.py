@@ -13,20 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from tfr_helpers.errors import RunDirError
+from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.records import Results
 
 CHECKPOINT_VERSION = 1
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def model_dirname(model: str) -> str:
@@ -70,13 +60,11 @@ class RunStore:
                     f"now {config_hash}); use a new --run-dir or change run_name"
                 )
             return
-        atomic_write(
-            path, json.dumps({"version": 1, "config_hash": config_hash, "config": resolved}, indent=2)
-        )
+        atomic_write_text(path, json.dumps({"version": 1, "config_hash": config_hash, "config": resolved}, indent=2))
 
     def write_json(self, rel: str, data: Any) -> str:
         """Write a JSON file atomically; returns its run-relative path."""
-        atomic_write(self.root / rel, json.dumps(data, indent=2, sort_keys=True))
+        atomic_write_text(self.root / rel, json.dumps(data, indent=2, sort_keys=True))
         return rel
 
     def read_json(self, rel: str) -> Any:
@@ -94,7 +82,7 @@ class RunStore:
     def artifact(self, model: str, task_id: str, name: str, text: str) -> str:
         """Write a human-readable artifact under ``<model>/<task>/``; returns its run-relative path."""
         rel = f"{model_dirname(model)}/{task_dirname(task_id)}/{name}"
-        atomic_write(self.root / rel, text)
+        atomic_write_text(self.root / rel, text)
         return rel
 
     # checkpoints ---------------------------------------------------------------------------------
@@ -147,7 +135,7 @@ class RunStore:
     # results ---------------------------------------------------------------------------------------
     def write_results(self, results: Results) -> str:
         """Write ``results.json`` atomically."""
-        atomic_write(self.root / "results.json", results.model_dump_json(indent=1))
+        atomic_write_text(self.root / "results.json", results.model_dump_json(indent=1))
         return "results.json"
 
 

@@ -1,0 +1,54 @@
+"""Atomic file writes: a file is either its old content or its complete new content, never half-written.
+
+Every writer in the package (run directory, response cache, benchmark cache and selection, analysis outputs)
+goes through :func:`atomic_path` or :func:`atomic_write_text`. The temporary file sits beside the target (same
+filesystem, so the final ``os.replace`` is atomic), has a name unique per process, thread and call (concurrent
+writers of one path never share it), and gets the umask's usual permissions (``mkstemp`` would make it 0600).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """Yield a fresh temporary path beside ``path``; on success rename it over ``path``, on error delete it.
+
+    The caller writes the temporary file (and may verify it) inside the ``with`` block; ``path`` only ever
+    becomes visible complete. The parent directory is created when missing.
+
+    Args:
+        path: The file to (re)place.
+
+    Yields:
+        An empty, already created temporary file in ``path``'s directory.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}-{uuid.uuid4().hex[:8]}.tmp")
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (flushed and fsynced before the rename); return ``path``."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    return path
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (flushed and fsynced before the rename); return ``path``."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
