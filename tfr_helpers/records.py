@@ -146,7 +146,7 @@ class ProgramRun(Record):
 
 
 class Usage(Record):
-    """Token usage and cost of one model call (zeros for cache hits and the simulated model)."""
+    """Token usage and cost of one model call (a cache hit keeps the original call's; zeros for the simulated model)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -165,10 +165,16 @@ class ModelCallRecord(Record):
     """Prompt template name (``codegen``, ``ebt``, ``pbt``, ``refine``, ``judge``, ``judge_reasoning``)."""
     template_version: str
     cached: bool = False
-    """Answered from the response cache (no request sent)."""
+    """Answered from the response cache (no request sent; ``usage`` is the original call's)."""
     error: str | None = None
     """Normalised error (``RateLimited: ...``) when the call failed after retries; the text is then empty."""
     usage: Usage = Field(default_factory=Usage)
+    retries: int = 0
+    """Attempts beyond the first that this call needed (0 for cache hits)."""
+    finish_reason: str | None = None
+    """Why generation stopped, as the provider reports it (``stop``, ``length``, ``end_turn``, ``max_tokens``)."""
+    truncated: bool = False
+    """The reply was cut at ``max_tokens`` (OpenAI ``length``, Anthropic ``max_tokens``)."""
     latency_s: float = 0.0
     prompt_path: str | None = None
     """Run-relative path of the rendered prompt artifact."""

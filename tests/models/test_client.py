@@ -41,9 +41,7 @@ class EchoProvider(Provider):
         await asyncio.sleep(0)
         if self.fail:
             raise self.fail.pop(0)
-        return ProviderReply(
-            text=f"echo:{request.messages[-1].content}", input_tokens=1000, output_tokens=500
-        )
+        return ProviderReply(text=f"echo:{request.messages[-1].content}", input_tokens=1000, output_tokens=500)
 
 
 @pytest.fixture
@@ -136,7 +134,8 @@ def test_call_many_preserves_order_and_totals_group_by_model_role_stage(echo, tm
         client.call("echo:m", _req(9, role="judge"), stage="b")
         totals = {(t.stage, t.role): t for t in client.call_totals()}
     a, b = totals[("a", "coder")], totals[("b", "judge")]
-    assert (a.calls, a.cached, a.errors, a.input_tokens) == (7, 2, 0, 5000)
+    # the two cache hits keep the original calls' usage (1000 input tokens each)
+    assert (a.calls, a.cached, a.errors, a.input_tokens) == (7, 2, 0, 7000)
     assert (b.calls, b.errors, b.input_tokens, b.cost_usd) == (1, 1, 0, 0.0)
     lines = (tmp_path / "run" / "calls" / "a.jsonl").read_text().splitlines()
     assert len(lines) == 7 and sum(json.loads(x)["cached"] for x in lines) == 2

@@ -83,9 +83,7 @@ def test_retry_after_is_clamped(server, tmp_path, provider):
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_500_twice_then_success(server, tmp_path, provider):
-    server.push(
-        Action("status", status=500), Action("status", status=529 if provider == "anthropic" else 502)
-    )
+    server.push(Action("status", status=500), Action("status", status=529 if provider == "anthropic" else 502))
     with _client(server, tmp_path) as client:
         reply = client.call(f"{provider}:m1", _request(), stage="s")
     assert reply.text == server.default_text and len(server.requests) == 3
@@ -112,7 +110,7 @@ def test_retries_exhausted_is_recorded_and_the_batch_goes_on(server, tmp_path, p
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@pytest.mark.parametrize("status,error", [(400, "BadRequest"), (401, "AuthError"), (404, "BadRequest")])
+@pytest.mark.parametrize("status,error", [(400, "BadRequest"), (401, "AuthError"), (404, "ModelNotFound")])
 def test_client_errors_are_never_retried(server, tmp_path, provider, status, error):
     server.push(Action("status", status=status))
     with _client(server, tmp_path) as client:
@@ -135,9 +133,7 @@ def test_slow_response_beyond_the_call_deadline(server, tmp_path, provider):
     server.push(Action("slow", delay=2.0))
     with _client(server, tmp_path, read_timeout_s=30, deadline_s=0.4) as client:
         reply = client.call(f"{provider}:m1", _request(), stage="s")
-    assert (
-        reply.text is None and reply.record.error.startswith("Timeout:") and "deadline" in reply.record.error
-    )
+    assert reply.text is None and reply.record.error.startswith("Timeout:") and "deadline" in reply.record.error
     assert reply.record.latency_s < 1.5
 
 
@@ -156,7 +152,8 @@ def test_second_identical_call_is_answered_from_the_cache(server, tmp_path, prov
         first = client.call(f"{provider}:m1", _request(), stage="s")
         second = client.call(f"{provider}:m1", _request(), stage="s")
         assert len(server.requests) == 1
-        assert second.text == first.text and second.record.cached and second.record.usage.cost_usd == 0
+        assert second.text == first.text and second.record.cached
+        assert second.record.usage == first.record.usage and first.record.usage.cost_usd > 0  # original usage
         other = client.call(f"{provider}:m1", _request(sample_index=1), stage="s")
         assert not other.record.cached and len(server.requests) == 2
     # a new client (a rerun) on the same cache dir makes no request either
@@ -170,19 +167,19 @@ def test_concurrency_never_exceeds_the_limit(server, tmp_path, provider):
     settings = make_settings(server, tmp_path).model_copy(update={"concurrency": {provider: 2}})
     server.push(*[Action("ok", delay=0.2)] * 6)
     with ModelClient(settings, run_dir=tmp_path / "run") as client:
-        replies = client.call_many(
-            [(f"{provider}:m1", _request(i)) for i in range(6)], stage="s", progress=False
-        )
+        replies = client.call_many([(f"{provider}:m1", _request(i)) for i in range(6)], stage="s", progress=False)
     assert all(r.text == server.default_text for r in replies)
     assert len(server.requests) == 6 and server.max_in_flight == 2
 
 
 def test_no_key_in_any_file_under_run_dir_or_cache(server, tmp_path):
-    server.push(Action("status", status=401), Action("status", status=500), Action("malformed"))
+    server.push(Action("status", status=500), Action("malformed"))
     with _client(server, tmp_path) as client:
         for provider in PROVIDERS:
             for i in range(3):
                 client.call(f"{provider}:m1", _request(i), stage="s")
+        server.push(Action("status", status=401))  # last: a 401 stops the client (fail fast)
+        assert client.call("openai:m1", _request(7), stage="s").record.error.startswith("AuthError")
     assert all(r.headers.get("authorization") == f"Bearer {FAKE_KEY}" for r in server.requests)
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any("cache" in p.parts for p in files) and any("calls" in p.parts for p in files)

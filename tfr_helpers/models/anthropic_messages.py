@@ -49,9 +49,7 @@ class AnthropicProvider(Provider):
         creds = resolve_credentials("anthropic", settings)
         self.base_url = creds.base_url
         # An explicit timeout also skips the SDK's "streaming is required" guard for large max_tokens.
-        self._timeout = httpx2.Timeout(
-            settings.retry.read_timeout_s, connect=settings.retry.connect_timeout_s
-        )
+        self._timeout = httpx2.Timeout(settings.retry.read_timeout_s, connect=settings.retry.connect_timeout_s)
         self._client = anthropic.AsyncAnthropic(
             api_key=creds.api_key, base_url=creds.base_url, timeout=self._timeout, max_retries=0
         )
@@ -62,9 +60,7 @@ class AnthropicProvider(Provider):
         body: dict[str, object] = {
             "model": spec.name,
             "max_tokens": params.max_tokens,
-            "messages": [
-                {"role": m.role, "content": m.content} for m in request.messages if m.role != "system"
-            ],
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages if m.role != "system"],
         }
         if system:
             body["system"] = system
@@ -82,6 +78,8 @@ class AnthropicProvider(Provider):
                 raise
             raise err from exc
         text, in_tok, out_tok = read_message(resp)
+        stop = getattr(resp, "stop_reason", None)
+        stop = stop if isinstance(stop, str) else None
         return ProviderReply(
             text=text,
             input_tokens=in_tok,
@@ -89,6 +87,8 @@ class AnthropicProvider(Provider):
             raw_response=_dump(resp),
             raw_request=body,
             unsupported_params=unsupported,
+            finish_reason=stop,
+            truncated=stop == "max_tokens",
         )
 
     async def aclose(self) -> None:

@@ -1,5 +1,8 @@
 """Persistent response cache: one JSON file per key, written atomically; errors are never cached.
 
+An entry keeps the reply with the token usage, cost and finish reason of the call that produced it, so a run
+rebuilt from the cache reports the original usage and cost (and, separately, that nothing was spent now).
+
 The key is the sha256 of canonical JSON of everything that determines an answer (provider, base URL,
 model, API flavour, messages, every sampling parameter, template name and version, sample index, cache
 schema version) and nothing about transport (keys, timeouts, retries).
@@ -65,6 +68,11 @@ class ResponseCache:
 
     def get(self, key: str) -> ProviderReply | None:
         """The cached reply, or None (a corrupt entry is logged and treated as a miss)."""
+        hit = self.get_with_cost(key)
+        return hit[0] if hit is not None else None
+
+    def get_with_cost(self, key: str) -> tuple[ProviderReply, float | None] | None:
+        """The cached reply and the cost in USD of the call that produced it (None for entries without one)."""
         path = self._path(key)
         if not path.is_file():
             return None
@@ -72,19 +80,23 @@ class ResponseCache:
             data = json.loads(path.read_text(encoding="utf-8"))
             if data.get("version") != CACHE_SCHEMA_VERSION:
                 return None
-            return ProviderReply(
+            reply = ProviderReply(
                 text=data["text"],
                 input_tokens=data.get("input_tokens", 0),
                 output_tokens=data.get("output_tokens", 0),
                 raw_response=data.get("raw_response", {}),
                 unsupported_params=tuple(data.get("unsupported_params", ())),
+                finish_reason=data.get("finish_reason"),
+                truncated=bool(data.get("truncated", False)),
             )
+            cost = data.get("cost_usd")
+            return reply, float(cost) if cost is not None else None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.warning("ignoring corrupt cache entry %s: %s", path, exc)
             return None
 
-    def put(self, key: str, components: dict[str, object], reply: ProviderReply) -> None:
-        """Store a successful reply atomically (``fsutil.atomic_write_text``)."""
+    def put(self, key: str, components: dict[str, object], reply: ProviderReply, cost_usd: float | None = None) -> None:
+        """Store a successful reply with its original usage and cost, atomically (``fsutil.atomic_write_text``)."""
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = {
@@ -94,6 +106,9 @@ class ResponseCache:
             "text": reply.text,
             "input_tokens": reply.input_tokens,
             "output_tokens": reply.output_tokens,
+            "cost_usd": cost_usd,
+            "finish_reason": reply.finish_reason,
+            "truncated": reply.truncated,
             "unsupported_params": list(reply.unsupported_params),
             "raw_response": reply.raw_response,
         }

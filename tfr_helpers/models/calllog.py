@@ -6,6 +6,8 @@ import json
 import os
 import re
 import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from tfr_helpers.models.credentials import secret_values
@@ -45,3 +47,67 @@ class CallLog:
             finally:
                 os.close(fd)
         return path
+
+
+@dataclass(frozen=True)
+class CallCounts:
+    """Honest call accounting: what reached a provider, what the cache answered, what failed, what it cost."""
+
+    sent: int = 0
+    """Calls that sent at least one request (answered or failed)."""
+    cached: int = 0
+    """Calls answered from the response cache (no request)."""
+    failed: int = 0
+    """Sent calls that got no usable reply after their retries (faults, not results)."""
+    not_sent: int = 0
+    """Calls refused without a request because an earlier reply stopped the run."""
+    retries: int = 0
+    """Extra attempts made by the sent calls."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    spent_usd: float = 0.0
+    """Cost of the sent calls (what this money was actually spent on now; cache hits cost nothing)."""
+
+    def describe(self) -> str:
+        """``12 sent (2 failed, 3 retries), 48 from the cache, $0.0123 spent (1200/340 tokens)``."""
+        text = f"{self.sent} sent ({self.failed} failed, {self.retries} retries), {self.cached} from the cache"
+        if self.not_sent:
+            text += f", {self.not_sent} not sent (run stopped)"
+        return text + f", ${self.spent_usd:.4f} spent ({self.input_tokens}/{self.output_tokens} tokens in/out)"
+
+
+def count_calls(entries: Iterable[Mapping[str, object]]) -> CallCounts:
+    """Count call records or call-log entries (dicts with ``cached``, ``error``, ``retries``, ``usage``)."""
+    sent = cached = failed = not_sent = retries = tokens_in = tokens_out = 0
+    spent = 0.0
+    for entry in entries:
+        error = entry.get("error")
+        if entry.get("cached"):
+            cached += 1
+            continue
+        if isinstance(error, str) and error.startswith("NotSent"):
+            not_sent += 1
+            continue
+        usage = entry.get("usage")
+        usage = usage if isinstance(usage, Mapping) else {}
+        sent += 1
+        failed += error is not None
+        retries += int(entry.get("retries") or 0)  # type: ignore[call-overload]
+        tokens_in += int(usage.get("input_tokens") or 0)
+        tokens_out += int(usage.get("output_tokens") or 0)
+        spent += float(usage.get("cost_usd") or 0.0)
+    return CallCounts(sent, cached, failed, not_sent, retries, tokens_in, tokens_out, round(spent, 6))
+
+
+def read_call_log(run_dir: Path) -> list[dict[str, object]]:
+    """Every entry of every ``calls/*.jsonl`` of a run (an unreadable line is skipped)."""
+    entries: list[dict[str, object]] = []
+    for path in sorted((Path(run_dir) / "calls").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict):
+                entries.append(entry)
+    return entries

@@ -15,10 +15,11 @@ from typing import Any, TypeVar
 
 from tqdm.auto import tqdm
 
-from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams
+from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, TaskLookup
 from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components
-from tfr_helpers.models.calllog import CallLog
-from tfr_helpers.models.errors import ModelError
+from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls
+from tfr_helpers.models.errors import ModelError, NotSent
+from tfr_helpers.models.failfast import FailFast, Stop
 from tfr_helpers.models.registry import make_provider
 from tfr_helpers.models.retry import call_with_retries
 from tfr_helpers.models.settings import ModelSettings
@@ -59,13 +60,21 @@ class ModelClient:
     Args:
         settings: Model settings (defaults when None).
         run_dir: Run directory; when given every call is appended to ``run_dir/calls/<stage>.jsonl``.
+        tasks: Privileged lookup of full tasks, granted only to providers that declare ``needs_reference``
+            (the simulated model); every other provider sees only the request's task view.
 
     The simulated provider bypasses the response cache (it is deterministic and free, and caching it would
     hide changes to the simulator); its calls are still logged and counted.
+
+    Fail fast: after the first reply that retries cannot fix (wrong key, unknown model, exhausted quota) the
+    client sends nothing more; later calls come back with a ``NotSent`` error and :attr:`stop` says why.
     """
 
-    def __init__(self, settings: ModelSettings | None = None, run_dir: Path | None = None) -> None:
+    def __init__(
+        self, settings: ModelSettings | None = None, run_dir: Path | None = None, tasks: TaskLookup | None = None
+    ) -> None:
         self.settings = settings or ModelSettings()
+        self._tasks = tasks
         self.run_dir = Path(run_dir) if run_dir is not None else None
         self._log = CallLog(self.run_dir) if self.run_dir is not None else None
         self._cache = ResponseCache(self.settings.resolved_cache_dir())
@@ -75,6 +84,7 @@ class ModelClient:
         self._lock = threading.Lock()
         self._bg: _BackgroundLoop | None = None
         self._unpriced: set[str] = set()
+        self._failfast = FailFast()
 
     # -- per-event-loop resources ----------------------------------------------------------------------
     def _provider(self, name: str) -> tuple[Provider, asyncio.Semaphore]:
@@ -82,8 +92,15 @@ class ModelClient:
         with self._lock:
             if key not in self._providers:
                 self._providers[key] = make_provider(name, self.settings)
+                if self._providers[key].needs_reference and self._tasks is not None:
+                    self._providers[key].grant_tasks(self._tasks)  # the simulated model only
                 self._semaphores[key] = asyncio.Semaphore(self.settings.concurrency_for(name))
             return self._providers[key], self._semaphores[key]
+
+    @property
+    def stop(self) -> Stop | None:
+        """Why this client stopped calling (the first fatal reply), or None."""
+        return self._failfast.stop
 
     def _cost(self, model: str, reply: ProviderReply) -> float:
         price = self.settings.prices.get(model)
@@ -118,29 +135,35 @@ class ModelClient:
         key = cache_key(components)
         use_cache = not provider.simulated and self.settings.cache_mode != "off"
         started = time.monotonic()
-        reply, error, retries, cached = None, None, 0, False
+        reply, error, retries, cached, cost = None, None, 0, False, None
         if use_cache and self.settings.cache_mode == "use":
-            reply = self._cache.get(key)
-            cached = reply is not None
+            hit = self._cache.get_with_cost(key)
+            if hit is not None:
+                (reply, cost), cached = hit, True
         if reply is None:
 
             async def attempt() -> ProviderReply:
                 async with semaphore:
+                    self._failfast.check()
                     return await provider.generate(spec, request, params)
 
             try:
                 reply, retries = await call_with_retries(attempt, self.settings.retry)
             except ModelError as err:
                 error, retries = err, getattr(err, "retries", 0)
-            if reply is not None and use_cache:
-                self._cache.put(key, components, reply)
+                self._failfast.observe(spec, err)
+            if reply is not None:
+                cost = self._cost(str(spec), reply)
+                if use_cache:
+                    self._cache.put(key, components, reply, cost)
         latency = time.monotonic() - started
         usage = Usage()
-        if reply is not None and not cached:
+        if reply is not None:
+            # a cache hit keeps the original call's usage and cost (entries without a cost are priced now)
             usage = Usage(
                 input_tokens=reply.input_tokens,
                 output_tokens=reply.output_tokens,
-                cost_usd=self._cost(str(spec), reply),
+                cost_usd=cost if cost is not None else self._cost(str(spec), reply),
             )
         record = ModelCallRecord(
             model=str(spec),
@@ -152,8 +175,12 @@ class ModelClient:
             error=error.describe() if error is not None else None,
             usage=usage,
             latency_s=round(latency, 4),
+            retries=retries,
+            finish_reason=reply.finish_reason if reply is not None else None,
+            truncated=reply.truncated if reply is not None else False,
         )
-        self._write_log(provider, spec, request, params, record, reply, key, retries)
+        if not isinstance(error, NotSent) or retries > 0:  # a call refused before any request is not logged
+            self._write_log(provider, spec, request, params, record, reply, key)
         with self._lock:
             self._records.append(record)
         return ModelReply(text=reply.text if reply is not None else None, record=record)
@@ -167,7 +194,6 @@ class ModelClient:
         record: ModelCallRecord,
         reply: ProviderReply | None,
         key: str,
-        retries: int,
     ) -> None:
         if self._log is None:
             return
@@ -184,7 +210,6 @@ class ModelClient:
             "sample_index": request.sample_index,
             "task_id": request.task.task_id if request.task is not None else None,
             "cache_key": key,
-            "retries": retries,
             "base_url": provider.base_url,
             "api_flavour": provider.api_flavour,
             "unsupported_params": list(reply.unsupported_params) if reply is not None else [],
@@ -232,6 +257,10 @@ class ModelClient:
         """Every call record made through this client, in completion order."""
         with self._lock:
             return list(self._records)
+
+    def call_counts(self) -> CallCounts:
+        """Calls sent, served from the cache, failed, refused after a stop, retries and cost spent now."""
+        return count_calls(r.model_dump(mode="json") for r in self.records)
 
     def call_totals(self) -> list[CallTotals]:
         """Calls, cache hits, errors, tokens and cost per (model, role, stage), sorted."""

@@ -77,13 +77,8 @@ def check_credentials(specs: Iterable[ModelSpec | str], settings: ModelSettings 
         for var in _missing(spec.provider, settings):
             missing.setdefault(var, []).append(str(spec))
     if missing:
-        parts = [
-            f"{var} is not set (needed by {', '.join(sorted(set(models)))})"
-            for var, models in missing.items()
-        ]
-        raise CredentialsError(
-            "; ".join(parts) + "; export it or put it in .env, or use the offline model sim:default"
-        )
+        parts = [f"{var} is not set (needed by {', '.join(sorted(set(models)))})" for var, models in missing.items()]
+        raise CredentialsError("; ".join(parts) + "; export it or put it in .env, or use the offline model sim:default")
 
 
 def resolve_credentials(provider: str, settings: ModelSettings) -> Credentials:

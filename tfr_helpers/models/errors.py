@@ -17,6 +17,8 @@ class ModelError(Exception):
     """
 
     retryable: bool = False
+    fatal: bool = False
+    """Retries cannot fix it and every further call would fail the same way: the run stops (fail fast)."""
 
     def __init__(
         self,
@@ -56,11 +58,29 @@ class Timeout(ModelError):
 
 
 class BadRequest(ModelError):
-    """HTTP 400/404/422 and other 4xx: the request itself is wrong; never retried."""
+    """HTTP 400/422 and other 4xx: the request itself is wrong; never retried."""
 
 
 class AuthError(ModelError):
-    """HTTP 401/403: the key is missing, wrong or lacks permission; never retried."""
+    """HTTP 401/403: the key is missing, wrong or lacks permission; never retried, stops the run."""
+
+    fatal = True
+
+
+class ModelNotFound(BadRequest):
+    """HTTP 404 (``model_not_found``): the model name or the base URL is wrong; stops the run."""
+
+    fatal = True
+
+
+class QuotaExhausted(ModelError):
+    """HTTP 429 ``insufficient_quota`` (or 402, or a too-low credit balance): billing, not load; stops the run."""
+
+    fatal = True
+
+
+class NotSent(ModelError):
+    """The call was never sent because an earlier reply stopped the run (see :attr:`ModelError.fatal`)."""
 
 
 class MalformedResponse(ModelError):

@@ -53,9 +53,7 @@ class OpenAIChatProvider(Provider):
         creds = resolve_credentials(self.provider_name, settings)
         self.base_url = creds.base_url
         timeout = httpx2.Timeout(settings.retry.read_timeout_s, connect=settings.retry.connect_timeout_s)
-        self._client = openai.AsyncOpenAI(
-            api_key=creds.api_key, base_url=creds.base_url, timeout=timeout, max_retries=0
-        )
+        self._client = openai.AsyncOpenAI(api_key=creds.api_key, base_url=creds.base_url, timeout=timeout, max_retries=0)
 
     def build_body(self, spec: ModelSpec, request: ModelRequest, params: SamplingParams) -> dict[str, object]:
         """The request body (no credentials)."""
@@ -81,8 +79,16 @@ class OpenAIChatProvider(Provider):
                 raise
             raise err from exc
         text, in_tok, out_tok = read_chat_completion(resp)
+        finish = getattr(resp.choices[0], "finish_reason", None)
+        finish = finish if isinstance(finish, str) else None
         return ProviderReply(
-            text=text, input_tokens=in_tok, output_tokens=out_tok, raw_response=_dump(resp), raw_request=body
+            text=text,
+            input_tokens=in_tok,
+            output_tokens=out_tok,
+            raw_response=_dump(resp),
+            raw_request=body,
+            finish_reason=finish,
+            truncated=finish == "length",
         )
 
     async def aclose(self) -> None:

@@ -61,8 +61,6 @@ async def call_with_retries(attempt: Callable[[], Awaitable[T]], policy: RetryPo
                     await asyncio.sleep(wait)
                     retries += 1
     except TimeoutError as exc:
-        timeout = Timeout(
-            f"no answer within the {policy.deadline_s:g}s call deadline after {retries} retries"
-        )
+        timeout = Timeout(f"no answer within the {policy.deadline_s:g}s call deadline after {retries} retries")
         timeout.retries = retries  # type: ignore[attr-defined]
         raise timeout from exc

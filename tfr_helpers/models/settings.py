@@ -54,9 +54,7 @@ class SamplingSettings(_Settings):
 
     def to_params(self) -> SamplingParams:
         """The provider-facing form."""
-        return SamplingParams(
-            temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed, top_p=self.top_p
-        )
+        return SamplingParams(temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed, top_p=self.top_p)
 
 
 class Price(_Settings):
