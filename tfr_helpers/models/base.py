@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.prompts.messages import Message, ModelRequest
+from tfr_helpers.records import Task
 
-__all__ = ["PROVIDERS", "Message", "ModelRequest", "ModelSpec", "Provider", "ProviderReply", "SamplingParams"]
+__all__ = [
+    "PROVIDERS",
+    "Message",
+    "ModelRequest",
+    "ModelSpec",
+    "Provider",
+    "ProviderReply",
+    "SamplingParams",
+    "TaskLookup",
+]
 
 PROVIDERS = ("openai", "anthropic", "openai-compatible", "sim")
+
+TaskLookup = Callable[[str], Task]
+"""Privileged: task id -> the full task, reference solution and benchmark tests included (raises KeyError)."""
 
 
 @dataclass(frozen=True)
@@ -72,13 +86,28 @@ class ProviderReply:
 
 
 class Provider(ABC):
-    """A model backend. One abstract method; errors are raised as ``tfr_helpers.models`` error types."""
+    """A model backend. One abstract method; errors are raised as ``tfr_helpers.models`` error types.
+
+    A provider sees only its :class:`ModelRequest`: the rendered messages and ``request.task``, a
+    :class:`~tfr_helpers.records.TaskView` without the reference solution and the benchmark tests.
+    """
 
     simulated: bool = False
+    needs_reference: bool = False
+    """Declared only by a provider built from the reference and the benchmark tests (the simulated model).
+    The model client grants such a provider the full tasks through :meth:`grant_tasks`, and no other."""
     api_flavour: str = ""
     """Which API the provider speaks (``chat.completions``, ``messages``...); part of the cache key."""
     base_url: str | None = None
     """Where requests go; part of the cache key (None for local/simulated providers)."""
+
+    def grant_tasks(self, lookup: TaskLookup) -> None:
+        """Receive the privileged full-task lookup (the client calls this only when :attr:`needs_reference`).
+
+        Raises:
+            TypeError: This provider does not declare :attr:`needs_reference`.
+        """
+        raise TypeError(f"{type(self).__name__} does not declare needs_reference; it gets no full tasks")
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, deliberately not abstract
         """Release network clients (no-op by default)."""
