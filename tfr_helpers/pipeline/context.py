@@ -17,6 +17,9 @@ from tfr_helpers.sandbox.worker import LIGHT_PRELOAD as SANDBOX_LIGHT_PRELOAD
 
 LIGHT_PRELOAD = (*SANDBOX_LIGHT_PRELOAD, "hypothesis")
 """Worker preload for runs without BigCodeBench: the light workers' stdlib set plus Hypothesis (for PBTs)."""
+RERUN_SEED_OFFSET = 1_000_003
+"""Added to the run seed for the reference's second run, so a reference whose verdict depends on its random
+draws shows up as nondeterministic instead of failing twice the same way."""
 
 
 @dataclass
@@ -75,12 +78,17 @@ class RunContext:
     _client: Any = None
 
     # sandbox ------------------------------------------------------------------------------------
-    def limits(self, generated: bool) -> Any:
-        """Sandbox limits for benchmark tests (``generated=False``) or generated tests."""
+    def limits(self, generated: bool, rerun: bool = False) -> Any:
+        """Sandbox limits for benchmark tests (``generated=False``) or generated tests.
+
+        ``seed`` is the run seed (``random``/numpy in programs are seeded per (seed, program, test)); a rerun
+        (the reference's nondeterminism check) gets a different seed, :data:`RERUN_SEED_OFFSET` away.
+        """
         from tfr_helpers.sandbox import Limits
 
         s = self.config.sandbox
         return Limits(
+            seed=self.config.seed + (RERUN_SEED_OFFSET if rerun else 0),
             timeout_s=s.generated_test_timeout_s if generated else s.timeout_s,
             memory_mb=s.memory_mb,
             nproc=s.nproc,
@@ -102,7 +110,11 @@ class RunContext:
         return LIGHT_PRELOAD
 
     def run_programs(
-        self, jobs: Sequence[tuple[str, Sequence[Any]]], desc: str = "", generated: bool = False
+        self,
+        jobs: Sequence[tuple[str, Sequence[Any]]],
+        desc: str = "",
+        generated: bool = False,
+        rerun: bool = False,
     ) -> list[ProgramRun]:
         """Run programs against test specs in parallel; order preserved.
 
@@ -110,6 +122,7 @@ class RunContext:
             jobs: ``(program, test specs)`` pairs.
             desc: Progress bar label.
             generated: The tests are generated tests (their own, lower timeout) rather than benchmark tests.
+            rerun: A second run to detect nondeterminism: programs get another seed than the first run's.
         """
         if not jobs:
             return []
@@ -123,9 +136,7 @@ class RunContext:
             )
             self._sandbox.__enter__()
         self.counters.sandbox_runs += len(jobs)
-        return list(
-            self._sandbox.run_many(list(jobs), progress=False, desc=desc, limits=self.limits(generated))
-        )
+        return list(self._sandbox.run_many(list(jobs), progress=False, desc=desc, limits=self.limits(generated, rerun)))
 
     # models -------------------------------------------------------------------------------------
     def client(self) -> Any:

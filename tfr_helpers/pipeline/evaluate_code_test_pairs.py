@@ -50,9 +50,7 @@ def benchmark_specs(task: Task) -> list[object]:
     return list(benchmark_tests(task))
 
 
-def evaluate_code_test_pairs(
-    items: Sequence[PairJob], ctx: RunContext
-) -> list[BenchmarkVerdict | PairEvaluation]:
+def evaluate_code_test_pairs(items: Sequence[PairJob], ctx: RunContext) -> list[BenchmarkVerdict | PairEvaluation]:
     """Run and label one chunk of (coder, task) units.
 
     Args:
@@ -72,13 +70,12 @@ def evaluate_code_test_pairs(
     runs = ctx.run_programs(gen_jobs + ref_jobs, desc="generated tests", generated=True)
     gen_runs, ref_runs = runs[: len(pair_items)], runs[len(pair_items) :]
 
-    # round 2: a reference non-pass runs again, alone, to tell a wrong test from a nondeterministic reference
-    rerun_keys = [
-        (i, j) for i, run in enumerate(ref_runs) for j, o in enumerate(run.outcomes) if o.status != "passed"
-    ]
+    # round 2: a reference non-pass runs again, alone and with another seed, to tell a wrong test from a
+    # nondeterministic reference
+    rerun_keys = [(i, j) for i, run in enumerate(ref_runs) for j, o in enumerate(run.outcomes) if o.status != "passed"]
     rerun_jobs = [(pair_items[i].task.reference, [test_spec(pair_items[i].tests[j])]) for i, j in rerun_keys]
     reruns = dict(
-        zip(rerun_keys, ctx.run_programs(rerun_jobs, desc="reference reruns", generated=True), strict=True)
+        zip(rerun_keys, ctx.run_programs(rerun_jobs, desc="reference reruns", generated=True, rerun=True), strict=True)
     )
 
     out: list[BenchmarkVerdict | PairEvaluation] = []
@@ -103,9 +100,7 @@ def evaluate_code_test_pairs(
         i = pair_index[id(item)]
         for j, test in enumerate(item.tests):
             rerun = reruns.get((i, j))
-            out.append(
-                _pair(ctx, item, test, gen_runs[i], ref_runs[i], j, rerun.outcomes[0] if rerun else None)
-            )
+            out.append(_pair(ctx, item, test, gen_runs[i], ref_runs[i], j, rerun.outcomes[0] if rerun else None))
     return out
 
 
@@ -135,9 +130,7 @@ def _pair(
         "case": case,
         "cause": cause,
     }
-    path = ctx.store.artifact(
-        model, task_id, f"executions/{test.kind}_{test.index}.json", json.dumps(record, indent=1)
-    )
+    path = ctx.store.artifact(model, task_id, f"executions/{test.kind}_{test.index}.json", json.dumps(record, indent=1))
     return PairEvaluation(
         test_id=test.test_id,
         model=model,

@@ -63,6 +63,9 @@ class _WorkerHandle:
             self.close()
             raise SandboxError(f"sandbox worker failed to start ({' '.join(cmd)}); run it by hand to see why")
         self.uid: int | None = hello.get("uid")
+        if hello.get("hash_randomization"):
+            self.close()
+            raise SandboxError("sandbox worker started with a random string-hash seed; start it with PYTHONHASHSEED set")
 
     def read_line(self, timeout: float) -> dict[str, Any] | None:
         """Next JSON line from the worker, or None on EOF / timeout."""
@@ -109,8 +112,15 @@ def _worker_env() -> dict[str, str]:
         MKL_NUM_THREADS="1",
         MPLCONFIGDIR="/tmp/tfr-sandbox-mpl",
         PYTHONDONTWRITEBYTECODE="1",
+        # string hashing is seeded once at interpreter start-up, so the worker itself must start with it:
+        # set and dict order (and every message built from them) must not change between runs
+        PYTHONHASHSEED=HASH_SEED,
     )
     return env
+
+
+HASH_SEED = "0"
+"""``PYTHONHASHSEED`` of every worker (and so of every forked program and its subprocesses)."""
 
 
 HEAVY = re.compile(r"^\s*(?:import|from)\s+(?:numpy|pandas|matplotlib|scipy|sklearn|seaborn|hypothesis)\b", re.M)
@@ -203,7 +213,9 @@ class Sandbox:
             log.warning("sandbox: %s", warning)
 
     def _make_pools(self, uid_drop: bool) -> None:
-        base = [*self._prefix, sys.executable, "-I", "-m", "tfr_helpers.sandbox.worker"]
+        # not -I: it implies -E, which would ignore PYTHONHASHSEED; the environment is built from scratch
+        # (_worker_env), -s skips the user site and -P keeps the working directory off sys.path
+        base = [*self._prefix, sys.executable, "-s", "-P", "-m", "tfr_helpers.sandbox.worker"]
         if not uid_drop:
             base.append("--no-uid")
         if self._preload is not None:

@@ -79,7 +79,7 @@ def _rewrite_block(stmts: list[ast.stmt]) -> None:
     """
     for i, node in enumerate(stmts):
         if isinstance(node, ast.Assert):
-            stmts[i] = _REWRITER.visit_Assert(node)  # type: ignore[assignment]
+            stmts[i] = _REWRITER.visit_Assert(node)  # type: ignore[assignment,call-overload]
             continue
         for field in _BLOCKS:
             block = getattr(node, field, None)

@@ -13,8 +13,10 @@ the nonce and the pipe) can still forge a pass. That is outside this study's thr
 from __future__ import annotations
 
 import builtins
+import hashlib
 import json
 import os
+import random
 import sys
 import time
 import types
@@ -28,6 +30,7 @@ from tfr_helpers.sandbox.spec import Limits
 _REAL_BUILTINS = dict(builtins.__dict__)
 _AssertionError = AssertionError
 _dumps, _write, _perf = json.dumps, os.write, time.perf_counter
+_random_seed, _sha256 = random.seed, hashlib.sha256  # captured: the code under test may replace them
 MESSAGE_CAP = 2000
 
 
@@ -54,6 +57,24 @@ def _encode(value: Any) -> str:
     if kind is dict and all(type(k) is str for k in value):
         return "{" + ", ".join(_enc_str(k) + ": " + _encode(v) for k, v in value.items()) + "}"
     return _dumps(value)
+
+
+def seed_rngs(*key: str) -> int:
+    """Seed ``random`` and, when loaded, numpy's global RNG from ``key`` (e.g. run seed, program, test).
+
+    Returns:
+        The 64-bit seed used (a SHA-256 prefix of the key, independent of the string-hash seed).
+    """
+    digest = _sha256("\0".join(key).encode("utf-8", "surrogatepass")).digest()
+    seed = int.from_bytes(digest[:8], "big")
+    _random_seed(seed)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        try:
+            numpy.random.seed(seed & 0xFFFFFFFF)
+        except Exception:  # noqa: BLE001 - a program may have replaced numpy.random
+            pass
+    return seed
 
 
 class Channel:
@@ -85,7 +106,7 @@ class Capture:
     def reset(self) -> None:
         for stream, fd in ((sys.__stdout__, 1), (sys.__stderr__, 2)):
             try:
-                stream.flush()
+                stream.flush()  # type: ignore[union-attr]
                 os.ftruncate(fd, 0)
                 os.lseek(fd, 0, os.SEEK_SET)
             except (OSError, ValueError, AttributeError):
@@ -95,7 +116,7 @@ class Capture:
         out = []
         for stream, fd in ((sys.__stdout__, 1), (sys.__stderr__, 2)):
             try:
-                stream.flush()
+                stream.flush()  # type: ignore[union-attr]
             except (OSError, ValueError, AttributeError):
                 pass
             try:
@@ -193,6 +214,9 @@ class ProgramRunner:
         self.capture = Capture(self.limits.output_cap)
         self.program_path = os.path.join(workdir, "solution.py")
         self.module = types.ModuleType("solution")
+        # (run seed, program): the prefix of every RNG seed of this run (see Limits.seed)
+        program_digest = _sha256(job["program"].encode("utf-8", "surrogatepass")).hexdigest()
+        self.seed_key = (str(self.limits.seed), program_digest)
 
     def _write_file(self, path: str, text: str) -> None:
         with open(path, "w", encoding="utf-8") as fh:
@@ -210,6 +234,7 @@ class ProgramRunner:
             except BaseException:  # noqa: BLE001
                 pass
         self.capture.reset()
+        seed_rngs(*self.seed_key, "<program>")
         t0 = _perf()
         try:
             exec(compile(self.job["program"], self.program_path, "exec"), self.module.__dict__)  # noqa: S102
@@ -258,6 +283,8 @@ class ProgramRunner:
         """Run ``fn()`` as one test and send its outcome."""
         self.ch.send(t="start", spec=i, sub=sub, name=name)
         self.capture.reset()
+        spec = self.job["tests"][i]
+        seed_rngs(*self.seed_key, spec["setup"], spec["source"], name)
         t0 = _perf()
         try:
             fn()
@@ -292,6 +319,7 @@ class ProgramRunner:
         # function / unittest: define the module first (its failure is one outcome for the spec)
         self.ch.send(t="start", spec=i, sub=-1, name=spec["name"])
         self.capture.reset()
+        seed_rngs(*self.seed_key, spec["setup"], spec["source"], "<module>")
         try:
             load()
         except BaseException as exc:  # noqa: BLE001
@@ -353,9 +381,9 @@ class _CaseRunner:
         result = _Result()
         self.cls(self.method).run(result)
         if result.problem is not None:
-            kind, exc, text = result.problem
-            if exc is None:
+            _kind, problem, text = result.problem
+            if problem is None:
                 raise _AssertionError(text)
-            raise exc
+            raise problem
         if not result.ok:
             raise RuntimeError("the test method reported no result (TestCase.run was tampered with?)")

@@ -43,6 +43,11 @@ class Limits:
         output_cap: Bytes of stdout/stderr kept per test.
         hypothesis_max_examples: ``max_examples`` for Hypothesis tests.
         hypothesis_derandomize: Run Hypothesis derandomized so verdicts repeat.
+        seed: Run seed. Before the program loads and before every test the child seeds ``random`` (and
+            numpy's global RNG when numpy is loaded) from (seed, program, test), so a rerun gives the same
+            verdicts; a different seed gives other random draws (the pipeline reruns a failing reference with
+            another seed to catch nondeterministic references). String hashing is fixed separately
+            (``PYTHONHASHSEED=0`` in every worker), so set and dict order never depend on the run.
     """
 
     timeout_s: float = 10.0
@@ -53,3 +58,4 @@ class Limits:
     output_cap: int = 4096
     hypothesis_max_examples: int = 50
     hypothesis_derandomize: bool = True
+    seed: int = 0

@@ -356,7 +356,7 @@ def main() -> None:
         while data:
             data = data[os.write(proto_out, data) :]
 
-    reply({"ready": True, "uid": uid, "pid": os.getpid()})
+    reply({"ready": True, "uid": uid, "pid": os.getpid(), "hash_randomization": sys.flags.hash_randomization})
     try:
         for line in proto_in:
             try:
