@@ -113,7 +113,7 @@ def _from_tag(answer: str) -> ParsedDecision | None:
 def _clean(line: str) -> str:
     """A line without markdown emphasis, headers, quotes, bullets, LaTeX boxes and trailing punctuation."""
     line = _MARKDOWN.sub(lambda m: m.group(1) or m.group(2) or "", line)
-    line = re.sub(r"[*_`\"'\u201c\u201d]", "", line)
+    line = re.sub(r"[*_`\"\u201c\u201d]|(?<!\w)'|'(?!\w)", "", line.replace("\u2019", "'"))
     line = re.sub(r"^\s*(?:#+|>+|[-+\u2022]|\d+[.)])\s*", "", line)
     return re.sub(r"[\s.!\u2705\u274c]+$", "", line.strip())
 
@@ -136,6 +136,9 @@ def _from_lines(answer: str) -> ParsedDecision | None:
                 return ParsedDecision("undecided", "\n".join(lines[:i]).strip() or None)
         elif _BARE.match(clean):
             decided = _value(clean)
+            previous = [_clean(lines[j]) for j in filled if j < i][-1:]
+            if previous and _BARE.match(previous[0]) and _value(previous[0]) not in (None, decided):
+                return ParsedDecision("undecided", answer)  # the two options listed, none chosen
         elif i in (filled[0], filled[-1]):
             explained = _BARE_EXPLAINED.match(clean)
             decided = _value(explained.group(1)) if explained else None
@@ -160,7 +163,7 @@ def _mentions(clause_text: str) -> list[DecisionWord]:
         for match in _MENTION.finditer(clause):
             if _INPUT_OBJECT.match(clause[match.end() :]):
                 continue
-            before = clause[: match.start()].split()[-5:]
+            before = clause[: match.start()].split()[-8:]
             negated = bool(_NEGATION.search(" ".join(before)))
             positive = match.group(1).lower() == "accept"
             out.append("accept" if positive != negated else "reject")
