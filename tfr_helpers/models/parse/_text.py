@@ -60,8 +60,9 @@ class Block:
 def fenced_blocks(text: str) -> tuple[list[Block], str]:
     """Every fenced block (``` or ~~~, any tag, indented inside list items too) and the text outside them.
 
-    A fence closes at a line holding only the same fence character, at least as long as the opening one; a
-    block still open at the end of the text is returned with ``closed=False`` (a reply cut at max_tokens).
+    A fence closes at a line starting with the same fence character, at least as long as the opening one
+    (prose glued after it stays outside; a tag after it opens the next block); a block still open at the end of
+    the text is returned with ``closed=False`` (a reply cut at max_tokens).
     """
     blocks: list[Block] = []
     outside: list[str] = []
@@ -80,8 +81,12 @@ def fenced_blocks(text: str) -> tuple[list[Block], str]:
         closed = False
         while i < len(lines):
             stripped = lines[i].strip()
-            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+            rest = stripped.lstrip(fence[0])
+            if len(stripped) - len(rest) >= len(fence):
                 closed = True
+                if re.fullmatch(r"[\w.+-]+", rest):
+                    break  # a new opening fence: the previous block was never closed, read this line again
+                outside.append(rest)  # a closing fence with prose glued to it ("```The function...")
                 i += 1
                 break
             line = lines[i]

@@ -94,9 +94,10 @@ def _defines_something(src: str) -> bool:
 def _bindings(src: str, needed: set[str]) -> str:
     """The imports of ``src`` and its top-level definitions of ``needed`` names, in source order."""
     lines = src.splitlines()
+    body = ast.parse(src).body
     keep = []
-    for node in ast.parse(src).body:
+    for node in body:
         if isinstance(node, (ast.Import, ast.ImportFrom)) or (top_level_names(ast.unparse(node)) & needed):
             start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             keep.append("\n".join(lines[start - 1 : node.end_lineno]))
-    return "\n".join(keep)
+    return src if len(keep) == len(body) else "\n\n".join(keep)
