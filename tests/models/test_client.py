@@ -23,7 +23,7 @@ from tfr_helpers.models import (
     make_request,
     register_provider,
 )
-from tfr_helpers.models.registry import _REGISTERED
+from tfr_helpers.models.registry import _REGISTRY
 
 
 class EchoProvider(Provider):
@@ -54,7 +54,7 @@ def echo():
 
     register_provider("echo", factory)
     yield made
-    _REGISTERED.pop("echo", None)
+    _REGISTRY.pop("echo", None)
 
 
 def _req(i=0, role="coder"):

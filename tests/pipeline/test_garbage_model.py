@@ -36,7 +36,7 @@ class GarbageProvider(Provider):
 def test_garbage_answers_are_recorded_and_counted(
     pipeline_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(registry._REGISTERED, "sim", lambda settings: GarbageProvider())
+    monkeypatch.setitem(registry._REGISTRY, "sim", registry.ProviderEntry("sim", lambda _: GarbageProvider(), True))
     config = config_from_dict(
         {
             "run_name": "garbage",

@@ -11,7 +11,6 @@ from tfr_helpers.prompts.messages import Message, ModelRequest
 from tfr_helpers.records import Task
 
 __all__ = [
-    "PROVIDERS",
     "Message",
     "ModelRequest",
     "ModelSpec",
@@ -20,8 +19,6 @@ __all__ = [
     "SamplingParams",
     "TaskLookup",
 ]
-
-PROVIDERS = ("openai", "anthropic", "openai-compatible", "sim")
 
 TaskLookup = Callable[[str], Task]
 """Privileged: task id -> the full task, reference solution and benchmark tests included (raises KeyError)."""
@@ -39,7 +36,7 @@ class ModelSpec:
         """Parse ``provider:model``; raises ConfigError naming the known providers."""
         from tfr_helpers.models.registry import known_providers
 
-        known = list(PROVIDERS) + [p for p in known_providers() if p not in PROVIDERS]
+        known = known_providers()
         provider, sep, name = spec.partition(":")
         if not sep or not name or provider not in known:
             raise ConfigError(f"model {spec!r} is not 'provider:model' with provider one of {', '.join(known)}")

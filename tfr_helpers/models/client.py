@@ -20,7 +20,7 @@ from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_compone
 from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls
 from tfr_helpers.models.errors import ModelError, NotSent
 from tfr_helpers.models.failfast import FailFast, Stop
-from tfr_helpers.models.registry import make_provider
+from tfr_helpers.models.registry import is_simulated, make_provider
 from tfr_helpers.models.retry import call_with_retries
 from tfr_helpers.models.settings import ModelSettings
 from tfr_helpers.records import CallTotals, ModelCallRecord, Usage
@@ -105,7 +105,7 @@ class ModelClient:
     def _cost(self, model: str, reply: ProviderReply) -> float:
         price = self.settings.prices.get(model)
         if price is None:
-            if model not in self._unpriced and not model.startswith("sim:"):
+            if model not in self._unpriced and not is_simulated(model):
                 self._unpriced.add(model)
                 log.warning("no price for %s in models.prices; its cost is counted as 0", model)
             return 0.0

@@ -1,33 +1,110 @@
-"""Provider registry: names mapped to lazily imported factories ``factory(settings) -> Provider``."""
+"""Provider registry: every model provider is one entry, ``name -> factory(settings) -> Provider``.
+
+The built-in providers are listed in :data:`_BUILTIN` by import path, so their SDKs load only when used. A new
+provider is one module that calls :func:`register_provider`; a package outside tfr makes that module load by
+declaring it in the ``tfr.providers`` entry point group (``[project.entry-points."tfr.providers"]
+replay = "mypkg.replay"``). Everything else asks the registry: which names are valid in a model spec
+(:func:`known_providers`), how to build one (:func:`make_provider`) and whether a model's outputs are simulated
+rather than evidence (:func:`is_simulated`).
+"""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.models.base import Provider
+from tfr_helpers.models.base import ModelSpec, Provider
 from tfr_helpers.models.settings import ModelSettings
 
 ProviderFactory = Callable[[ModelSettings], Provider]
 
-_LAZY: dict[str, str] = {
-    "openai": "tfr_helpers.models.openai_chat:OpenAIChatProvider",
-    "openai-compatible": "tfr_helpers.models.openai_chat:OpenAICompatibleProvider",
-    "anthropic": "tfr_helpers.models.anthropic_messages:AnthropicProvider",
-    "sim": "tfr_helpers.models.sim:SimProvider",
-}
-_REGISTERED: dict[str, ProviderFactory] = {}
+ENTRY_POINT_GROUP = "tfr.providers"
+"""Entry point group whose values are modules that register providers when imported."""
 
 
-def register_provider(name: str, factory: ProviderFactory) -> None:
-    """Register (or replace) a provider factory, e.g. a test double."""
-    _REGISTERED[name] = factory
+@dataclass(frozen=True)
+class ProviderEntry:
+    """One registered provider.
+
+    Attributes:
+        name: The ``provider`` part of ``provider:model`` specs.
+        factory: ``factory(settings) -> Provider``, or ``"module:Class"`` of a Provider class taking the
+            settings, imported on first use.
+        simulated: True when the provider's replies are not a real model's (the simulated model, replayed
+            or synthetic outputs): runs using it are demos, not evidence.
+    """
+
+    name: str
+    factory: ProviderFactory | str
+    simulated: bool = False
+
+
+def _sim_provider(settings: ModelSettings) -> Provider:
+    """The offline simulated model; ``settings.provider_options['sim']`` are its keyword arguments."""
+    from tfr_helpers.models.sim import SimProvider
+
+    return SimProvider(**settings.provider_options.get("sim", {}))
+
+
+_BUILTIN = (
+    ProviderEntry("openai", "tfr_helpers.models.openai_chat:OpenAIChatProvider"),
+    ProviderEntry("anthropic", "tfr_helpers.models.anthropic_messages:AnthropicProvider"),
+    ProviderEntry("openai-compatible", "tfr_helpers.models.openai_chat:OpenAICompatibleProvider"),
+    ProviderEntry("sim", _sim_provider, simulated=True),
+)
+_REGISTRY: dict[str, ProviderEntry] = {entry.name: entry for entry in _BUILTIN}
+_plugins_loaded = False
+
+PROVIDERS = tuple(entry.name for entry in _BUILTIN)
+"""The built-in providers (:func:`known_providers` adds the registered ones)."""
+
+
+def register_provider(name: str, factory: ProviderFactory | str, *, simulated: bool = False) -> None:
+    """Register (or replace) a provider.
+
+    Args:
+        name: Provider name used in model specs (``name:model``); no ``:`` allowed.
+        factory: ``factory(settings) -> Provider``, or ``"module:Class"`` imported on first use.
+        simulated: Whether its replies are simulated (see :func:`is_simulated`).
+
+    Raises:
+        ConfigError: The name is empty or contains ``:``.
+    """
+    if not name or ":" in name:
+        raise ConfigError(f"provider name {name!r} must be non-empty and contain no ':'")
+    _REGISTRY[name] = ProviderEntry(name, factory, simulated)
+
+
+def _entries() -> dict[str, ProviderEntry]:
+    """The registry, after importing the modules named in the ``tfr.providers`` entry point group (once)."""
+    global _plugins_loaded
+    if not _plugins_loaded:
+        _plugins_loaded = True
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                ep.load()
+            except Exception as exc:
+                raise ConfigError(
+                    f"provider plugin {ep.name!r} ({ep.value}) failed to load: {exc}; fix or uninstall that package"
+                ) from exc
+    return _REGISTRY
 
 
 def known_providers() -> list[str]:
-    """Names of every provider that can be built."""
-    return sorted(set(_LAZY) | set(_REGISTERED))
+    """Names of every provider that can be built (built-in first, then registered ones in order)."""
+    return list(_entries())
+
+
+def is_simulated(spec: str | ModelSpec) -> bool:
+    """Whether a model (``provider:model``, or a bare provider name) gives simulated replies.
+
+    Unknown providers count as not simulated (a results file may name a provider this install lacks).
+    """
+    entry = _entries().get(str(spec).partition(":")[0])
+    return entry is not None and entry.simulated
 
 
 def _import(name: str, target: str) -> type:
@@ -36,9 +113,7 @@ def _import(name: str, target: str) -> type:
         module = importlib.import_module(module_name)
         return getattr(module, attr)  # type: ignore[no-any-return]
     except (ImportError, AttributeError) as exc:
-        raise ConfigError(
-            f"provider {name!r} could not be loaded from {target} ({exc}); reinstall tfr"
-        ) from exc
+        raise ConfigError(f"provider {name!r} could not be loaded from {target} ({exc}); reinstall tfr") from exc
 
 
 def make_provider(name: str, settings: ModelSettings) -> Provider:
@@ -53,11 +128,9 @@ def make_provider(name: str, settings: ModelSettings) -> Provider:
         ConfigError: Unknown provider (the message lists the known ones) or an import failure.
         CredentialsError: A real provider's key is missing.
     """
-    if name in _REGISTERED:
-        return _REGISTERED[name](settings)
-    if name not in _LAZY:
+    entry = _entries().get(name)
+    if entry is None:
         raise ConfigError(f"unknown model provider {name!r}; known providers: {', '.join(known_providers())}")
-    cls = _import(name, _LAZY[name])
-    if name == "sim":
-        return cls(**settings.provider_options.get("sim", {}))  # type: ignore[no-any-return]
-    return cls(settings)  # type: ignore[no-any-return]
+    if isinstance(entry.factory, str):
+        return _import(name, entry.factory)(settings)  # type: ignore[no-any-return]
+    return entry.factory(settings)

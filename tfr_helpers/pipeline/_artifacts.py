@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tfr_helpers.models.registry import is_simulated
 from tfr_helpers.pipeline.context import CallResult, RunContext
 from tfr_helpers.records import ModelCallRecord
 
@@ -19,7 +20,7 @@ def save_call(ctx: RunContext, model: str, task_id: str, name: str, result: Call
     record = result.record
     prompt_path = ctx.store.artifact(model, task_id, f"prompt_{name}.md", result.prompt)
     body = result.text if result.text is not None else f"(no response: {record.error})"
-    head = f"<!-- model: {record.model}{' (simulated)' if record.model.startswith('sim:') else ''} -->\n\n"
+    head = f"<!-- model: {record.model}{' (simulated)' if is_simulated(record.model) else ''} -->\n\n"
     response_path = ctx.store.artifact(model, task_id, f"response_{name}.md", head + body)
     return record.model_copy(
         update={

@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.models.registry import is_simulated
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.records import (
     BenchmarkVerdict,
@@ -92,7 +93,7 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
     for records in items:
         results = Results(
             run_name=config.run_name,
-            simulated=any(spec.startswith("sim:") for spec in config.models.all_specs()),
+            simulated=any(is_simulated(spec) for spec in config.models.all_specs()),
             config={**config.model_dump(mode="json"), "config_hash": config.config_hash()},
             tasks=list(ctx.tasks),
             task_benchmarks={tid: task.benchmark for tid, task in ctx.tasks.items()},

@@ -11,6 +11,7 @@ import pandas as pd
 import yaml
 from IPython.display import HTML, Markdown
 
+from tfr_helpers.models.registry import is_simulated
 from tfr_helpers.records import Results
 
 
@@ -20,7 +21,7 @@ def simulated_banner(results_or_specs: Results | list[str]) -> HTML:
         simulated, specs = results_or_specs.simulated, _specs(results_or_specs.config)
     else:
         specs = list(results_or_specs)
-        simulated = any(s.startswith("sim:") for s in specs)
+        simulated = any(is_simulated(s) for s in specs)
     names = html.escape(", ".join(specs))
     if simulated:
         return HTML(
@@ -47,8 +48,10 @@ def models_overview(config: Any) -> pd.DataFrame:
     """One row per coder: which model writes, tests, refines and judges."""
     models = config.models
     return pd.DataFrame(
-        [{"coder": c, "tester": models.tester_for(c), "refiner": models.refiner_for(c),
-          "judge": models.judge_for(c)} for c in models.coders]
+        [
+            {"coder": c, "tester": models.tester_for(c), "refiner": models.refiner_for(c), "judge": models.judge_for(c)}
+            for c in models.coders
+        ]
     )
 
 
@@ -74,9 +77,7 @@ def generation_overview(results: Results) -> pd.DataFrame:
     for fail in results.test_generation_failures:
         rows.setdefault((fail.model, bench[fail.task_id]), Counter())["test generation failures"] += 1
     columns = ["codes", "usable codes", "EBTs", "PBTs", "test generation failures"]
-    return pd.DataFrame(
-        [{"model": m, "benchmark": b, **{c: counts[c] for c in columns}} for (m, b), counts in rows.items()]
-    )
+    return pd.DataFrame([{"model": m, "benchmark": b, **{c: counts[c] for c in columns}} for (m, b), counts in rows.items()])
 
 
 def prose(text: str) -> Markdown:
@@ -94,13 +95,19 @@ def headline(results: Results, section: str) -> dict[str, Any]:
     fails = [p for p in results.pair_evaluations if p.feedback is not None]
     numbers: dict[str, Any] = {"simulated": results.simulated}
     if section == "setup":
-        numbers |= {"tasks": len(results.tasks), "codes": len(results.generated_codes),
-                    "tests": len(results.generated_tests)}
+        numbers |= {
+            "tasks": len(results.tasks),
+            "codes": len(results.generated_codes),
+            "tests": len(results.generated_tests),
+        }
     elif section == "rq1":
         unreliable = sum(p.reliability == "unreliable" for p in fails)
-        numbers |= {"pairs": len(results.pair_evaluations), "test_fail_feedback": len(fails),
-                    "unreliable": unreliable,
-                    "unreliable_pct": round(100 * unreliable / len(fails), 1) if fails else None}
+        numbers |= {
+            "pairs": len(results.pair_evaluations),
+            "test_fail_feedback": len(fails),
+            "unreliable": unreliable,
+            "unreliable_pct": round(100 * unreliable / len(fails), 1) if fails else None,
+        }
     elif section == "rq2":
         transitions = Counter(r.transition for r in results.refined_evaluations)
         numbers["refinements"] = len(results.refined_evaluations)
@@ -108,8 +115,7 @@ def headline(results: Results, section: str) -> dict[str, Any]:
     elif section == "rq3":
         for strategy in dict.fromkeys(d.strategy for d in results.screening):
             decided = [d for d in results.screening if d.strategy == strategy]
-            numbers[f"{strategy}_accept_pct"] = round(
-                100 * sum(d.decision == "accept" for d in decided) / len(decided), 1)
+            numbers[f"{strategy}_accept_pct"] = round(100 * sum(d.decision == "accept" for d in decided) / len(decided), 1)
     else:
         raise ValueError(f"unknown section {section!r}; use setup, rq1, rq2 or rq3")
     return numbers

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tfr_helpers.errors import RunDirError
+from tfr_helpers.models.registry import is_simulated
 from tfr_helpers.pipeline.runner import CHECKPOINTS
 from tfr_helpers.pipeline.store import RunStore
 from tfr_helpers.records import (
@@ -30,13 +31,25 @@ from tfr_helpers.views.cases import load_run_results
 
 _TYPES: dict[str, Any] = {
     cls.__name__: cls
-    for cls in (GeneratedCode, GeneratedTest, TestGenerationFailure, BenchmarkVerdict, PairEvaluation,
-                ScreeningDecision, Refinement, RefinedEvaluation)
+    for cls in (
+        GeneratedCode,
+        GeneratedTest,
+        TestGenerationFailure,
+        BenchmarkVerdict,
+        PairEvaluation,
+        ScreeningDecision,
+        Refinement,
+        RefinedEvaluation,
+    )
 }
 _FIELDS: dict[type, str] = {
-    GeneratedCode: "generated_codes", GeneratedTest: "generated_tests",
-    TestGenerationFailure: "test_generation_failures", BenchmarkVerdict: "benchmark_verdicts",
-    PairEvaluation: "pair_evaluations", ScreeningDecision: "screening", Refinement: "refinements",
+    GeneratedCode: "generated_codes",
+    GeneratedTest: "generated_tests",
+    TestGenerationFailure: "test_generation_failures",
+    BenchmarkVerdict: "benchmark_verdicts",
+    PairEvaluation: "pair_evaluations",
+    ScreeningDecision: "screening",
+    Refinement: "refinements",
     RefinedEvaluation: "refined_evaluations",
 }
 
@@ -67,11 +80,13 @@ def results_so_far(run_dir: str | Path) -> Results:
     resolved = config["config"]
     models = resolved.get("models", {})
     specs = [*models.get("coders", []), models.get("tester"), models.get("refiner"), models.get("judge")]
-    return Results.model_validate(dict(
-        run_name=resolved.get("run_name", run.name),
-        simulated=any(str(s).startswith("sim:") for s in specs if s),
-        config={**resolved, "config_hash": config.get("config_hash")},
-        tasks=[t["task_id"] for t in tasks],
-        task_benchmarks={t["task_id"]: t["benchmark"] for t in tasks},
-        **lists,
-    ))
+    return Results.model_validate(
+        dict(
+            run_name=resolved.get("run_name", run.name),
+            simulated=any(is_simulated(str(s)) for s in specs if s),
+            config={**resolved, "config_hash": config.get("config_hash")},
+            tasks=[t["task_id"] for t in tasks],
+            task_benchmarks={t["task_id"]: t["benchmark"] for t in tasks},
+            **lists,
+        )
+    )
