@@ -1,23 +1,49 @@
-"""Shared fixtures: where the benchmark snapshots live, and an environment isolated from the user's caches."""
+"""Shared fixtures: where the benchmark snapshots live, an environment isolated from the user's caches, and
+the CI rule: under ``CI=true`` a skipped test is a failed test (see ``tests/helpers/env.py``)."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.env import NOT_APPLICABLE, benchmark_dir, in_ci
+
+pytest_plugins = ["pytester"]  # tests/test_ci_skips.py runs small pytest sessions
+
 REPO = Path(__file__).resolve().parents[1]
+
+
+def _fail_skip_in_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
+    if not (in_ci() and report.skipped) or hasattr(report, "wasxfail"):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if reason.removeprefix("Skipped: ").startswith(NOT_APPLICABLE):
+        return
+    report.outcome = "failed"
+    report.longrepr = f"skipped under CI=true, which counts as a failure: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, None, None]:
+    """Under ``CI=true`` every skip (``skip``/``skipif`` marks, ``pytest.skip``, ``importorskip``) is a failure,
+    except the ``not_applicable`` ones; xfail stays xfail."""
+    outcome = yield
+    _fail_skip_in_ci(outcome.get_result())  # type: ignore[attr-defined]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, None, None]:
+    """The same for a whole module skipped at import (``pytest.skip(allow_module_level=True)``, ``importorskip``)."""
+    outcome = yield
+    _fail_skip_in_ci(outcome.get_result())  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="session")
 def shared_benchmarks() -> Path:
-    """The benchmark snapshots (``$TFR_BENCHMARK_DIR``, default ``../shared/benchmarks``); skips if absent."""
-    path = Path(os.environ.get("TFR_BENCHMARK_DIR") or REPO.parent / "shared" / "benchmarks")
-    if not (path / "mbpp" / "sanitized-mbpp.json").is_file():
-        pytest.skip(f"benchmark snapshots not found in {path}; set TFR_BENCHMARK_DIR")
-    return path
+    """The benchmark snapshots (``$TFR_BENCHMARK_DIR``, default ``../shared/benchmarks``); missing: skip, or fail in CI."""
+    return benchmark_dir()
 
 
 @pytest.fixture

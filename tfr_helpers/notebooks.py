@@ -1,4 +1,7 @@
-"""Run the notebook series with papermill (one process, the project's kernel) and export each to HTML."""
+"""Run the notebook series with papermill (one process, the project's kernel) and export each to HTML.
+
+The HTML export (offline: widget JavaScript in ``<run>/notebooks/_static/``) lives in :mod:`tfr_helpers.html_export`.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from tqdm.auto import tqdm
 
 from tfr_helpers.errors import ConfigError, TfrError
+from tfr_helpers.html_export import export_html
 from tfr_helpers.views.glue import read_headline
 
 log = logging.getLogger(__name__)
@@ -109,16 +113,6 @@ def open_run(params_file: str, run_dir: str = "") -> tuple[Any, Path]:
     config = load_config(Path(params_file))
     run = Path(run_dir) if run_dir else NOTEBOOKS_DIR.parent / default_run_dir(config)
     return config, run.resolve()
-
-
-def export_html(notebook: Path) -> Path:
-    """Export an executed notebook to HTML next to it (widget state included) and return the path."""
-    from nbconvert import HTMLExporter
-
-    body, _ = HTMLExporter().from_filename(str(notebook))
-    target = notebook.with_suffix(".html")
-    target.write_text(body, encoding="utf-8")
-    return target
 
 
 def run_notebooks(

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from tests.helpers.env import require_executable
 from tfr_helpers.analysis import TABLES, AnalysisOutputs
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -64,8 +62,7 @@ def test_tex_structure_is_booktabs_with_even_rows(analysed_run: tuple[Path, Anal
 
 
 def test_tex_compiles_with_pdflatex(analysed_run: tuple[Path, AnalysisOutputs], tmp_path: Path) -> None:
-    if shutil.which("pdflatex") is None:
-        pytest.skip("pdflatex not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+    require_executable("pdflatex", "apt-get install texlive-latex-base texlive-latex-recommended")
     _, out = analysed_run
     inputs = "\n".join(f"\\input{{{p.as_posix()}}}\n\\clearpage" for p in out.tables.values())
     doc = tmp_path / "doc.tex"

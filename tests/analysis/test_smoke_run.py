@@ -2,29 +2,25 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from tests.analysis import test_cases, test_export
+from tests.helpers.env import benchmark_dir
 from tfr_helpers.analysis import AnalysisOutputs, analyze, write_refinement_cases
 
 PARAMS = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
-BENCHMARK_DIR = Path(
-    os.environ.get("TFR_BENCHMARK_DIR") or Path(__file__).resolve().parents[3] / "shared" / "benchmarks"
-)
 
 
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, AnalysisOutputs]:
     """A reduced smoke run (sim model, few tasks) through every stage, then analysed."""
-    if not BENCHMARK_DIR.is_dir():
-        pytest.skip(f"benchmark data not found at {BENCHMARK_DIR}; set TFR_BENCHMARK_DIR")
+    benchmarks = benchmark_dir()
     from tfr_helpers.pipeline import load_config, run_stages
 
     mp = pytest.MonkeyPatch()
-    mp.setenv("TFR_BENCHMARK_DIR", str(BENCHMARK_DIR))
+    mp.setenv("TFR_BENCHMARK_DIR", str(benchmarks))
     try:
         config = load_config(PARAMS, {"tasks": {"humaneval": 4, "mbpp": 4, "bigcodebench": 2}})
         run = tmp_path_factory.mktemp("smoke") / "smoke"

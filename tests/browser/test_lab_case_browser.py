@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.env import CHROMIUM, require_executable
 from tests.notebooks.smoke import ROOT, SMOKE_PARAMS, smoke_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                  "--no-default-browser-check", "--disable-extensions", "--mute-audio"]
 OVERRIDES = {
@@ -50,8 +50,7 @@ def _wait_http(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: floa
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is absent: install it with .ci/install_chromium.sh to run the browser test")
+    require_executable(str(CHROMIUM), "apt-get install chromium")
     import papermill as pm
 
     run = smoke_run(tmp_path_factory.getbasetemp())

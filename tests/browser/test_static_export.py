@@ -1,72 +1,83 @@
-"""The nbconvert HTML of 04_case_browser stays interactive without a kernel (jslink switches the panes)."""
+"""The HTML export of 04_case_browser works offline: widgets render from ``_static/`` and Next/Previous step."""
 
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.env import CHROMIUM, require_executable
 from tests.notebooks.smoke import ROOT, SMOKE_PARAMS, smoke_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = Path("/usr/bin/chromium")
-CDN_REQUIRE = "https://cdnjs.cloudflare.com/ajax/libs/require.js/2.1.10/require.min.js"
-CDN_EMBED = "https://unpkg.com/@jupyter-widgets/html-manager@*/dist/embed-amd.js"
+# a proxy nobody listens on: a request that escaped the route below would fail too, never reach the network
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--proxy-server=http://127.0.0.1:9"]
 
 
 @pytest.fixture(scope="module")
-def widget_js(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The widget manager from npm (exports load it from a CDN; tests run offline, so use local copies)."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is absent: install it with .ci/install_chromium.sh")
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is absent: the offline check of the static export needs the widget manager from npm")
-    prefix = tmp_path_factory.mktemp("widgetjs")
-    done = subprocess.run(
-        [npm, "install", "--prefix", str(prefix), "--silent", "--no-audit", "--no-fund",
-         "@jupyter-widgets/html-manager@1", "requirejs@2"],
-        capture_output=True, text=True, timeout=300,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"npm install of the widget manager failed (registry unreachable?): {done.stderr[-500:]}")
-    return prefix / "node_modules"
-
-
-def test_attempt_list_switches_panes_in_static_html(tmp_path_factory: pytest.TempPathFactory,
-                                                    widget_js: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
-
+def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The smoke run and the HTML of its executed case browser notebook."""
+    require_executable(str(CHROMIUM), "apt-get install chromium")
+    require_executable("npm", "apt-get install npm: the export takes the widget manager from the npm registry")
     from tfr_helpers.notebooks import run_notebooks
-    from tfr_helpers.views import CaseBrowser
 
     run = smoke_run(tmp_path_factory.getbasetemp())
     report = run_notebooks(SMOKE_PARAMS, run, names=("04_case_browser.ipynb",)).notebooks[0]
-    html = report.html.read_text()
-    assert CDN_REQUIRE in html and CDN_EMBED in html  # if nbconvert changes these, update the rewrite below
-    html = html.replace(CDN_REQUIRE, (widget_js / "requirejs" / "require.js").as_uri())
-    html = html.replace(CDN_EMBED, (widget_js / "@jupyter-widgets/html-manager/dist/embed-amd.js").as_uri())
-    page_file = report.html.with_name("04_case_browser.offline.html")
-    page_file.write_text(html)
+    return run, report.html
+
+
+def test_export_references_no_network(exported: tuple[Path, Path]) -> None:
+    _, html_file = exported
+    html = html_file.read_text()
+    sources = re.findall(r"""(?:src=|Src = |import\()["']([^"']+)["']""", html)
+    assert "_static/require.js" in sources and "_static/embed-amd.js" in sources
+    assert not [s for s in sources if "://" in s and not s.startswith("{{")], sources
+    assert "mathjax" not in html.lower()
+
+
+def test_case_browser_renders_and_steps_with_the_network_off(exported: tuple[Path, Path]) -> None:
+    from playwright.sync_api import Route, expect, sync_playwright
+
+    from tfr_helpers.views import CaseBrowser
+
+    run, html_file = exported
     attempts = CaseBrowser(run).attempts
+    assert len(attempts) >= 4, "the smoke run needs at least four attempts to step through"
+    external: list[str] = []
+    local: list[str] = []
+
+    def offline(route: Route) -> None:
+        url = route.request.url
+        if url.startswith("file:"):
+            local.append(url)
+            route.continue_()
+        else:
+            external.append(url)
+            route.abort("internetdisconnected")
+
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--allow-file-access-from-files"])
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1300, "height": 900})
-            page.route(re.compile(r"^https?://"), lambda route: route.abort())  # no kernel, no network
-            page.goto(page_file.as_uri())
-            expect(page.locator(".tfr-attempt:visible").first).to_contain_text(attempts[0].feedback_id,
-                                                                              timeout=60_000)
-            page.locator(".widget-select select").first.select_option(index=3)
-            expect(page.locator(".tfr-attempt:visible").first).to_contain_text(attempts[3].feedback_id,
-                                                                              timeout=10_000)
+            context = browser.new_context(viewport={"width": 1300, "height": 900})
+            context.route("**/*", offline)
+            page = context.new_page()
+            page.goto(html_file.as_uri())
+            shown = page.locator(".tfr-attempt:visible").first
+            expect(shown).to_contain_text(attempts[0].feedback_id, timeout=60_000)
+            page.get_by_role("button", name="Next").click()
+            expect(shown).to_contain_text(attempts[1].feedback_id, timeout=10_000)
+            page.get_by_role("button", name="Next").click()
+            expect(shown).to_contain_text(attempts[2].feedback_id, timeout=10_000)
+            page.get_by_role("button", name="Previous").click()
+            expect(shown).to_contain_text(attempts[1].feedback_id, timeout=10_000)
+            page.locator(".tfr-steps select").select_option(index=3)  # the list drives the panes (jslink)
+            expect(shown).to_contain_text(attempts[3].feedback_id, timeout=10_000)
             shot = ROOT / "test-artifacts" / "case_browser_static.png"
             shot.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(shot))
         finally:
             browser.close()
+    assert external == [], f"the export asked the network for {external}"
+    assert any(u.endswith("/_static/embed-amd.js") for u in local), local

@@ -2,7 +2,8 @@
 
 The panes of the matching attempts are precomputed into a ``Stack`` whose ``selected_index`` is linked
 to the attempt list both in the browser (``jslink``: works in static nbconvert HTML with no kernel) and
-in Python (``link``: what tests and a live kernel see). Filters and Previous/Next need a kernel.
+in Python (``link``: what tests and a live kernel see). Filters need a kernel; Previous/Next run in Python with
+a kernel and, in an HTML export, in the page's own script (the ``tfr-stepper`` classes, see ``html_export``).
 """
 
 from __future__ import annotations
@@ -47,9 +48,9 @@ class CaseBrowser:
         self._panes: dict[str, W.Widget] = {}
         self.filters: dict[str, W.Dropdown] = self._make_filters()
         self.status = W.HTML()
-        self.attempts_list = W.Select(options=[], rows=8, layout=W.Layout(width="100%"))
-        self.prev_button = W.Button(description="Previous", icon="arrow-left")
-        self.next_button = W.Button(description="Next", icon="arrow-right")
+        self.attempts_list = W.Select(options=[], rows=8, layout=W.Layout(width="100%"), _dom_classes=["tfr-steps"])
+        self.prev_button = W.Button(description="Previous", icon="arrow-left", _dom_classes=["tfr-prev"])
+        self.next_button = W.Button(description="Next", icon="arrow-right", _dom_classes=["tfr-next"])
         self.stack = W.Stack([])
         self.js_link = W.jslink((self.attempts_list, "index"), (self.stack, "selected_index"))
         self.py_link = W.link((self.attempts_list, "index"), (self.stack, "selected_index"))
@@ -68,6 +69,7 @@ class CaseBrowser:
                 self.stack,
             ]
         )
+        self.widget.add_class("tfr-stepper")
         self.refresh()
 
     def _title(self) -> str:
