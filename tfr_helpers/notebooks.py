@@ -139,9 +139,7 @@ def run_notebooks(
 
     params = Path(params).resolve()
     if not params.is_file():
-        raise ConfigError(
-            f"params file {params} not found: pass an existing YAML, e.g. papermill_params/default.yaml"
-        )
+        raise ConfigError(f"params file {params} not found: pass an existing YAML, e.g. papermill_params/default.yaml")
     missing = [n for n in names if not (notebooks_dir / n).is_file()]
     if missing:
         raise ConfigError(f"notebooks {missing} not found in {notebooks_dir}: run from a complete checkout.")

@@ -28,9 +28,7 @@ def test_every_attempt_is_listed_once(analysed_run: tuple[Path, AnalysisOutputs]
     assert len(headings) == len(raw["refined_evaluations"])
     tests = {t["test_id"]: t for t in raw["generated_tests"]}
     listed = sorted((m, task, name) for m, task, _, name, _, _ in headings)
-    expected = sorted(
-        (e["model"], e["task_id"], tests[e["feedback_id"]]["name"]) for e in raw["refined_evaluations"]
-    )
+    expected = sorted((e["model"], e["task_id"], tests[e["feedback_id"]]["name"]) for e in raw["refined_evaluations"])
     assert listed == expected
     assert text.count("| RQ3 | Screening: llm_judge |") == len(raw["refined_evaluations"])
 
@@ -39,15 +37,11 @@ def test_attempts_are_grouped_regressions_then_fixes(analysed_run: tuple[Path, A
     run, _ = analysed_run
     headings = HEADING.findall((run / "refinement_cases.md").read_text())
     keys = [(rel, tr) for *_, rel, tr in headings]
-    rank = [
-        0 if k == ("unreliable", "Pass->Fail") else 1 if k == ("reliable", "Fail->Pass") else 2 for k in keys
-    ]
+    rank = [0 if k == ("unreliable", "Pass->Fail") else 1 if k == ("reliable", "Fail->Pass") else 2 for k in keys]
     assert rank == sorted(rank) and rank[0] == 0 and 1 in rank and 2 in rank
 
 
-def test_every_link_resolves_at_run_root_and_elsewhere(
-    analysed_run: tuple[Path, AnalysisOutputs], tmp_path: Path
-) -> None:
+def test_every_link_resolves_at_run_root_and_elsewhere(analysed_run: tuple[Path, AnalysisOutputs], tmp_path: Path) -> None:
     run, _ = analysed_run
     assert _links_resolve(run / "refinement_cases.md") > 100
     other = write_refinement_cases(run, tmp_path / "sub" / "cases.md")
@@ -55,9 +49,7 @@ def test_every_link_resolves_at_run_root_and_elsewhere(
     assert _links_resolve(other) > 100
 
 
-def test_missing_artifact_is_named_not_linked(
-    analysed_run: tuple[Path, AnalysisOutputs], tmp_path: Path
-) -> None:
+def test_missing_artifact_is_named_not_linked(analysed_run: tuple[Path, AnalysisOutputs], tmp_path: Path) -> None:
     run, _ = analysed_run
     victim = next((run / "sim_default").rglob("code.py"))
     saved = victim.read_text()

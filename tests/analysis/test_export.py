@@ -40,9 +40,7 @@ def test_all_outputs_are_written(analysed_run: tuple[Path, AnalysisOutputs]) -> 
     run, out = analysed_run
     assert set(out.tables) == set(TABLES) and all(p.is_file() for p in out.tables.values())
     stems = {p.name for p in out.figures}
-    assert {
-        f"{s}.{e}" for s in ("rq1_four_cases", "rq2_transitions", "rq3_screening_pr") for e in ("png", "pdf")
-    } == stems
+    assert {f"{s}.{e}" for s in ("rq1_four_cases", "rq2_transitions", "rq3_screening_pr") for e in ("png", "pdf")} == stems
     assert all(p.stat().st_size > 1000 for p in out.figures)
     summary = _summary(run)
     assert summary["simulated"] is True and set(summary["tables"]) == set(TABLES)
@@ -106,9 +104,7 @@ def test_numbers_recomputed_from_results_json(analysed_run: tuple[Path, Analysis
         fb = [
             p
             for p in raw["pair_evaluations"]
-            if p["benchmark"] == row["benchmark"]
-            and p["model"] == row["model"]
-            and p["case"].startswith("fail")
+            if p["benchmark"] == row["benchmark"] and p["model"] == row["model"] and p["case"].startswith("fail")
         ]
         unrel = sum(p["reliability"] == "unreliable" for p in fb)
         assert (row["feedback"], row["k"]) == (len(fb), unrel)
@@ -117,9 +113,7 @@ def test_numbers_recomputed_from_results_json(analysed_run: tuple[Path, Analysis
     trans = {e["feedback_id"]: e["transition"] for e in raw["refined_evaluations"]}
     for row in tables["rq3_screening_and_downstream"]["rows"]:
         rejected = [
-            d["feedback_id"]
-            for d in raw["screening"]
-            if d["strategy"] == row["strategy"] and d["decision"] != "accept"
+            d["feedback_id"] for d in raw["screening"] if d["strategy"] == row["strategy"] and d["decision"] != "accept"
         ]
         avoided = sum(trans[f] == "pass->fail" for f in rejected)
         lost = sum(trans[f] == "fail->pass" for f in rejected)
@@ -140,9 +134,7 @@ def test_counts_add_up(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
     # tests of a task whose generated code had no usable code are never evaluated against it
     assert sum(groups.values()) == len(raw["pair_evaluations"]) <= len(raw["generated_tests"])
     causes = [r for r in tables["rq1_unreliable_causes"]["rows"] if r["kind"] == "all"]
-    assert sum(r["k"] for r in causes) == sum(
-        p["reliability"] == "unreliable" for p in raw["pair_evaluations"]
-    )
+    assert sum(r["k"] for r in causes) == sum(p["reliability"] == "unreliable" for p in raw["pair_evaluations"])
     # transitions add up to refinements
     outcomes = tables["rq2_refinement_outcomes"]["rows"]
     per = {(r["model"], r["reliability"]): r["n"] for r in outcomes}

@@ -10,9 +10,7 @@ from tfr_helpers.benchmarks import load_selection
 from tfr_helpers.cli import app
 
 
-def test_list_prints_counts_and_sources(
-    shared_benchmarks: Path, isolated_benchmarks: Path, monkeypatch
-) -> None:
+def test_list_prints_counts_and_sources(shared_benchmarks: Path, isolated_benchmarks: Path, monkeypatch) -> None:
     monkeypatch.setenv("TFR_BENCHMARK_DIR", str(shared_benchmarks))
     result = CliRunner().invoke(app, ["benchmarks", "list"])
     assert result.exit_code == 0, result.output

@@ -118,8 +118,7 @@ def test_unknown_names_raise_one_data_error(data: Path) -> None:
 def test_selection_names_missing_tasks(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bad = tmp_path / "sel.json"
     bad.write_text(
-        '{"version": 1, "rule": "r", "benchmark_version": "v0.1.0", '
-        '"selected": ["BigCodeBench/99999"], "excluded": {}}'
+        '{"version": 1, "rule": "r", "benchmark_version": "v0.1.0", "selected": ["BigCodeBench/99999"], "excluded": {}}'
     )
     monkeypatch.setenv("TFR_SELECTION_FILE", str(bad))
     with pytest.raises(DataError, match="BigCodeBench/99999"):

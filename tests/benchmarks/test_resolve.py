@@ -70,9 +70,7 @@ def test_missing_override_dir_is_an_error(isolated_benchmarks: Path, monkeypatch
         load_tasks("mbpp")
 
 
-def test_download_verifies_and_caches(
-    shared_benchmarks: Path, isolated_benchmarks: Path, loopback_server, monkeypatch
-):
+def test_download_verifies_and_caches(shared_benchmarks: Path, isolated_benchmarks: Path, loopback_server, monkeypatch):
     shutil.copytree(shared_benchmarks / "mbpp", loopback_server.root / "mbpp")
     monkeypatch.setenv("TFR_BENCHMARK_URL_MBPP", loopback_server.url(MBPP_REL))
     found = resolve_benchmark("mbpp")
@@ -86,9 +84,7 @@ def test_download_verifies_and_caches(
     assert not list(cached.parent.glob("*.part"))
 
 
-def test_download_with_wrong_hash_leaves_no_cache(
-    isolated_benchmarks: Path, loopback_server, monkeypatch
-) -> None:
+def test_download_with_wrong_hash_leaves_no_cache(isolated_benchmarks: Path, loopback_server, monkeypatch) -> None:
     (loopback_server.root / "mbpp.json").write_text("[]")
     monkeypatch.setenv("TFR_BENCHMARK_URL_MBPP", loopback_server.url("mbpp.json"))
     with pytest.raises(DataError, match=r"sha256 .* expected ca95deaa"):
@@ -96,9 +92,7 @@ def test_download_with_wrong_hash_leaves_no_cache(
     assert not list((isolated_benchmarks / "benchmarks").rglob("*.json*"))
 
 
-def test_unpinned_download_checks_json_and_count(
-    isolated_benchmarks: Path, loopback_server, monkeypatch
-) -> None:
+def test_unpinned_download_checks_json_and_count(isolated_benchmarks: Path, loopback_server, monkeypatch) -> None:
     unpinned = dataclasses.replace(MBPP, sha256=None)
     served = loopback_server.root / "m.json"
     monkeypatch.setenv("TFR_BENCHMARK_URL_MBPP", loopback_server.url("m.json"))
@@ -121,9 +115,7 @@ def test_offline_with_nothing_found_names_the_fix(isolated_benchmarks: Path, mon
     assert "TFR_BENCHMARK_DIR" in message and url in message and MBPP_REL in message
 
 
-def test_corrupt_override_file_names_the_file(
-    shared_benchmarks: Path, isolated_benchmarks: Path, monkeypatch
-):
+def test_corrupt_override_file_names_the_file(shared_benchmarks: Path, isolated_benchmarks: Path, monkeypatch):
     root = isolated_benchmarks.parent / "override"
     (root / "mbpp").mkdir(parents=True)
     corrupt = root / MBPP_REL

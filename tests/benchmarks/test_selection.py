@@ -13,9 +13,7 @@ from tfr_helpers.errors import DataError
 from tfr_helpers.records import Task
 
 
-def _task(
-    task_id: str, libs: list[str], reference: str = "def task_func():\n    return 1\n", tests: str = ""
-) -> Task:
+def _task(task_id: str, libs: list[str], reference: str = "def task_func():\n    return 1\n", tests: str = "") -> Task:
     return Task(
         task_id=task_id,
         benchmark="bigcodebench",
@@ -51,9 +49,7 @@ def test_sample_is_by_hash_and_extra_exclusions_apply() -> None:
     assert stage2_exclusions(extra) == {first.selected[0]: "reference fails 1/3"}
 
 
-def test_committed_selection_matches_the_rule(
-    shared_benchmarks: Path, isolated_benchmarks: Path, monkeypatch
-) -> None:
+def test_committed_selection_matches_the_rule(shared_benchmarks: Path, isolated_benchmarks: Path, monkeypatch) -> None:
     monkeypatch.setenv("TFR_BENCHMARK_DIR", str(shared_benchmarks))
     committed = load_selection()
     tasks = load_tasks("bigcodebench", selected=False)

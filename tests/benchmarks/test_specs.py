@@ -30,9 +30,7 @@ def test_humaneval_is_one_check_snippet(data: Path) -> None:
     task = get_task("HumanEval/149")
     (spec,) = benchmark_tests(task)
     assert (spec.name, spec.kind, spec.setup) == ("check", "snippet", "")
-    assert spec.source.startswith(task.tests.rstrip()) and spec.source.rstrip().endswith(
-        "check(sorted_list_sum)"
-    )
+    assert spec.source.startswith(task.tests.rstrip()) and spec.source.rstrip().endswith("check(sorted_list_sum)")
     _run(task.reference, spec)
     broken = task.reference.replace("sorted(new_lst, key=len)", "new_lst")
     with pytest.raises(AssertionError):

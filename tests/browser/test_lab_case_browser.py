@@ -20,8 +20,15 @@ from tests.notebooks.smoke import ROOT, SMOKE_PARAMS, smoke_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--no-default-browser-check", "--disable-extensions", "--mute-audio"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-extensions",
+    "--mute-audio",
+]
 OVERRIDES = {
     "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True},
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false"},
@@ -56,22 +63,40 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     run = smoke_run(tmp_path_factory.getbasetemp())
     root = tmp_path_factory.mktemp("lab")
     pm.execute_notebook(
-        str(ROOT / "notebooks" / "04_case_browser.ipynb"), str(root / "04_case_browser.ipynb"),
-        parameters={"params_file": str(SMOKE_PARAMS), "run_dir": str(run)}, prepare_only=True,
+        str(ROOT / "notebooks" / "04_case_browser.ipynb"),
+        str(root / "04_case_browser.ipynb"),
+        parameters={"params_file": str(SMOKE_PARAMS), "run_dir": str(run)},
+        prepare_only=True,
     )
     settings = root / ".lab-settings"
     settings.mkdir()
     (settings / "overrides.json").write_text(json.dumps(OVERRIDES))
     port, log = _free_port(), root / "lab.log"
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(root / ".user-settings"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(root / ".workspaces")}
+    env = {
+        **os.environ,
+        "JUPYTERLAB_SETTINGS_DIR": str(root / ".user-settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(root / ".workspaces"),
+    }
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1",
-             f"--port={port}", "--ServerApp.token=", "--ServerApp.password=",
-             "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={root}",
-             f"--LabApp.app_settings_dir={settings}"],
-            cwd=root, stdout=out, stderr=subprocess.STDOUT, env=env,
+            [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                "--allow-root",
+                "--ip=127.0.0.1",
+                f"--port={port}",
+                "--ServerApp.token=",
+                "--ServerApp.password=",
+                "--ServerApp.disable_check_xsrf=True",
+                f"--ServerApp.root_dir={root}",
+                f"--LabApp.app_settings_dir={settings}",
+            ],
+            cwd=root,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
         )
     try:
         _wait_http(f"http://127.0.0.1:{port}/api/status", proc, log)

@@ -88,14 +88,10 @@ def _reference_outcome(name: str, case: Case, cause: Cause | None) -> tuple[Test
         return _outcome(name, "failed", exc_type="AssertionError", expected="1", actual="2"), None
     failed = {
         "wrong_expected_value": _outcome(name, "failed", exc_type="AssertionError", expected="5", actual="4"),
-        "invalid_input": _outcome(
-            name, "error", exc_type="ValueError", message="bad input", in_code_under_test=True
-        ),
+        "invalid_input": _outcome(name, "error", exc_type="ValueError", message="bad input", in_code_under_test=True),
         "wrong_exception": _outcome(name, "failed", exc_type="AssertionError", message="DID NOT RAISE"),
         "test_code_error": _outcome(name, "error", exc_type="NameError", message="name 'x' is not defined"),
-        "property_falsified": _outcome(
-            name, "failed", exc_type="AssertionError", message="Falsifying example"
-        ),
+        "property_falsified": _outcome(name, "failed", exc_type="AssertionError", message="Falsifying example"),
         "timeout_or_resource": _outcome(name, "timeout", message="wall-clock limit"),
         "nondeterministic": _outcome(name, "failed", exc_type="AssertionError", expected="1", actual="0"),
     }[cause or "wrong_expected_value"]
@@ -183,9 +179,7 @@ def make_synthetic_run(root: Path, *, seed: int = 0, n_tasks: int = 12) -> Path:
                 )
             )
             before = (t_index + m_index) % 2 == 0
-            run_rec = ProgramRun(
-                outcomes=[_outcome("check", "passed" if before else "failed")], isolation=ISOLATION
-            )
+            run_rec = ProgramRun(outcomes=[_outcome("check", "passed" if before else "failed")], isolation=ISOLATION)
             verdicts.append(
                 BenchmarkVerdict(
                     model=model,
@@ -227,9 +221,7 @@ def make_synthetic_run(root: Path, *, seed: int = 0, n_tasks: int = 12) -> Path:
                 case = next(case_cycle)
                 cause: Cause | None = None
                 if case == "fail_fail":
-                    cause = (
-                        "property_falsified" if kind == "pbt" and next(pbt_falsified) else next(ebt_causes)
-                    )
+                    cause = "property_falsified" if kind == "pbt" and next(pbt_falsified) else next(ebt_causes)
                 gen = (
                     _outcome(name, "passed")
                     if case.startswith("pass")
@@ -302,9 +294,7 @@ def make_synthetic_run(root: Path, *, seed: int = 0, n_tasks: int = 12) -> Path:
                     screening.append(rec)
                 allowed = _transitions(before)
                 transition = allowed[next(trans_counter) % len(allowed)]
-                new_code = (
-                    None if transition == "no_code" else f"def f(x):\n    return x + {rng.randint(0, 2)}\n"
-                )
+                new_code = None if transition == "no_code" else f"def f(x):\n    return x + {rng.randint(0, 2)}\n"
                 rcall = _call(
                     run,
                     f"{stem}_refine",
@@ -323,20 +313,14 @@ def make_synthetic_run(root: Path, *, seed: int = 0, n_tasks: int = 12) -> Path:
                         code=new_code,
                         call=rcall,
                         parse_error="no code block" if new_code is None else None,
-                        code_path=None
-                        if new_code is None
-                        else _write(run, f"{base}/refined/{kind}_{index}.py", new_code),
+                        code_path=None if new_code is None else _write(run, f"{base}/refined/{kind}_{index}.py", new_code),
                     )
                 )
                 after = None if transition == "no_code" else transition.endswith("pass")
-                gen_after = (
-                    None if new_code is None else _outcome(name, rng.choice(["passed", "passed", "failed"]))
-                )
+                gen_after = None if new_code is None else _outcome(name, rng.choice(["passed", "passed", "failed"]))
                 brun = None
                 if after is not None:
-                    brun_rec = ProgramRun(
-                        outcomes=[_outcome("check", "passed" if after else "failed")], isolation=ISOLATION
-                    )
+                    brun_rec = ProgramRun(outcomes=[_outcome("check", "passed" if after else "failed")], isolation=ISOLATION)
                     brun = _write(
                         run,
                         f"{base}/refined/{kind}_{index}_benchmark.json",

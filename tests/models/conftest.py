@@ -59,8 +59,7 @@ def make_settings(server: FakeLLMServer, tmp_path: Path, **retry: float) -> Mode
         retry=RetryPolicy(**policy),  # type: ignore[arg-type]
         cache_dir=tmp_path / "cache",
         prices={
-            f"{p}:m1": Price(input_per_mtok=1.0, output_per_mtok=2.0)
-            for p in ("openai", "anthropic", "openai-compatible")
+            f"{p}:m1": Price(input_per_mtok=1.0, output_per_mtok=2.0) for p in ("openai", "anthropic", "openai-compatible")
         },
         sampling={"temperature": 0.7, "max_tokens": 256, "seed": 3},  # type: ignore[arg-type]
     )

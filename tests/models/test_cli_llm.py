@@ -15,9 +15,7 @@ from tfr_helpers.errors import ConfigError
 
 def test_llm_sim_works_offline(tmp_path, monkeypatch):
     monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path / "cache"))
-    result = CliRunner().invoke(
-        app, ["llm", "--model", "sim:default", "--prompt", "hi", "--run-dir", str(tmp_path)]
-    )
+    result = CliRunner().invoke(app, ["llm", "--model", "sim:default", "--prompt", "hi", "--run-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "simulated model sim:default" in result.output and "[usage] model=sim:default" in result.output
     assert (tmp_path / "calls" / "llm.jsonl").is_file()
@@ -70,10 +68,7 @@ def test_llm_missing_key_is_one_line_exit_2(tmp_path):
         timeout=120,
     )
     assert proc.returncode == 2
-    assert (
-        proc.stderr.strip().splitlines() == [proc.stderr.strip()]
-        and "ANTHROPIC_API_KEY is not set" in proc.stderr
-    )
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and "ANTHROPIC_API_KEY is not set" in proc.stderr
 
 
 @pytest.mark.parametrize("bad", ["openai", "nope:x"])

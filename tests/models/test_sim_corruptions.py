@@ -52,11 +52,7 @@ def _reference_outcomes(box: Sandbox, tasks_: list[Task], kind: str, provider: S
         jobs.append((task.reference, specs))
         sources.append([t.source for t in parsed.tests])
     runs = box.run_many(jobs)
-    return [
-        (s, o)
-        for run, srcs in zip(runs, sources, strict=True)
-        for s, o in zip(srcs, run.outcomes, strict=True)
-    ]
+    return [(s, o) for run, srcs in zip(runs, sources, strict=True) for s, o in zip(srcs, run.outcomes, strict=True)]
 
 
 def test_uncorrupted_ebts_and_true_properties_pass_on_the_reference(sandbox: Sandbox) -> None:

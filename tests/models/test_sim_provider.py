@@ -62,10 +62,7 @@ def test_different_seed_changes_some_answers(template: str) -> None:
 
 def test_sample_index_changes_some_answers() -> None:
     task_list = tasks("humaneval") + tasks("mbpp")
-    assert any(
-        ask(SimProvider(), "codegen", t) != ask(SimProvider(), "codegen", t, sample_index=1)
-        for t in task_list
-    )
+    assert any(ask(SimProvider(), "codegen", t) != ask(SimProvider(), "codegen", t, sample_index=1) for t in task_list)
 
 
 @pytest.mark.parametrize("benchmark", BENCHMARKS)

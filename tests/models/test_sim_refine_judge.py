@@ -31,9 +31,7 @@ def _feedback(task: Task, wrong: bool) -> str:
 
 
 def _refined(provider: SimProvider, task: Task, feedback: str) -> str | None:
-    return parse_code(
-        ask(provider, "refine", task, code=task.reference, feedback=feedback), task.entry_point
-    ).code
+    return parse_code(ask(provider, "refine", task, code=task.reference, feedback=feedback), task.entry_point).code
 
 
 def test_repair_returns_the_reference_which_passes_the_benchmark() -> None:
@@ -69,10 +67,7 @@ def test_judge_without_errors_accepts_right_tests_and_rejects_wrong_ones(templat
 def test_judge_with_certain_error_inverts_its_decision() -> None:
     task = _task()
     provider = SimProvider(judge_error=1.0, judge_undecided=0.0)
-    assert (
-        parse_decision(ask(provider, "judge", task, feedback=_feedback(task, wrong=True))).decision
-        == "accept"
-    )
+    assert parse_decision(ask(provider, "judge", task, feedback=_feedback(task, wrong=True))).decision == "accept"
 
 
 def test_reasoning_judge_is_more_accurate_than_the_plain_one_by_default() -> None:
@@ -81,8 +76,7 @@ def test_reasoning_judge_is_more_accurate_than_the_plain_one_by_default() -> Non
     provider = SimProvider()
     correct = {
         t: sum(
-            parse_decision(ask(provider, t, task, sample_index=i, feedback=feedback)).decision == "reject"
-            for i in range(60)
+            parse_decision(ask(provider, t, task, sample_index=i, feedback=feedback)).decision == "reject" for i in range(60)
         )
         for t in ("judge", "judge_reasoning")
     }

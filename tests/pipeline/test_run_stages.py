@@ -31,18 +31,12 @@ def test_smoke_run_has_every_outcome_and_a_rerun_does_no_work(pipeline_env: Path
     assert results.simulated
     assert {p.case for p in results.pair_evaluations} == {"pass_pass", "pass_fail", "fail_pass", "fail_fail"}
     assert len({p.cause for p in results.pair_evaluations if p.cause}) >= 2
-    assert {"pass->pass", "pass->fail", "fail->pass", "fail->fail"} <= {
-        r.transition for r in results.refined_evaluations
-    }
+    assert {"pass->pass", "pass->fail", "fail->pass", "fail->fail"} <= {r.transition for r in results.refined_evaluations}
     assert {d.decision for d in results.screening if d.strategy != "accept_all"} >= {"accept", "reject"}
     # one refinement and one evaluation per feedback; every strategy decided every feedback
     feedback = {p.feedback.feedback_id for p in results.pair_evaluations if p.feedback}
-    assert [r.feedback_id for r in results.refinements] == [
-        e.feedback_id for e in results.refined_evaluations
-    ]
-    assert set(r.feedback_id for r in results.refinements) == feedback and len(results.refinements) == len(
-        feedback
-    )
+    assert [r.feedback_id for r in results.refinements] == [e.feedback_id for e in results.refined_evaluations]
+    assert set(r.feedback_id for r in results.refinements) == feedback and len(results.refinements) == len(feedback)
     assert len(results.screening) == len(feedback) * len(config.screening)
     # artifacts the records point to exist
     for rel in [results.generated_codes[0].code_path, results.pair_evaluations[0].record_path]:
@@ -56,9 +50,7 @@ def test_smoke_run_has_every_outcome_and_a_rerun_does_no_work(pipeline_env: Path
 
 
 @pytest.mark.slow
-def test_same_seed_twice_gives_equal_results(
-    pipeline_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_same_seed_twice_gives_equal_results(pipeline_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = load_config(
         PARAMS / "smoke.yaml",
         {
@@ -78,9 +70,7 @@ def test_other_config_in_the_same_run_dir_is_refused(pipeline_env: Path, tmp_pat
     config = load_config(PARAMS / "smoke.yaml", {"tasks": 1, "benchmarks": ["humaneval"]})
     run_stages(config, tmp_path / "run", stages="generate_codes", progress=False)
     with pytest.raises(RunDirError, match="new --run-dir or change run_name"):
-        run_stages(
-            config.model_copy(update={"seed": 5}), tmp_path / "run", stages="generate_codes", progress=False
-        )
+        run_stages(config.model_copy(update={"seed": 5}), tmp_path / "run", stages="generate_codes", progress=False)
 
 
 def test_a_stage_whose_inputs_are_missing_says_what_to_run(pipeline_env: Path, tmp_path: Path) -> None:

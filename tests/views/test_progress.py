@@ -16,8 +16,10 @@ pytestmark = pytest.mark.slow  # runs the pipeline stages (sandbox) on 2 tasks
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     params = tmp_path_factory.mktemp("params") / "tiny.yaml"
-    params.write_text("run_name: tiny\nbenchmarks: [humaneval]\ntasks: 2\nebts_per_task: 2\n"
-                      "pbts_per_task: 0\nmodels: {coders: ['sim:weak']}\n")
+    params.write_text(
+        "run_name: tiny\nbenchmarks: [humaneval]\ntasks: 2\nebts_per_task: 2\n"
+        "pbts_per_task: 0\nmodels: {coders: ['sim:weak']}\n"
+    )
     return load_config(params), tmp_path_factory.mktemp("runs") / "tiny"
 
 
@@ -38,6 +40,15 @@ def test_provisional_results_follow_the_stages(tiny) -> None:  # type: ignore[no
     assert not (Path(run) / "results.json").exists()
     run_stages(config, run, ["finalize_results"], progress=False)
     final = results_so_far(run)
-    for field in ("tasks", "task_benchmarks", "generated_codes", "generated_tests", "benchmark_verdicts",
-                  "pair_evaluations", "screening", "refinements", "refined_evaluations"):
+    for field in (
+        "tasks",
+        "task_benchmarks",
+        "generated_codes",
+        "generated_tests",
+        "benchmark_verdicts",
+        "pair_evaluations",
+        "screening",
+        "refinements",
+        "refined_evaluations",
+    ):
         assert getattr(provisional, field) == getattr(final, field), field

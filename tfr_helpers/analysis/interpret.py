@@ -37,10 +37,7 @@ def interpret_rq1(results: Results) -> str:
     pooled = causes[(causes["kind"] == "all") & (causes["k"] > 0)].sort_values("k", ascending=False)
     if len(pooled):
         top = pooled.iloc[0]
-        text.append(
-            f"The most frequent cause is {top['cause'].replace('_', ' ')}: "
-            f"{_share(int(top['k']), int(top['n']))}."
-        )
+        text.append(f"The most frequent cause is {top['cause'].replace('_', ' ')}: {_share(int(top['k']), int(top['n']))}.")
     rows = by[by["n"] > 0]
     if len(rows) > 1:
         hi, lo = rows.loc[rows["pct"].idxmax()], rows.loc[rows["pct"].idxmin()]

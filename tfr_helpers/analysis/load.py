@@ -27,9 +27,7 @@ def load_results(run_dir: Path | str) -> Results:
     if not run.is_dir():
         raise RunDirError(f"run directory {run} does not exist; pass --run-dir pointing to runs/<run>")
     if not path.is_file():
-        raise RunDirError(
-            f"{path} is missing; finish the run first (tfr stage all --params F --run-dir {run})"
-        )
+        raise RunDirError(f"{path} is missing; finish the run first (tfr stage all --params F --run-dir {run})")
     try:
         return Results.model_validate_json(path.read_text(encoding="utf-8"))
     except ValidationError as exc:

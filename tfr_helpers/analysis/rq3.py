@@ -36,9 +36,7 @@ def _task_sums(frame: pd.DataFrame, column: str) -> tuple[list[float], list[floa
     return grouped["sum"].tolist(), grouped["count"].tolist()
 
 
-def screening_and_downstream(
-    results: Results, *, n_resamples: int = N_RESAMPLES, seed: int = 0
-) -> pd.DataFrame:
+def screening_and_downstream(results: Results, *, n_resamples: int = N_RESAMPLES, seed: int = 0) -> pd.DataFrame:
     """Per screening strategy: accept rate, classifier quality and downstream effect vs ``accept_all``.
 
     Args:

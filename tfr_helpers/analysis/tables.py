@@ -83,9 +83,7 @@ def rq1_four_cases_table(results: Results) -> Styler:
         row = {"Model": model, "Kind": kind.upper(), "Tests": str(int(g["n"].iloc[0]))}
         row.update({CASE_LABELS[r["case"]]: share_cell(r, with_count=True) for _, r in g.iterrows()})
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=["Model", "Kind", "Tests", *CASE_LABELS.values()]).set_index(
-        ["Model", "Kind"]
-    )
+    frame = pd.DataFrame(rows, columns=["Model", "Kind", "Tests", *CASE_LABELS.values()]).set_index(["Model", "Kind"])
     return _styler(frame, "rq1_four_cases", results)
 
 
@@ -122,14 +120,10 @@ def rq2_refinement_outcomes_table(results: Results) -> Styler:
     rows = []
     for (model, rel), g in nums.groupby(["model", "reliability"], sort=True):
         row = {"Model": model, "Feedback": rel, "Attempts": str(int(g["n"].iloc[0]))}
-        row.update(
-            {TRANSITION_LABELS[r["transition"]]: share_cell(r, with_count=True) for _, r in g.iterrows()}
-        )
+        row.update({TRANSITION_LABELS[r["transition"]]: share_cell(r, with_count=True) for _, r in g.iterrows()})
         rows.append(row)
     cols = ["Model", "Feedback", "Attempts", *TRANSITION_LABELS.values()]
-    return _styler(
-        pd.DataFrame(rows, columns=cols).set_index(["Model", "Feedback"]), "rq2_refinement_outcomes", results
-    )
+    return _styler(pd.DataFrame(rows, columns=cols).set_index(["Model", "Feedback"]), "rq2_refinement_outcomes", results)
 
 
 def rq2_generated_test_diagnostic_table(results: Results) -> Styler:
@@ -167,9 +161,7 @@ def rq3_screening_and_downstream_table(results: Results) -> Styler:
             "Accuracy": share_cell(r, "accuracy_"),
             "Precision": share_cell(r, "precision_"),
             "Recall": share_cell(r, "recall_"),
-            "F1": share_cell(
-                {"k": 0, **{k: r[f"f1_{s}"] for k, s in (("pct", "pct"), ("low", "low"), ("high", "high"))}}
-            ),
+            "F1": share_cell({"k": 0, **{k: r[f"f1_{s}"] for k, s in (("pct", "pct"), ("low", "low"), ("high", "high"))}}),
             "Refinement attempts": str(r["attempts"]),
             "Regressions avoided": str(r["regressions_avoided"]),
             "Fixes lost": str(r["fixes_lost"]),

@@ -62,9 +62,7 @@ def mbpp_entry_point(code: str, asserts: list[str]) -> str:
         ValueError: The code or an assert does not parse, or no defined function is called.
     """
     try:
-        defined = [
-            n.name for n in parse_module(code).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-        ]
+        defined = [n.name for n in parse_module(code).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         called = [_called_names(a) for a in asserts]
     except SyntaxError as exc:
         raise ValueError(f"code or asserts do not parse ({exc})") from exc

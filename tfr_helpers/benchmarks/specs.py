@@ -44,8 +44,5 @@ def benchmark_tests(task: Task) -> list[TestSpec]:
     if task.test_format == "asserts":
         setup = "\n".join(task.test_imports)
         lines = _statements(task.tests)
-        return [
-            TestSpec(name=f"assert_{i}", source=line, kind="snippet", setup=setup)
-            for i, line in enumerate(lines)
-        ]
+        return [TestSpec(name=f"assert_{i}", source=line, kind="snippet", setup=setup) for i, line in enumerate(lines)]
     return [TestSpec(name="TestCases", source=task.tests, kind="unittest")]

@@ -9,9 +9,7 @@ import typer
 
 from tfr_helpers.cli import app
 
-RunDirOption = Annotated[
-    Path, typer.Option("--run-dir", help="Run directory holding results.json (runs/<run>).")
-]
+RunDirOption = Annotated[Path, typer.Option("--run-dir", help="Run directory holding results.json (runs/<run>).")]
 
 
 @app.command("analyze")
@@ -29,9 +27,7 @@ def analyze_cmd(run_dir: RunDirOption) -> None:
 @app.command("cases")
 def cases_cmd(
     run_dir: RunDirOption,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Output file (default: <run-dir>/refinement_cases.md).")
-    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Output file (default: <run-dir>/refinement_cases.md).")] = None,
 ) -> None:
     """Write refinement_cases.md: every refinement attempt traced with links to its artifacts."""
     from tfr_helpers.analysis import write_refinement_cases

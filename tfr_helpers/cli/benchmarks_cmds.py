@@ -15,9 +15,7 @@ from tfr_helpers.cli import benchmarks_app
 def list_benchmarks(
     data_dir: Annotated[
         Optional[Path],  # noqa: UP045 (typer needs Optional on 3.11)
-        typer.Option(
-            help="Directory holding <benchmark>/<file> (default: $TFR_BENCHMARK_DIR, then cache/download)."
-        ),
+        typer.Option(help="Directory holding <benchmark>/<file> (default: $TFR_BENCHMARK_DIR, then cache/download)."),
     ] = None,
 ) -> None:
     """Print each benchmark with its task count and data source, then the BigCodeBench selection."""

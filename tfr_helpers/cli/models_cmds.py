@@ -17,9 +17,7 @@ _ROLES = ("coder", "tester", "refiner", "judge")
 def llm(
     model: Annotated[str, typer.Option(help="Model as provider:model, e.g. sim:default, openai:gpt-5-mini.")],
     prompt: Annotated[str, typer.Option(help="The user message to send.")],
-    role: Annotated[
-        str, typer.Option(help="Role recorded for accounting: coder, tester, refiner or judge.")
-    ] = "coder",
+    role: Annotated[str, typer.Option(help="Role recorded for accounting: coder, tester, refiner or judge.")] = "coder",
     run_dir: Annotated[
         Optional[Path],  # noqa: UP045 (typer needs Optional on 3.11)
         typer.Option(help="Run directory to append the raw call to (calls/llm.jsonl); none by default."),

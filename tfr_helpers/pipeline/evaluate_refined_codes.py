@@ -78,9 +78,7 @@ def evaluate_refined_codes(items: Sequence[RefinedJob], ctx: RunContext) -> list
             f"executions/refined_{stem}_benchmark.json",
             bench_run.model_dump_json(indent=1),
         )
-        ctx.store.artifact(
-            ref.model, ref.task_id, f"executions/refined_{stem}_test.json", gen_run.model_dump_json(indent=1)
-        )
+        ctx.store.artifact(ref.model, ref.task_id, f"executions/refined_{stem}_test.json", gen_run.model_dump_json(indent=1))
         out.append(
             RefinedEvaluation(
                 feedback_id=ref.feedback_id,

@@ -17,7 +17,22 @@ from tfr_helpers.views.glue import read_headline, record_headline
 from tfr_helpers.views.progress import results_so_far
 
 __all__: list[str] = [
-    "ALL", "Attempt", "CaseBrowser", "Filters", "build_attempts", "config_markdown", "generation_overview",
-    "headline", "lines", "load_run_results", "models_overview", "prose", "read_headline", "record_headline",
-    "results_so_far", "run_paths", "simulated_banner", "tasks_overview",
+    "ALL",
+    "Attempt",
+    "CaseBrowser",
+    "Filters",
+    "build_attempts",
+    "config_markdown",
+    "generation_overview",
+    "headline",
+    "lines",
+    "load_run_results",
+    "models_overview",
+    "prose",
+    "read_headline",
+    "record_headline",
+    "results_so_far",
+    "run_paths",
+    "simulated_banner",
+    "tasks_overview",
 ]

@@ -114,7 +114,8 @@ class CaseBrowser:
         if attempt.feedback_id not in self._panes:
             rows = rows_html(attempt, self.run_dir)
             accordion = W.Accordion(
-                children=[W.HTML(body) for _, body in rows], titles=[t for t, _ in rows],
+                children=[W.HTML(body) for _, body in rows],
+                titles=[t for t, _ in rows],
                 layout=W.Layout(width="100%"),
             )
             self._panes[attempt.feedback_id] = W.VBox([W.HTML(header_html(attempt)), accordion])

@@ -35,9 +35,7 @@ def diff_html(before: str | None, after: str | None) -> str:
     """Unified diff of the generated code against the refined code, highlighted."""
     if before is None or after is None:
         return "<i>no diff: one side has no usable code</i>"
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), "generated", "refined"
-    )
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), "generated", "refined")
     text = "".join(lines)
     return highlight(text, DiffLexer(), _FORMATTER) if text else "<i>identical to the generated code</i>"
 
@@ -69,10 +67,8 @@ def _call(run_dir: Path, call: ModelCallRecord | None, what: str) -> str:
     note = f"{call.model} · template {call.template} v{call.template_version}"
     note += " · cached" if call.cached else ""
     error = f"<p style='color:#b00'>call error: {html.escape(call.error)}</p>" if call.error else ""
-    return (
-        _details(f"{what} prompt", _artifact(run_dir, call.prompt_path))
-        + _details(f"{what} raw response", f"<small>{html.escape(note)}</small>{error}"
-                   + _artifact(run_dir, call.response_path))
+    return _details(f"{what} prompt", _artifact(run_dir, call.prompt_path)) + _details(
+        f"{what} raw response", f"<small>{html.escape(note)}</small>{error}" + _artifact(run_dir, call.response_path)
     )
 
 
@@ -136,13 +132,16 @@ def rows_html(attempt: Attempt, run_dir: Path) -> list[tuple[str, str]]:
             + _details("diff against the generated code", diff_html(code, ref.code))
             + _call(run_dir, ref.call, "refinement")
         )
-    rq3 = "".join(
-        f"<div style='margin:4px 0'><b>{html.escape(s)}</b>: <b>{d.decision}</b>"
-        + (_details("judge's reasoning", _pre(d.reasoning)) if d.reasoning else "")
-        + _call(run_dir, d.call, "judge")
-        + "</div>"
-        for s, d in attempt.decisions.items()
-    ) or "<i>not screened yet (run screen_feedback)</i>"
+    rq3 = (
+        "".join(
+            f"<div style='margin:4px 0'><b>{html.escape(s)}</b>: <b>{d.decision}</b>"
+            + (_details("judge's reasoning", _pre(d.reasoning)) if d.reasoning else "")
+            + _call(run_dir, d.call, "judge")
+            + "</div>"
+            for s, d in attempt.decisions.items()
+        )
+        or "<i>not screened yet (run screen_feedback)</i>"
+    )
     return [
         ("Setup", setup),
         ("RQ1: feedback reliability", rq1),

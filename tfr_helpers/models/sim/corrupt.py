@@ -54,12 +54,7 @@ def replace_first_arg(actual: str, entry: str, new_arg: str) -> str:
     """``actual`` with the first argument of its entry-point call replaced by ``new_arg``."""
     tree = ast.parse(actual, mode="eval")
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == entry
-            and node.args
-        ):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry and node.args:
             node.args[0] = ast.parse(new_arg, mode="eval").body
             break
     return ast.unparse(tree)

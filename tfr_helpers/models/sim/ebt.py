@@ -138,9 +138,7 @@ def write_ebts(
         body, bcb_imports, methods = unittest_methods(task)
         imports += bcb_imports
         for i, method in enumerate(rng.sample(methods, min(n_tests, len(methods)))):
-            functions.append(
-                _bcb_test(f"test_{method}_{i}", body, method, pick_corruption(rng, rates), task.entry_point)
-            )
+            functions.append(_bcb_test(f"test_{method}_{i}", body, method, pick_corruption(rng, rates), task.entry_point))
         return imports, functions
     examples = extract_examples(task)
     if not examples:
@@ -151,9 +149,7 @@ def write_ebts(
     confusing = has_misconception(task, seed, rates.misconception_tasks)
     kinds = [pick_corruption(rng, rates, confusing) for _ in order]
     chosen = [examples[idx] for idx in order]
-    believed = _misconception_values(
-        task, [ex for ex, k in zip(chosen, kinds, strict=True) if k == "misconception"], seed
-    )
+    believed = _misconception_values(task, [ex for ex, k in zip(chosen, kinds, strict=True) if k == "misconception"], seed)
     for i, (ex, kind) in enumerate(zip(chosen, kinds, strict=True)):
         if kind == "misconception":
             value = believed.get(ex.actual)

@@ -63,11 +63,7 @@ def expectation(test: str, entry: str) -> Expectation | None:
     except SyntaxError:
         return None
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Assert)
-            and isinstance(node.test, ast.Compare)
-            and isinstance(node.test.ops[0], ast.Eq)
-        ):
+        if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and isinstance(node.test.ops[0], ast.Eq):
             call = node.test.left
             if (
                 isinstance(call, ast.Call)
@@ -75,9 +71,7 @@ def expectation(test: str, entry: str) -> Expectation | None:
                 and call.func.id == entry
                 and not call.keywords
             ):
-                return Expectation(
-                    tuple(ast.unparse(a) for a in call.args), ast.unparse(node.test.comparators[0]), None
-                )
+                return Expectation(tuple(ast.unparse(a) for a in call.args), ast.unparse(node.test.comparators[0]), None)
         if isinstance(node, ast.Try) and node.handlers and isinstance(node.handlers[0].type, ast.Name):
             for stmt in node.body:
                 if (
@@ -86,7 +80,5 @@ def expectation(test: str, entry: str) -> Expectation | None:
                     and isinstance(stmt.value.func, ast.Name)
                     and stmt.value.func.id == entry
                 ):
-                    return Expectation(
-                        tuple(ast.unparse(a) for a in stmt.value.args), None, node.handlers[0].type.id
-                    )
+                    return Expectation(tuple(ast.unparse(a) for a in stmt.value.args), None, node.handlers[0].type.id)
     return None

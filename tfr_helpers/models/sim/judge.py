@@ -7,9 +7,7 @@ import random
 from tfr_helpers.models.sim.rates import SimRates
 
 
-def judge_answer(
-    model: str, reliable: bool | None, reasoning: bool, rng: random.Random, rates: SimRates
-) -> str:
+def judge_answer(model: str, reliable: bool | None, reasoning: bool, rng: random.Random, rates: SimRates) -> str:
     """The judge's answer text.
 
     Args:
@@ -28,9 +26,7 @@ def judge_answer(
     roll = rng.random()
     lines = []
     if reasoning:
-        lines.append(
-            f"Reasoning: I am the simulated model {model}, not an LLM; this reasoning is a template."
-        )
+        lines.append(f"Reasoning: I am the simulated model {model}, not an LLM; this reasoning is a template.")
     if roll < rates.judge_undecided:
         lines.append(f"I, the simulated model {model} (not an LLM), cannot tell whether this test is right.")
         return "\n".join(lines) + "\n"
@@ -42,9 +38,7 @@ def judge_answer(
         accept = reliable if correct else not reliable
     if reasoning:
         view = "agrees" if accept else "does not agree"
-        lines.append(
-            f"Reasoning: the failing test's expectation {view} with the task description as I read it."
-        )
+        lines.append(f"Reasoning: the failing test's expectation {view} with the task description as I read it.")
     else:
         lines.append(f"The simulated model {model} (not an LLM) has judged this feedback.")
     lines.append("Decision: Accept" if accept else "Decision: Reject")

@@ -24,9 +24,7 @@ def _type_of(source: str) -> str | None:
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
     name = type(value).__name__
-    return (
-        name if name in {"int", "float", "str", "bool", "list", "tuple", "dict", "set", "NoneType"} else None
-    )
+    return name if name in {"int", "float", "str", "bool", "list", "tuple", "dict", "set", "NoneType"} else None
 
 
 def _true_property(name: str, entry: str, cases: list[Example], rng: random.Random) -> str:
@@ -59,10 +57,7 @@ def _wrapped_native(name: str, task: Task) -> str:
     """No usable example: the native tests as a property over the documented cases."""
     if task.test_format == "unittest":
         body, _, methods = unittest_methods(task)
-        return (
-            f"@given(st.sampled_from({methods!r}))\ndef {name}(method):\n{indent(body)}\n"
-            "    TestCases(method).debug()\n"
-        )
+        return f"@given(st.sampled_from({methods!r}))\ndef {name}(method):\n{indent(body)}\n    TestCases(method).debug()\n"
     source = task.tests if task.test_format != "check" else task.tests + f"\ncheck({task.entry_point})\n"
     return f"@given(st.just(None))\ndef {name}(_):\n{indent(source)}\n"
 

@@ -130,13 +130,9 @@ def validate_options(options: dict[str, object]) -> SimRates:
     try:
         return SimRates(**options)  # type: ignore[arg-type]
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'rates'}: {e['msg']}" for e in exc.errors()
-        )
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'rates'}: {e['msg']}" for e in exc.errors())
         known = ", ".join(SimRates.model_fields)
-        raise ConfigError(
-            f"bad option for the simulated model ({problems}); valid options: {known}"
-        ) from None
+        raise ConfigError(f"bad option for the simulated model ({problems}); valid options: {known}") from None
 
 
 def rates_for(name: str, options: SimRates) -> SimRates:
@@ -146,8 +142,6 @@ def rates_for(name: str, options: SimRates) -> SimRates:
         ConfigError: When ``name`` is not a preset; the message lists them.
     """
     if name not in PRESETS:
-        raise ConfigError(
-            f"unknown simulated model 'sim:{name}'; use one of " + ", ".join(f"sim:{p}" for p in PRESETS)
-        )
+        raise ConfigError(f"unknown simulated model 'sim:{name}'; use one of " + ", ".join(f"sim:{p}" for p in PRESETS))
     merged = {**PRESETS[name], **{k: getattr(options, k) for k in options.model_fields_set}}
     return SimRates(**merged)  # type: ignore[arg-type]

@@ -48,17 +48,13 @@ def overfit(code: str, entry: str, demand: Expectation) -> str | None:
                 else f"return {demand.expected}"
             )
             guard = ast.parse(f"if [{names}] == [{', '.join(demand.args)}]:\n    {action}\n").body[0]
-            has_doc = (
-                fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant)
-            )
+            has_doc = fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant)
             fn.body.insert(1 if has_doc else 0, guard)
             return ast.unparse(ast.fix_missing_locations(tree))
     return None
 
 
-def refine(
-    task: Task, code: str, feedback: str, rng: random.Random, rates: SimRates
-) -> tuple[str | None, str]:
+def refine(task: Task, code: str, feedback: str, rng: random.Random, rates: SimRates) -> tuple[str | None, str]:
     """The refined program for one test-fail feedback.
 
     Args:

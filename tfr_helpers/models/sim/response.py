@@ -12,9 +12,7 @@ def banner(model: str) -> str:
 
 def code_answer(model: str, code: str, intro: str) -> str:
     """A prose line and one ```python block whose first line is the simulated-model banner."""
-    return (
-        f"{intro} (simulated model {model}, not an LLM)\n\n```python\n{banner(model)}\n{code.strip()}\n```\n"
-    )
+    return f"{intro} (simulated model {model}, not an LLM)\n\n```python\n{banner(model)}\n{code.strip()}\n```\n"
 
 
 def tests_answer(model: str, imports: list[str], functions: list[str], intro: str) -> str:
