@@ -212,6 +212,9 @@ class GeneratedTest(Record):
     call: ModelCallRecord
     """The call whose response held this test (shared by the tests of one response)."""
     test_path: str | None = None
+    dropped_tests: list[str] = Field(default_factory=list)
+    """Tests of the same response that were not kept, as ``name: reason`` (beyond the requested count, or
+    code that does not compile); shared by the tests of one response, like :attr:`call`."""
 
 
 class TestGenerationFailure(Record):
@@ -222,6 +225,8 @@ class TestGenerationFailure(Record):
     kind: TestKind
     parse_error: str
     call: ModelCallRecord
+    dropped_tests: list[str] = Field(default_factory=list)
+    """Tests the response held that could not be kept, as ``name: reason``."""
 
 
 class BenchmarkVerdict(Record):

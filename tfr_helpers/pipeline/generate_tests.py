@@ -55,8 +55,9 @@ def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedT
     for item, result in zip(items, ctx.call_models(jobs, stage="generate_tests"), strict=True):
         task_id = item.task.task_id
         call = save_call(ctx, item.model, task_id, item.kind, result)
-        parsed = parse_tests(result.text or "", item.kind, item.task.entry_point)
-        tests = list(parsed.tests)[: item.count]
+        parsed = parse_tests(result.text or "", item.kind, item.task.entry_point, max_tests=item.count)
+        tests = list(parsed.tests)
+        dropped = [f"{d.name}: {d.reason}" for d in parsed.dropped]  # extras beyond count, broken tests
         if not tests:
             error = parsed.error if result.text is not None else f"model call failed: {call.error}"
             out.append(
@@ -66,6 +67,7 @@ def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedT
                     kind=item.kind,
                     parse_error=error or "no test found in the response",
                     call=call,
+                    dropped_tests=dropped,
                 )
             )
             continue
@@ -82,6 +84,7 @@ def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedT
                     source=test.source,
                     call=call,
                     test_path=path,
+                    dropped_tests=dropped,
                 )
             )
     return out
