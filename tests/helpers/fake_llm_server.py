@@ -3,8 +3,14 @@
 Replies follow a FIFO script of actions (``ok`` when the script is empty):
 ``Action("ok", text=..., delay=...)``, ``Action("status", status=429, headers={...})``,
 ``Action("slow", delay=s)`` (valid answer after ``s`` seconds), ``Action("malformed")`` (200, not JSON),
-``Action("wrongshape")`` (200, JSON without the expected fields). Every request is logged with its arrival
-time, path, headers and body; in-flight requests are counted (``max_in_flight``).
+``Action("wrongshape")`` (200, JSON without the expected fields); ``Action("ok", finish="length")`` sets the
+finish reason (``max_tokens`` on the Anthropic route). Every request is logged with its arrival time, path,
+headers and body; in-flight requests are counted (``max_in_flight``).
+
+Beyond the script: ``responder`` computes the text of ``ok`` replies from the request body (so a whole pipeline
+can run against the server); ``api_key`` makes every request with another key a 401 (OpenAI's wording, key
+masked); :meth:`refuse` closes the next N connections unanswered (an outage counted in requests, not time);
+:meth:`stop_listening` / :meth:`listen_again` close and reopen the listening socket (connections refused).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,6 +34,8 @@ class Action:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    finish: str = "stop"
+    """Finish reason of an ``ok`` reply (``length`` = truncated; mapped to ``max_tokens`` for Anthropic)."""
 
 
 @dataclass
@@ -37,21 +46,23 @@ class LoggedRequest:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    answered: bool = True
+    """False when the request was refused (connection closed unanswered)."""
 
 
-def chat_completion(model: str, text: str) -> dict[str, Any]:
+def chat_completion(model: str, text: str, finish: str = "stop") -> dict[str, Any]:
     """Minimal valid ChatCompletion body."""
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
         "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
     }
 
 
-def anthropic_message(model: str, text: str) -> dict[str, Any]:
+def anthropic_message(model: str, text: str, finish: str = "stop") -> dict[str, Any]:
     """Minimal valid Message body."""
     return {
         "id": "msg_fake",
@@ -59,7 +70,7 @@ def anthropic_message(model: str, text: str) -> dict[str, Any]:
         "role": "assistant",
         "model": model,
         "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
+        "stop_reason": {"stop": "end_turn", "length": "max_tokens"}.get(finish, finish),
         "stop_sequence": None,
         "usage": {"input_tokens": 13, "output_tokens": 5},
     }
@@ -68,17 +79,65 @@ def anthropic_message(model: str, text: str) -> dict[str, Any]:
 class FakeLLMServer:
     """The server; use as a context manager. ``base_url`` has no ``/v1`` (add it for the OpenAI SDK)."""
 
-    def __init__(self, default_text: str = "Hello from the fake server") -> None:
+    def __init__(
+        self,
+        default_text: str = "Hello from the fake server",
+        responder: Callable[[dict[str, Any]], str] | None = None,
+        api_key: str | None = None,
+    ) -> None:
         self.default_text = default_text
+        self.responder = responder
+        """Text of ``ok`` replies computed from the request body (else ``default_text``)."""
+        self.api_key = api_key
+        """When set, a request with another ``Authorization: Bearer`` key gets a 401."""
+        self._refuse = 0
         self.script: deque[Action] = deque()
         self.requests: list[LoggedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
+        self._server = self._bind(0)
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+
+    def _bind(self, port: int) -> ThreadingHTTPServer:
+        server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        server.daemon_threads = True
+        server.block_on_close = False
+        return server
+
+    @property
+    def answered(self) -> list[LoggedRequest]:
+        """The requests that got an HTTP answer (refused ones left out)."""
+        with self._lock:
+            return [r for r in self.requests if r.answered]
+
+    def refuse(self, count: int) -> None:
+        """Close the next ``count`` requests' connections unanswered (the client sees a connection error)."""
+        with self._lock:
+            self._refuse = count
+
+    def stop_listening(self) -> None:
+        """Close the listening socket (new connections are refused) and drop kept-alive ones unanswered."""
+        with self._lock:
+            self._refuse = -1
+        self._server.shutdown()
+        self._server.server_close()
+
+    def listen_again(self) -> None:
+        """Reopen the listening socket on the same port and answer again."""
+        port = self._server.server_address[1]
+        self._server = self._bind(port)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        self._thread.start()
+        with self._lock:
+            self._refuse = 0
+
+    def _refusing(self) -> bool:
+        with self._lock:
+            if self._refuse > 0:
+                self._refuse -= 1
+                return True
+            return self._refuse < 0
 
     @property
     def base_url(self) -> str:
@@ -123,12 +182,14 @@ class FakeLLMServer:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = {"_raw": raw.decode("utf-8", "replace")}
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                if server._refusing():
+                    with server._lock:
+                        server.requests.append(LoggedRequest(time.monotonic(), self.path, headers, body, False))
+                    self.close_connection = True  # no answer at all: the client sees the connection drop
+                    return
                 with server._lock:
-                    server.requests.append(
-                        LoggedRequest(
-                            time.monotonic(), self.path, {k.lower(): v for k, v in self.headers.items()}, body
-                        )
-                    )
+                    server.requests.append(LoggedRequest(time.monotonic(), self.path, headers, body))
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 try:
@@ -141,11 +202,28 @@ class FakeLLMServer:
                 if action.delay:
                     time.sleep(action.delay)
                 model = str(body.get("model", "fake"))
-                text = action.text if action.text is not None else server.default_text
+                if server.api_key is not None and self.headers.get("authorization") != f"Bearer {server.api_key}":
+                    sent = (self.headers.get("authorization") or "").removeprefix("Bearer ")
+                    masked = f"{sent[:3]}*****{sent[-4:]}" if len(sent) > 8 else "(none)"
+                    err = {
+                        "error": {
+                            "message": f"Incorrect API key provided: {masked}. You can find your API key at "
+                            "https://platform.openai.com/account/api-keys.",
+                            "type": "invalid_request_error",
+                            "param": None,
+                            "code": "invalid_api_key",
+                        }
+                    }
+                    self._send(401, json.dumps(err).encode())
+                    return
+                if action.text is not None:
+                    text = action.text
+                else:
+                    text = server.responder(body) if server.responder is not None else server.default_text
                 if self.path.rstrip("/").endswith("/messages"):
-                    ok = anthropic_message(model, text)
+                    ok = anthropic_message(model, text, action.finish)
                 elif self.path.rstrip("/").endswith("/chat/completions"):
-                    ok = chat_completion(model, text)
+                    ok = chat_completion(model, text, action.finish)
                 else:
                     self._send(404, b'{"error": {"message": "no such route"}}')
                     return

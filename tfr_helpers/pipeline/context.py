@@ -164,6 +164,17 @@ class RunContext:
         replies = self.client().call_many(calls, stage=stage, progress=False)
         return [CallResult(r.text, r.record, p) for r, p in zip(replies, prompts, strict=True)]
 
+    def model_stop(self) -> str | None:
+        """Why the model client stopped calling (a wrong key, an unknown model, no quota), or None."""
+        stop = getattr(self._client, "stop", None)
+        return stop.message if stop is not None else None
+
+    def call_counts(self) -> Any:
+        """This process's model calls: sent, from the cache, failed, retries, spent (``CallCounts``)."""
+        from tfr_helpers.models.calllog import CallCounts
+
+        return self._client.call_counts() if self._client is not None else CallCounts()
+
     def close(self) -> None:
         """Release the sandbox's worker pool and the model client."""
         if self._sandbox is not None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
+from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
 from tfr_helpers.records import GeneratedCode, Task
 
 
@@ -23,7 +24,7 @@ class CodeJob:
         return f"{self.model}|{self.task.task_id}"
 
 
-def generate_codes(items: Sequence[CodeJob], ctx: RunContext) -> list[GeneratedCode]:
+def generate_codes(items: Sequence[CodeJob], ctx: RunContext) -> list[GeneratedCode | Undone]:
     """Ask each coder for a solution and extract the code (a response without code is kept as such).
 
     Args:
@@ -31,24 +32,27 @@ def generate_codes(items: Sequence[CodeJob], ctx: RunContext) -> list[GeneratedC
         ctx: The run context.
 
     Returns:
-        One :class:`GeneratedCode` per job, in order.
+        One :class:`GeneratedCode` per job, in order, or :class:`Undone` when the call got no reply.
     """
     from tfr_helpers.models import parse_code
 
     jobs = [CallJob(item.model, "coder", "codegen", task_variables(item.task), item.task) for item in items]
-    out = []
+    out: list[GeneratedCode | Undone] = []
     for item, result in zip(items, ctx.call_models(jobs, stage="generate_codes"), strict=True):
+        fault = call_fault(result)
+        if fault is not None:
+            out.append(Undone(item.key, fault))
+            continue
         task_id = item.task.task_id
         call = save_call(ctx, item.model, task_id, "codegen", result)
         parsed = parse_code(result.text or "", item.task.entry_point)
         code_path = ctx.store.artifact(item.model, task_id, "code.py", parsed.code) if parsed.code else None
-        error = parsed.error if result.text is not None else f"model call failed: {call.error}"
         out.append(
             GeneratedCode(
                 model=item.model,
                 task_id=task_id,
                 code=parsed.code,
-                parse_error=None if parsed.code else error,
+                parse_error=None if parsed.code else note_truncation(parsed.error or "no code in the response", call),
                 call=call,
                 code_path=code_path,
             )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
+from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind
 
 
@@ -26,7 +27,7 @@ class TestJob:
         return f"{self.model}|{self.task.task_id}|{self.kind}"
 
 
-def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedTest | TestGenerationFailure]:
+def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedTest | TestGenerationFailure | Undone]:
     """Call the tester once per (coder, task, kind) and split each response into independent tests.
 
     The tester sees the task description only, never the generated code.
@@ -37,7 +38,7 @@ def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedT
 
     Returns:
         Up to ``count`` :class:`GeneratedTest` per job, or one :class:`TestGenerationFailure` when the
-        response held no parseable test.
+        response held no parseable test, or :class:`Undone` when the call got no reply.
     """
     from tfr_helpers.models import parse_tests
 
@@ -51,21 +52,24 @@ def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedT
         )
         for item in items
     ]
-    out: list[GeneratedTest | TestGenerationFailure] = []
+    out: list[GeneratedTest | TestGenerationFailure | Undone] = []
     for item, result in zip(items, ctx.call_models(jobs, stage="generate_tests"), strict=True):
+        fault = call_fault(result)
+        if fault is not None:
+            out.append(Undone(item.key, fault))
+            continue
         task_id = item.task.task_id
         call = save_call(ctx, item.model, task_id, item.kind, result)
         parsed = parse_tests(result.text or "", item.kind, item.task.entry_point, max_tests=item.count)
         tests = list(parsed.tests)
         dropped = [f"{d.name}: {d.reason}" for d in parsed.dropped]  # extras beyond count, broken tests
         if not tests:
-            error = parsed.error if result.text is not None else f"model call failed: {call.error}"
             out.append(
                 TestGenerationFailure(
                     model=item.model,
                     task_id=task_id,
                     kind=item.kind,
-                    parse_error=error or "no test found in the response",
+                    parse_error=note_truncation(parsed.error or "no test found in the response", call),
                     call=call,
                     dropped_tests=dropped,
                 )

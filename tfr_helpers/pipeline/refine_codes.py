@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
+from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
 from tfr_helpers.records import Feedback, GeneratedTest, Refinement, Task
 
 
@@ -27,7 +28,7 @@ class RefineJob:
         return self.feedback.feedback_id
 
 
-def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement]:
+def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement | Undone]:
     """Ask the refiner for a new program given the task, the generated code and one feedback.
 
     Args:
@@ -35,7 +36,8 @@ def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement
         ctx: The run context.
 
     Returns:
-        One :class:`Refinement` per job (``code`` None when the response held no usable code).
+        One :class:`Refinement` per job (``code`` None when the response held no usable code), or
+        :class:`Undone` when the call got no reply.
     """
     from tfr_helpers.models import parse_code
 
@@ -49,25 +51,24 @@ def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement
         )
         for item in items
     ]
-    out = []
+    out: list[Refinement | Undone] = []
     for item, result in zip(items, ctx.call_models(jobs, stage="refine_codes"), strict=True):
+        fault = call_fault(result)
+        if fault is not None:
+            out.append(Undone(item.key, fault))
+            continue
         stem = f"{item.test.kind}_{item.test.index}"
         task_id = item.task.task_id
         call = save_call(ctx, item.model, task_id, f"refine_{stem}", result)
         parsed = parse_code(result.text or "", item.task.entry_point)
-        path = (
-            ctx.store.artifact(item.model, task_id, f"refinements/{stem}.py", parsed.code)
-            if parsed.code
-            else None
-        )
-        error = parsed.error if result.text is not None else f"model call failed: {call.error}"
+        path = ctx.store.artifact(item.model, task_id, f"refinements/{stem}.py", parsed.code) if parsed.code else None
         out.append(
             Refinement(
                 feedback_id=item.feedback.feedback_id,
                 model=item.model,
                 task_id=task_id,
                 code=parsed.code,
-                parse_error=None if parsed.code else error,
+                parse_error=None if parsed.code else note_truncation(parsed.error or "no code in the response", call),
                 call=call,
                 code_path=path,
             )

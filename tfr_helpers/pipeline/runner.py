@@ -24,6 +24,7 @@ from tfr_helpers.pipeline.screen_feedback import screen_feedback
 from tfr_helpers.pipeline.store import RunStore
 from tfr_helpers.pipeline.summary import RunSummary, summarize
 from tfr_helpers.pipeline.tasks import select_tasks
+from tfr_helpers.pipeline.undone import Ledger, RunIncomplete, Undone
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedCode,
@@ -102,8 +103,14 @@ def _execute(
     fn: Callable[[Sequence[Any], RunContext], list[Any]],
     items: Sequence[Any],
     progress: bool,
+    ledger: Ledger,
 ) -> list[Any]:
-    """Run ``fn`` on items without a checkpoint record, chunk by chunk; return all records in item order."""
+    """Run ``fn`` on items without a checkpoint record, chunk by chunk; return the done items' records in order.
+
+    Faults are not results: an item answered with :class:`Undone` (its call got no reply) is not checkpointed
+    but noted in ``ledger``, so a rerun retries it. Once the model client stopped (a wrong key, an unknown
+    model, no quota) the remaining chunks are not attempted.
+    """
     name = CHECKPOINTS[stage]
     done = ctx.store.done_keys(name)
     pending = [item for item in items if item.key not in done]
@@ -111,29 +118,52 @@ def _execute(
     with tqdm(total=len(pending), desc=stage, disable=not progress or not pending, leave=False) as bar:
         for start in range(0, len(pending), size):
             chunk = pending[start : start + size]
-            groups: dict[str, list[Any]] = {item.key: [] for item in chunk}
-            for record in fn(chunk, ctx):
-                groups[_output_key(record)].append(record)
-            for key, records in groups.items():
-                ctx.store.append(
-                    name,
-                    key,
-                    [{"type": type(r).__name__, "record": r.model_dump(mode="json")} for r in records],
-                )
+            ledger.stop = ledger.stop or ctx.model_stop()
+            if ledger.stop:
+                for item in chunk:
+                    ledger.add(stage, item, "not attempted: the run stopped")
+                continue
+            _checkpoint_chunk(ctx, stage, chunk, fn(chunk, ctx), ledger)
             bar.update(len(chunk))
-    return _load(ctx, stage, items)
+    ledger.stop = ledger.stop or ctx.model_stop()
+    return _load(ctx, stage, items, ledger, ran=True)
 
 
-def _load(ctx: RunContext, stage: str, items: Sequence[Any]) -> list[Any]:
-    """Records of a stage in item order; raises when an item has no record yet."""
+def _checkpoint_chunk(ctx: RunContext, stage: str, chunk: Sequence[Any], out: list[Any], ledger: Ledger) -> None:
+    """Append each done item's records to the stage checkpoint; undone items go to the ledger only."""
+    by_key = {item.key: item for item in chunk}
+    undone = {r.key: r.reason for r in out if isinstance(r, Undone)}
+    for key, reason in undone.items():
+        ledger.add(stage, by_key[key], reason)
+    groups: dict[str, list[Any]] = {item.key: [] for item in chunk if item.key not in undone}
+    for record in out:
+        if not isinstance(record, Undone) and _output_key(record) in groups:
+            groups[_output_key(record)].append(record)
+    for key, records in groups.items():
+        ctx.store.append(
+            CHECKPOINTS[stage],
+            key,
+            [{"type": type(r).__name__, "record": r.model_dump(mode="json")} for r in records],
+        )
+
+
+def _load(ctx: RunContext, stage: str, items: Sequence[Any], ledger: Ledger, ran: bool = False) -> list[Any]:
+    """Records of a stage in item order; items without a record are noted in ``ledger`` as undone.
+
+    Raises:
+        RunDirError: An earlier stage (``ran=False``) has not run at all yet in this run directory.
+    """
     entries = {e["key"]: e["data"] for e in ctx.store.read_checkpoint(CHECKPOINTS[stage])}
-    missing = [item.key for item in items if item.key not in entries]
-    if missing:
+    if items and not entries and not ran:
         raise RunDirError(
-            f"stage {stage} has no record for {len(missing)} item(s) (first: {missing[0]}); "
+            f"stage {stage} has not run yet in this run directory; "
             f"run `tfr stage {stage}` (or `all`) with the same params and --run-dir"
         )
-    return [_TYPES[r["type"]].model_validate(r["record"]) for item in items for r in entries[item.key]]
+    known = ledger.undone.get(stage, {})
+    for item in items:
+        if item.key not in entries and item.key not in known:
+            ledger.add(stage, item, f"no record of stage {stage} yet (run `tfr stage {stage}` or `all`)")
+    return [_TYPES[r["type"]].model_validate(r["record"]) for item in items for r in entries.get(item.key, [])]
 
 
 def _of(records: list[Any], cls: type) -> list[Any]:
@@ -160,6 +190,9 @@ def run_stages(
         What this invocation did and what the run holds.
 
     Raises:
+        RunIncomplete: items are left undone (their calls failed after retries, or a wrong key, an unknown
+            model or an exhausted quota stopped the run); its message names them, says why and that a rerun
+            continues, and ``.summary`` holds this summary. Nothing undone is checkpointed.
         ConfigError: an unknown stage name.
         RunDirError: the run directory belongs to another configuration, or an earlier stage is incomplete.
         CredentialsError: a configured model lacks its key (checked before any work).
@@ -176,25 +209,33 @@ def run_stages(
     ctx = RunContext(config, store, select_tasks(config, store))
     seconds: dict[str, float] = {}
     results = None
+    ledger = Ledger()
     try:
         last = max(STAGES.index(s) for s in wanted)
         recs: dict[str, list[Any]] = {}
         for stage in STAGES[: last + 1]:
+            if ledger.stop:  # a fatal provider reply: no later stage can make progress
+                break
             run = stage in wanted
             t0 = time.monotonic()
             if stage == "finalize_results":
-                if run:
+                if run and not ledger:  # results.json only from complete records
                     results = finalize_results([_bundle(recs, store)], ctx)[0]
             else:
                 fn, items = _stage_items(ctx, stage, recs)
-                recs[stage] = _execute(ctx, stage, fn, items, progress) if run else _load(ctx, stage, items)
+                items = ledger.runnable(stage, items)
+                recs[stage] = _execute(ctx, stage, fn, items, progress, ledger) if run else _load(ctx, stage, items, ledger)
             if run:
                 seconds[stage] = time.monotonic() - t0
                 log.info("stage %s: %.1f s", stage, seconds[stage])
                 _add_time(store, stage, seconds[stage])
+        calls = ctx.call_counts()
     finally:
         ctx.close()
-    return summarize(store.root, seconds, ctx.counters, results)
+    summary = summarize(store.root, seconds, ctx.counters, results, calls)
+    if ledger:
+        raise RunIncomplete(ledger, summary)
+    return summary
 
 
 def _stage_items(

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.strategies import STRATEGIES, ScreeningItem, Verdict
+from tfr_helpers.pipeline.undone import Undone, call_fault
 from tfr_helpers.records import ScreeningDecision
 
 
@@ -24,7 +25,7 @@ class ScreenJob:
         return f"{self.strategy}|{self.item.feedback.feedback_id}"
 
 
-def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[ScreeningDecision]:
+def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[ScreeningDecision | Undone]:
     """Run each job's strategy (batched per strategy) and record the decisions.
 
     Args:
@@ -32,16 +33,21 @@ def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[Screeni
         ctx: The run context.
 
     Returns:
-        One :class:`ScreeningDecision` per job, in order.
+        One :class:`ScreeningDecision` per job, in order, or :class:`Undone` when a judge call got no reply
+        (an answer that arrived but decides nothing is ``undecided``, a result).
     """
     verdicts: dict[int, Verdict] = {}
     for name in dict.fromkeys(job.strategy for job in items):
         batch = [i for i, job in enumerate(items) if job.strategy == name]
         answers = STRATEGIES[name]([items[i].item for i in batch], ctx)
         verdicts.update(zip(batch, answers, strict=True))
-    out = []
+    out: list[ScreeningDecision | Undone] = []
     for i, job in enumerate(items):
         verdict = verdicts[i]
+        fault = call_fault(verdict.call) if verdict.call is not None else None
+        if fault is not None:
+            out.append(Undone(job.key, fault))
+            continue
         test, coder, task_id = job.item.test, job.item.coder, job.item.task.task_id
         stem = f"{job.strategy}_{test.kind}_{test.index}"
         call = save_call(ctx, coder, task_id, f"screening_{stem}", verdict.call) if verdict.call else None

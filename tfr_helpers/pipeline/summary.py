@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tfr_helpers.models.calllog import CallCounts
 from tfr_helpers.pipeline.context import Counters
 from tfr_helpers.records import Results
 
@@ -18,19 +19,22 @@ class RunSummary:
     stage_seconds: dict[str, float]
     """Wall time per stage run by this invocation."""
     model_calls: int
-    """Model requests issued by this invocation."""
+    """Model requests issued by this invocation (cache hits included; see :attr:`invocation_calls`)."""
     sandbox_runs: int
     """Programs run in the sandbox by this invocation."""
+    invocation_calls: CallCounts = field(default_factory=CallCounts)
+    """This invocation's calls split honestly: sent, from the cache, failed, retries, and the cost spent now."""
     cases: dict[str, int] = field(default_factory=dict)
     causes: dict[str, int] = field(default_factory=dict)
     transitions: dict[str, int] = field(default_factory=dict)
     decisions: dict[str, dict[str, int]] = field(default_factory=dict)
     """Strategy -> decision -> count."""
     calls: int = 0
-    """Model calls recorded in the run (all invocations)."""
+    """Model calls behind the run's results (all invocations; a reply served from the cache counts once)."""
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    """Original cost of the results' calls (a cache hit keeps the cost of the call that produced it)."""
     errors: dict[str, int] = field(default_factory=dict)
     """Call errors, code without usable code, test-generation failures, refinements without code."""
 
@@ -38,7 +42,8 @@ class RunSummary:
         """A short human-readable report."""
         out = [f"run: {self.run_dir}"]
         out.append("stages: " + ", ".join(f"{k} {v:.1f}s" for k, v in self.stage_seconds.items()))
-        out.append(f"this invocation: {self.model_calls} model calls, {self.sandbox_runs} sandbox runs")
+        calls = f" ({self.invocation_calls.describe()})" if self.model_calls else ""
+        out.append(f"this invocation: {self.model_calls} model calls{calls}, {self.sandbox_runs} sandbox runs")
         for title, counts in (
             ("cases", self.cases),
             ("unreliable causes", self.causes),
@@ -50,18 +55,23 @@ class RunSummary:
             out.append(f"screening {strategy}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
         if self.calls:
             out.append(
-                f"calls in run: {self.calls}, tokens in/out: {self.input_tokens}/{self.output_tokens}, "
-                f"cost ${self.cost_usd:.4f}"
+                f"calls behind the results: {self.calls}, tokens in/out: {self.input_tokens}/{self.output_tokens}, "
+                f"cost ${self.cost_usd:.4f} (original usage, replies served from the cache included)"
             )
         out.append("errors: " + (", ".join(f"{k}={v}" for k, v in self.errors.items() if v) or "none"))
         return out
 
 
 def summarize(
-    run_dir: Path, seconds: dict[str, float], counters: Counters, results: Results | None
+    run_dir: Path,
+    seconds: dict[str, float],
+    counters: Counters,
+    results: Results | None,
+    calls: CallCounts | None = None,
 ) -> RunSummary:
     """Build the summary of one invocation (with result counts when ``results`` is given)."""
-    base = RunSummary(run_dir, seconds, counters.model_calls, counters.sandbox_runs)
+    calls = calls or CallCounts()
+    base = RunSummary(run_dir, seconds, counters.model_calls, counters.sandbox_runs, calls)
     if results is None:
         return base
     decisions: dict[str, Counter[str]] = {}
@@ -73,6 +83,7 @@ def summarize(
         seconds,
         counters.model_calls,
         counters.sandbox_runs,
+        calls,
         cases=dict(Counter(p.case for p in results.pair_evaluations)),
         causes=dict(Counter(p.cause for p in results.pair_evaluations if p.cause)),
         transitions=dict(Counter(r.transition for r in results.refined_evaluations)),
