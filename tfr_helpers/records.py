@@ -58,8 +58,8 @@ class Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Task(Record):
-    """One benchmark problem with its reference solution and benchmark tests."""
+class _TaskFacts(Record):
+    """The parts of a task that are shown to models: everything but the reference and the benchmark tests."""
 
     task_id: str
     """Id in the benchmark's own style: ``HumanEval/149``, ``MBPP/63``, ``BigCodeBench/13``."""
@@ -71,6 +71,40 @@ class Task(Record):
     """Name of the function under test."""
     signature: str
     """The function signature or code prompt (header the solution must keep)."""
+    libraries: list[str] = Field(default_factory=list)
+    """Top-level libraries the task needs (BCB ``libs``; stdlib names included)."""
+    examples: list[str] = Field(default_factory=list)
+    """Example test lines shown to the model in the description (MBPP: the first assert)."""
+
+
+class TaskView(_TaskFacts):
+    """What model providers and screening strategies see of a task: no reference, no benchmark tests.
+
+    It has no ``reference``, ``tests`` or ``test_imports`` field at all (and :class:`Task` is not a subclass
+    of it), so code typed against a view cannot read them. Build one with :meth:`Task.view`.
+    """
+
+
+def require_view(task: object, owner: str) -> None:
+    """Raise unless ``task`` is a :class:`TaskView` (or None): the runtime half of the type boundary.
+
+    Raises:
+        TypeError: ``task`` is a full :class:`Task` or anything else, naming ``owner`` and the fix.
+    """
+    if task is not None and not isinstance(task, TaskView):
+        raise TypeError(
+            f"{owner}.task must be a TaskView, got {type(task).__name__}; pass task.view() (models and "
+            "screening strategies never receive the reference solution or the benchmark tests)"
+        )
+
+
+class Task(_TaskFacts):
+    """One benchmark problem with its reference solution and benchmark tests.
+
+    Only the pipeline's own stages (the sandbox runs) and the simulated model, which declares it, read
+    :attr:`reference` and :attr:`tests`; models and screening strategies get :meth:`view`.
+    """
+
     reference: str
     """The reference solution as one whole runnable module (imports included)."""
     tests: str
@@ -79,10 +113,10 @@ class Task(Record):
     """How :attr:`tests` is to be run."""
     test_imports: list[str] = Field(default_factory=list)
     """Import lines the tests need before they run (MBPP ``test_imports``)."""
-    libraries: list[str] = Field(default_factory=list)
-    """Top-level libraries the task needs (BCB ``libs``; stdlib names included)."""
-    examples: list[str] = Field(default_factory=list)
-    """Example test lines shown to the model in the description (MBPP: the first assert)."""
+
+    def view(self) -> TaskView:
+        """The task without its reference and benchmark tests, as models and strategies see it."""
+        return TaskView(**{name: getattr(self, name) for name in TaskView.model_fields})
 
 
 class Isolation(Record):

@@ -41,7 +41,9 @@ def ask(
     sample_index: int = 0,
     **variables: object,
 ) -> str:
-    """One simulated answer."""
+    """One simulated answer (the provider is granted the full task, as the model client grants it)."""
+    if task is not None:
+        provider.grant_tasks({task.task_id: task}.__getitem__)
     request = ModelRequest(
         messages=(),
         role=ROLES.get(template, "coder"),
@@ -49,7 +51,7 @@ def ask(
         template_version="1",
         sample_index=sample_index,
         variables=tuple(sorted((k, str(v)) for k, v in variables.items())),
-        task=task,
+        task=task.view() if task is not None else None,
     )
     reply = asyncio.run(provider.generate(ModelSpec.parse(model), request, SamplingParams()))
     return reply.text

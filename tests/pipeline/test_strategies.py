@@ -22,9 +22,7 @@ TASK = Task(
     tests="",
     test_format="check",
 )
-CALL = ModelCallRecord(
-    model="sim:default", role="tester", stage="generate_tests", template="ebt", template_version="1"
-)
+CALL = ModelCallRecord(model="sim:default", role="tester", stage="generate_tests", template="ebt", template_version="1")
 
 
 def item(outcome: Outcome) -> ScreeningItem:
@@ -40,7 +38,7 @@ def item(outcome: Outcome) -> ScreeningItem:
     )
     return ScreeningItem(
         Feedback(feedback_id="t", test_id="t", text="..."),
-        TASK,
+        TASK.view(),
         "sim:default",
         "sim:default",
         "def f(x):\n    return x\n",

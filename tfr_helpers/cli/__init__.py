@@ -23,6 +23,7 @@ from tfr_helpers.cli import (  # noqa: E402,F401
     models_cmds,
     notebooks_cmds,
     pipeline_cmds,
+    replay_cmds,
     sandbox_cmds,
 )
 

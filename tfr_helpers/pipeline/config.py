@@ -164,13 +164,20 @@ class ExperimentConfig(_Strict):
             sampling = sampling.model_copy(update={"seed": self.seed})
         return self.model_settings.model_copy(update={"sampling": sampling})
 
+    def fingerprint(self) -> dict[str, str]:
+        """Every input that changes this run's outputs, by named part (see :mod:`.fingerprint`).
+
+        The result-relevant configuration values (run name, concurrency and transport settings left out),
+        the prompt templates' versions and content hashes, the simulated model's version when a role uses
+        it, the BigCodeBench selection file's hash when BigCodeBench is in the run, and registered inputs.
+        """
+        from tfr_helpers.pipeline.fingerprint import fingerprint
+
+        return fingerprint(self)
+
     def config_hash(self) -> str:
-        """Hash of everything that determines the results (the run name excluded)."""
-        data = self.model_dump(mode="json", exclude={"run_name", "concurrency"})
-        settings = data["model_settings"]
-        for transport in ("concurrency", "default_concurrency", "retry", "cache_dir", "cache_mode", "prices"):
-            settings.pop(transport, None)
-        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+        """Hash of everything that determines the results: the hash of :meth:`fingerprint`."""
+        return hashlib.sha256(json.dumps(self.fingerprint(), sort_keys=True).encode()).hexdigest()[:16]
 
 
 def format_validation_error(exc: ValidationError, source: str = "params") -> str:

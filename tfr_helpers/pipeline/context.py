@@ -12,7 +12,7 @@ from typing import Any
 
 from tfr_helpers.pipeline.config import ExperimentConfig
 from tfr_helpers.pipeline.store import RunStore
-from tfr_helpers.records import ModelCallRecord, ProgramRun, Role, Task
+from tfr_helpers.records import ModelCallRecord, ProgramRun, Role, Task, TaskView
 from tfr_helpers.sandbox.worker import LIGHT_PRELOAD as SANDBOX_LIGHT_PRELOAD
 
 LIGHT_PRELOAD = (*SANDBOX_LIGHT_PRELOAD, "hypothesis")
@@ -40,11 +40,12 @@ class CallJob:
     role: Role
     template: str
     variables: dict[str, str]
-    task: Task
+    task: Task | TaskView
+    """The request carries only its view (``make_request`` drops the reference and benchmark tests)."""
     sample_index: int = 0
 
 
-def task_variables(task: Task) -> dict[str, str]:
+def task_variables(task: Task | TaskView) -> dict[str, str]:
     """The prompt variables every template may take from the task."""
     return {"description": task.description, "entry_point": task.entry_point, "signature": task.signature}
 
@@ -144,7 +145,8 @@ class RunContext:
         if self._client is None:
             from tfr_helpers.models import ModelClient
 
-            self._client = ModelClient(self.config.resolved_model_settings(), self.store.root)
+            # the full tasks go only to providers that declare needs_reference (the simulated model)
+            self._client = ModelClient(self.config.resolved_model_settings(), self.store.root, self.tasks.__getitem__)
         return self._client
 
     def call_models(self, jobs: Sequence[CallJob], stage: str) -> list[CallResult]:

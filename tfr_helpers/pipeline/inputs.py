@@ -50,10 +50,7 @@ def pair_jobs(ctx: RunContext, codes: list[GeneratedCode], tests: list[Generated
     by_unit: dict[str, list[GeneratedTest]] = {}
     for test in tests:
         by_unit.setdefault(f"{test.model}|{test.task_id}", []).append(test)
-    return [
-        PairJob(ctx.tasks[code.task_id], code, tuple(by_unit.get(f"{code.model}|{code.task_id}", [])))
-        for code in codes
-    ]
+    return [PairJob(ctx.tasks[code.task_id], code, tuple(by_unit.get(f"{code.model}|{code.task_id}", []))) for code in codes]
 
 
 def _failed(pairs: list[PairEvaluation]) -> list[tuple[PairEvaluation, Feedback]]:
@@ -69,7 +66,7 @@ def screen_jobs(
     items = [
         ScreeningItem(
             feedback=fb,
-            task=ctx.tasks[p.task_id],
+            task=ctx.tasks[p.task_id].view(),
             coder=p.model,  # type: ignore[arg-type]
             judge=ctx.config.models.judge_for(p.model),
             code=code_of[(p.model, p.task_id)],
@@ -109,7 +106,4 @@ def refined_jobs(
     """One job per refinement, with the generated code's benchmark verdict as ``before``."""
     before = {(v.model, v.task_id): v.passed for v in verdicts}
     test_of = {t.test_id: t for t in tests}
-    return [
-        RefinedJob(ctx.tasks[r.task_id], r, test_of[r.feedback_id], before[(r.model, r.task_id)])
-        for r in refinements
-    ]
+    return [RefinedJob(ctx.tasks[r.task_id], r, test_of[r.feedback_id], before[(r.model, r.task_id)]) for r in refinements]

@@ -205,7 +205,7 @@ def run_stages(
 
     check_credentials(config.models.all_specs(), config.resolved_model_settings())
     store = RunStore(Path(run_dir) if run_dir is not None else default_run_dir(config))
-    store.bind_config(config.model_dump(mode="json"), config.config_hash())
+    store.bind_config(config.model_dump(mode="json"), config.config_hash(), config.fingerprint())
     ctx = RunContext(config, store, select_tasks(config, store))
     seconds: dict[str, float] = {}
     results = None

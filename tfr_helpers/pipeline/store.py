@@ -42,11 +42,18 @@ class RunStore:
         self._keys: dict[str, set[str]] = {}
 
     # configuration -----------------------------------------------------------------------------
-    def bind_config(self, resolved: dict[str, Any], config_hash: str) -> None:
+    def bind_config(self, resolved: dict[str, Any], config_hash: str, fingerprint: dict[str, str] | None = None) -> None:
         """Write ``config.json`` or check that the existing one belongs to the same configuration.
 
+        Args:
+            resolved: The resolved configuration (stored for readers).
+            config_hash: Hash of every input that determines the results.
+            fingerprint: Those inputs by named part (``ExperimentConfig.fingerprint``); stored, so that a
+                later mismatch can name the parts that changed.
+
         Raises:
-            RunDirError: the directory holds a run of a different configuration.
+            RunDirError: the directory holds a run of a different configuration; the message names each
+                changed part (config key, prompt template, simulator version...) and what to do.
         """
         path = self.root / "config.json"
         if path.exists():
@@ -55,12 +62,12 @@ class RunStore:
             except json.JSONDecodeError:
                 existing = {}
             if existing.get("config_hash") != config_hash:
-                raise RunDirError(
-                    f"{self.root} holds a run of another configuration (hash {existing.get('config_hash')}, "
-                    f"now {config_hash}); use a new --run-dir or change run_name"
-                )
+                raise RunDirError(_mismatch(self.root, existing, config_hash, fingerprint))
             return
-        atomic_write_text(path, json.dumps({"version": 1, "config_hash": config_hash, "config": resolved}, indent=2))
+        data = {"version": 1, "config_hash": config_hash, "config": resolved}
+        if fingerprint is not None:
+            data["fingerprint"] = fingerprint
+        atomic_write_text(path, json.dumps(data, indent=2))
 
     def write_json(self, rel: str, data: Any) -> str:
         """Write a JSON file atomically; returns its run-relative path."""
@@ -137,6 +144,24 @@ class RunStore:
         """Write ``results.json`` atomically."""
         atomic_write_text(self.root / "results.json", results.model_dump_json(indent=1))
         return "results.json"
+
+
+def _mismatch(root: Path, existing: dict[str, Any], config_hash: str, fingerprint: dict[str, str] | None) -> str:
+    """The refusal message of :meth:`RunStore.bind_config`: what changed and what to do."""
+    from tfr_helpers.pipeline.fingerprint import describe_changes
+
+    before = existing.get("fingerprint")
+    if isinstance(before, dict) and fingerprint is not None:
+        changed = "; ".join(describe_changes(before, fingerprint)) or "no named part (the hash rule changed)"
+    else:
+        changed = (
+            f"hash {existing.get('config_hash')}, now {config_hash}; its config.json does not record the "
+            "parts of its hash, so the changed part cannot be named"
+        )
+    return (
+        f"{root} holds a run of another configuration ({changed}). Resuming would mix records made before "
+        "and after the change: use a new --run-dir or change run_name to start afresh, or undo the change to resume"
+    )
 
 
 def load_results(run_dir: Path | str) -> Results:

@@ -1,8 +1,9 @@
 """Screening strategies (RQ3): a registry of functions that accept or reject test-fail feedback.
 
-A strategy sees only what a practitioner would have before refinement: the task description, the
-generated code, the generated test, and the feedback built from the generated code's outcome. It never
-sees the reference, the benchmark tests, the refined code or any later outcome.
+A strategy sees only what a practitioner would have before refinement: the task as models see it (a
+:class:`~tfr_helpers.records.TaskView`: id, description, entry point, signature...), the generated code, the
+generated test, and the feedback built from the generated code's outcome. It never sees the reference, the
+benchmark tests, the refined code or any later outcome: the item's types have no field holding them.
 
 Add a strategy by writing one function and registering it::
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline.classify import TEST_CODE_ERRORS
 from tfr_helpers.pipeline.context import CallJob, CallResult, RunContext, task_variables
-from tfr_helpers.records import Decision, Feedback, GeneratedTest, Task, TestOutcome
+from tfr_helpers.records import Decision, Feedback, GeneratedTest, TaskView, TestOutcome, require_view
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,8 @@ class ScreeningItem:
     """What a strategy may look at for one test-fail feedback."""
 
     feedback: Feedback
-    task: Task
+    task: TaskView
+    """The task without its reference and benchmark tests."""
     coder: str
     """The coder model whose code failed the test."""
     judge: str
@@ -35,6 +37,9 @@ class ScreeningItem:
     test: GeneratedTest
     outcome: TestOutcome
     """The generated code's outcome on the test (what the feedback was built from)."""
+
+    def __post_init__(self) -> None:
+        require_view(self.task, "ScreeningItem")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from tfr_helpers.records import Role, Task
+from tfr_helpers.records import Role, TaskView, require_view
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,12 @@ class Message:
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """Everything that determines a model's answer, plus the context the simulated model needs.
+    """Everything that determines a model's answer, plus the public facts of its task.
+
+    A request never carries the reference solution or the benchmark tests: :attr:`task` is a
+    :class:`~tfr_helpers.records.TaskView`, which has no field for them (a full ``Task`` is refused, by mypy
+    and at construction). Only the simulated model, which declares ``needs_reference``, resolves the full
+    task, through a lookup the model client grants it (see :class:`tfr_helpers.models.base.Provider`).
 
     Attributes:
         messages: The rendered prompt.
@@ -32,7 +37,7 @@ class ModelRequest:
         template_version: Version of that template (part of the cache key).
         sample_index: Index of this sample among identical requests (part of the cache key).
         variables: The template's inputs (task description, code, test, feedback), for the simulated model.
-        task: The benchmark task; real providers ignore it, the simulated model reads it.
+        task: What the model may know of the benchmark task (id, description, entry point, signature...).
     """
 
     messages: tuple[Message, ...]
@@ -41,7 +46,10 @@ class ModelRequest:
     template_version: str
     sample_index: int = 0
     variables: tuple[tuple[str, str], ...] = ()
-    task: Task | None = None
+    task: TaskView | None = None
+
+    def __post_init__(self) -> None:
+        require_view(self.task, "ModelRequest")
 
     def var(self, key: str, default: str = "") -> str:
         """Value of one template variable."""

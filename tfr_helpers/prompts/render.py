@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.prompts.messages import Message, ModelRequest
-from tfr_helpers.records import Role, Task
+from tfr_helpers.records import Role, Task, TaskView
 
 TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning")
 """Template names, one per role."""
@@ -96,9 +96,13 @@ def render_prompt(template: str, **variables: object) -> list[Message]:
 
 
 def make_request(
-    template: str, *, role: Role, sample_index: int = 0, task: Task | None = None, **variables: object
+    template: str, *, role: Role, sample_index: int = 0, task: Task | TaskView | None = None, **variables: object
 ) -> ModelRequest:
-    """Render a template into a :class:`ModelRequest` carrying its name, version and variables."""
+    """Render a template into a :class:`ModelRequest` carrying its name, version and variables.
+
+    A full ``task`` is reduced to its :meth:`~tfr_helpers.records.Task.view` here, the one place requests
+    are built: the reference solution and the benchmark tests never reach a provider.
+    """
     messages = render_prompt(template, **variables)
     used = load_template(template).variables
     return ModelRequest(
@@ -108,5 +112,5 @@ def make_request(
         template_version=TEMPLATE_VERSIONS[template],
         sample_index=sample_index,
         variables=tuple((k, str(variables[k])) for k in used),
-        task=task,
+        task=task.view() if isinstance(task, Task) else task,
     )

@@ -6,6 +6,14 @@ line of each code block, a sentence in judge answers). Randomness derives from a
 (seed, model name, template, task id, template variables, sample index), so the same inputs always give
 the same text.
 
+Privileged access (the only provider that has it): a model request carries a ``TaskView`` with no reference
+solution and no benchmark tests. ``SimProvider`` declares ``needs_reference = True``, and only for such a
+provider does the model client call ``grant_tasks(lookup)``, handing it a lookup of the run's full tasks
+(``ModelClient(..., tasks=...)``; the pipeline passes its task table). The simulator resolves each request's
+task through it; without a grant it refuses requests that carry a task. The judge's oracle
+(``oracle.reference_passes``) runs tests against the reference: that is why the simulated judge is not a real
+judge, and why its verdicts are never evidence.
+
 Models (presets):
     ``sim:default``: rates chosen so ~10 tasks per benchmark show every RQ1 case, cause, transition, decision.
     ``sim:weak``: more mutants and corrupted tests, more overfitting, worse judges.
@@ -34,6 +42,8 @@ Usage:
     >>> from tfr_helpers.models.base import ModelRequest, ModelSpec, SamplingParams
     >>> provider = SimProvider(seed=7, coder_mutant=0.8)  # options override the preset's rates
     >>> request = ModelRequest(messages=(), role="coder", template="codegen", template_version="1")
+    >>> # pipeline requests carry task=task.view(); the client grants the sim provider the full tasks:
+    >>> # provider.grant_tasks({task.task_id: task}.__getitem__)
     >>> reply = asyncio.run(provider.generate(ModelSpec.parse("sim:default"), request, SamplingParams()))
     >>> "simulated model sim:default" in reply.text
     True

@@ -4,6 +4,9 @@ A real judge sees only the task, the code and the feedback. The simulated judge 
 the feedback is reliable by running the test against the task's reference, then answers correctly or not
 according to its error rate. This keeps its mistakes a controlled parameter and works for tests written by
 any tester model, simulated or real.
+
+Privileged: this module reads the reference solution, which no real provider and no screening strategy ever
+receives; only the simulated model (``needs_reference``) reaches it, through the task lookup it is granted.
 """
 
 from __future__ import annotations

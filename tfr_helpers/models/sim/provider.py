@@ -8,7 +8,7 @@ import random
 import threading
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams
+from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, TaskLookup
 from tfr_helpers.models.sim.ebt import write_ebts
 from tfr_helpers.models.sim.feedback import test_source
 from tfr_helpers.models.sim.judge import judge_answer
@@ -20,7 +20,7 @@ from tfr_helpers.models.sim.rates import SimRates, rates_for, validate_options
 from tfr_helpers.models.sim.refine import refine
 from tfr_helpers.models.sim.response import code_answer, no_code_answer, tests_answer
 from tfr_helpers.models.sim.seeding import request_rng
-from tfr_helpers.records import Task
+from tfr_helpers.records import Task, TaskView
 
 TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning")
 
@@ -50,10 +50,33 @@ class SimProvider(Provider):
     """
 
     simulated = True
+    needs_reference = True
+    """The simulated model is built from the reference and the benchmark tests: it reads full tasks."""
 
     def __init__(self, **options: object) -> None:
         self.options: SimRates = validate_options(dict(options))
         self._verdicts: dict[str, bool] = {}
+        self._tasks: TaskLookup | None = None
+
+    def grant_tasks(self, lookup: TaskLookup) -> None:
+        """Receive the privileged full-task lookup from the model client (see the package docstring)."""
+        self._tasks = lookup
+
+    def _full_task(self, view: TaskView) -> Task:
+        """The full task behind a request's view (privileged: reference and benchmark tests included).
+
+        Raises:
+            ConfigError: No lookup was granted, or it does not know the task.
+        """
+        if self._tasks is None:
+            raise ConfigError(
+                f"the simulated model needs the full task {view.task_id!r} but was granted no task lookup; "
+                "create the ModelClient with tasks=... (the pipeline does) or call SimProvider.grant_tasks"
+            )
+        try:
+            return self._tasks(view.task_id)
+        except KeyError:
+            raise ConfigError(f"the simulated model's task lookup does not know task {view.task_id!r}") from None
 
     async def generate(self, spec: ModelSpec, request: ModelRequest, params: SamplingParams) -> ProviderReply:
         """Answer one request (see the package docstring for the behaviour per template).
@@ -64,11 +87,9 @@ class SimProvider(Provider):
         rates = rates_for(spec.name, self.options)
         model = str(spec)
         variables = dict(request.variables)
-        task = request.task
+        task = self._full_task(request.task) if request.task is not None else None
         seed = rates.seed if params.seed is None else f"{rates.seed}/{params.seed}"
-        rng = request_rng(
-            seed, model, request.template, task.task_id if task else "", variables, request.sample_index
-        )
+        rng = request_rng(seed, model, request.template, task.task_id if task else "", variables, request.sample_index)
         if task is None:
             text = (
                 f"This is the simulated model {model} (not an LLM). It answers only pipeline requests that "
@@ -82,23 +103,16 @@ class SimProvider(Provider):
                 imports, functions = await asyncio.to_thread(_locked, write_ebts, task, n_tests, rng, rates, seed)
             else:
                 imports, functions = _locked(write_pbts, task, n_tests, rng, rates)
-            text = tests_answer(
-                model, imports, functions, f"Here are {request.template.upper()}s for {task.entry_point}"
-            )
+            text = tests_answer(model, imports, functions, f"Here are {request.template.upper()}s for {task.entry_point}")
         elif request.template == "refine":
             code, _ = _locked(refine, task, variables.get("code", ""), variables.get("feedback", ""), rng, rates)
-            text = (
-                no_code_answer(model)
-                if code is None
-                else code_answer(model, code, "Here is the refined code")
-            )
+            text = no_code_answer(model) if code is None else code_answer(model, code, "Here is the refined code")
         elif request.template in ("judge", "judge_reasoning"):
             reliable = await self._reliable(task, variables.get("feedback", ""))
             text = judge_answer(model, reliable, request.template == "judge_reasoning", rng, rates)
         else:
             raise ConfigError(
-                f"the simulated model has no behaviour for template {request.template!r}; "
-                f"it knows {', '.join(TEMPLATES)}"
+                f"the simulated model has no behaviour for template {request.template!r}; it knows {', '.join(TEMPLATES)}"
             )
         return ProviderReply(
             text=text,
@@ -112,9 +126,7 @@ class SimProvider(Provider):
         if roll < rates.coder_no_code:
             return no_code_answer(model)
         code = task.reference
-        if has_misconception(task, seed, rates.misconception_tasks) and (
-            rng.random() < rates.coder_misconception
-        ):
+        if has_misconception(task, seed, rates.misconception_tasks) and (rng.random() < rates.coder_misconception):
             code = shared_mutant(task, seed) or code
         elif roll < rates.coder_no_code + rates.coder_mutant:
             found = mutate(task.reference, rng)

@@ -1,0 +1,141 @@
+"""Loading a replay dataset by name (``codet-codegen16b-humaneval``) or by directory, with a memory cache.
+
+A registered dataset's files are resolved (package -> ``$TFR_REPLAY_DIR`` -> cache -> verified download),
+checked against their pinned sha256 and turned into records by the dataset's adapter. A directory holds the
+import format: ``code.jsonl`` and/or ``tests.jsonl`` and an optional ``meta.json``
+(``{"model": "...", "license": "...", "name": "..."}``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from pathlib import Path
+
+from tfr_helpers.errors import DataError
+from tfr_helpers.replay.codet import load_codet
+from tfr_helpers.replay.datasets import DATASETS, DatasetSpec, dataset_spec
+from tfr_helpers.replay.imported import load_imported
+from tfr_helpers.replay.records import ReplayDataset
+from tfr_helpers.replay.reflexion import load_reflexion
+from tfr_helpers.replay.resolve import resolve_dataset, verify_file
+
+log = logging.getLogger(__name__)
+
+CODE_FILE = "code.jsonl"
+TESTS_FILE = "tests.jsonl"
+META_FILE = "meta.json"
+_META_KEYS = ("model", "license", "name")
+_MEMORY: dict[tuple[object, ...], ReplayDataset] = {}
+_LOCK = threading.Lock()
+
+
+def _stamp(paths: list[Path]) -> tuple[object, ...]:
+    return tuple((str(p.resolve()), p.stat().st_mtime_ns, p.stat().st_size) for p in paths)
+
+
+def _load_registered(spec: DatasetSpec, replay_dir: Path | None) -> ReplayDataset:
+    from tfr_helpers.benchmarks import load_tasks
+
+    found = resolve_dataset(spec, replay_dir)
+    paths = {role: f.path for role, f in found.items()}
+    key = ("registered", spec.name, _stamp(list(paths.values())))
+    if key not in _MEMORY:
+        for file in spec.files:
+            verify_file(spec, file, found[file.role].path, found[file.role].origin)
+        order = [t.task_id for t in load_tasks(spec.benchmark, selected=False)]
+        adapter = load_codet if spec.adapter == "codet" else load_reflexion
+        _MEMORY[key] = adapter(spec, paths, order)
+        log.info("loaded replay dataset %s (%d tasks)", spec.name, len(_MEMORY[key].tasks))
+    return _MEMORY[key]
+
+
+def _meta(path: Path) -> dict[str, str]:
+    if not path.is_file():
+        return {}
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f'{path} is not valid JSON ({exc}); write {{"model": "<model name>"}}') from exc
+    if not isinstance(meta, dict) or set(meta) - set(_META_KEYS) or not all(isinstance(v, str) for v in meta.values()):
+        raise DataError(f"{path} must be a JSON object with string fields among {', '.join(_META_KEYS)}")
+    return meta
+
+
+def load_import_dir(directory: Path) -> ReplayDataset:
+    """Load a directory in the import format.
+
+    Args:
+        directory: Holds ``code.jsonl`` and/or ``tests.jsonl``, optionally ``meta.json``.
+
+    Returns:
+        The dataset (name: ``meta.json``'s name or the directory's name; model ``unspecified`` unless stated).
+
+    Raises:
+        DataError: The directory holds neither file, ``meta.json`` is invalid, or a line is bad.
+    """
+    code, tests = directory / CODE_FILE, directory / TESTS_FILE
+    present = [p for p in (code, tests) if p.is_file()]
+    if not present:
+        raise DataError(
+            f"replay directory {directory} holds neither {CODE_FILE} nor {TESTS_FILE}; write your generations "
+            "in the import format (see docs/replay.md)"
+        )
+    meta = _meta(directory / META_FILE)
+    key = ("imported", _stamp(present + [directory / META_FILE] * (directory / META_FILE).is_file()))
+    with _LOCK:
+        if key not in _MEMORY:
+            _MEMORY[key] = load_imported(
+                code if code.is_file() else None,
+                tests if tests.is_file() else None,
+                name=meta.get("name", directory.resolve().name),
+                model=meta.get("model", "unspecified"),
+                license=meta.get("license", "unknown"),
+            )
+        return _MEMORY[key]
+
+
+def load_replay(name: str, replay_dir: Path | None = None) -> ReplayDataset:
+    """Load a replay dataset: a registered name, or a directory in the import format.
+
+    Args:
+        name: A key of :data:`~tfr_helpers.replay.datasets.DATASETS`, or a directory path.
+        replay_dir: Override directory for registered datasets (default ``$TFR_REPLAY_DIR``).
+
+    Returns:
+        The dataset (shared, frozen; loaded once per process while its files are unchanged).
+
+    Raises:
+        ConfigError: Neither a registered name nor an existing directory.
+        DataError: Files missing and not downloadable, a sha256 mismatch, or malformed content.
+    """
+    if name not in DATASETS and Path(name).expanduser().is_dir():
+        return load_import_dir(Path(name).expanduser())
+    spec = dataset_spec(name)  # ConfigError listing the registered names
+    with _LOCK:
+        return _load_registered(spec, replay_dir)
+
+
+def replay_source(name: str, replay_dir: Path | None = None) -> str:
+    """Say where a registered dataset's files come from, e.g. ``override /x/codet`` or ``cache /c/replay/codet``.
+
+    Args:
+        name: A registered dataset name.
+        replay_dir: Override directory (default ``$TFR_REPLAY_DIR``).
+
+    Returns:
+        The origin and directory of the dataset's files (all of a dataset's files share them in practice).
+
+    Raises:
+        ConfigError: Unknown name. DataError: As :func:`load_replay`.
+    """
+    found = resolve_dataset(dataset_spec(name), replay_dir)
+    places = sorted({f"{f.origin} {f.path.parent}" for f in found.values()})
+    return "; ".join(places)
+
+
+def clear_replay_cache() -> None:
+    """Forget every dataset loaded in this process (tests use it; files are re-read on the next load)."""
+    with _LOCK:
+        _MEMORY.clear()

@@ -1,0 +1,99 @@
+"""Test units and reply texts: how replayed tests and programs are written for the pipeline's parsers.
+
+An assert becomes one pytest-style unit, ``def test_assert_<k>():`` with the assert as its body (indented
+line by line, as CodeT packs its asserts into a function). A test sample's reply is one fenced Python block
+holding its compiling units, which :func:`tfr_helpers.models.parse_tests` splits back into exactly those
+units; a code reply is the bare program, which :func:`tfr_helpers.models.parse_code` returns unchanged.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+from tfr_helpers.records import TestKind
+from tfr_helpers.replay.records import ReplayCode, ReplayTest, ReplayTestSample
+
+FENCE = "```"
+
+
+def compiles(source: str) -> bool:
+    """Whether Python source compiles (syntax only; nothing runs).
+
+    Args:
+        source: Python source.
+
+    Returns:
+        True when ``compile(source, ..., "exec")`` succeeds.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source, "<replay>", "exec")
+        return True
+    except (SyntaxError, ValueError):
+        return False
+
+
+def assert_unit(name: str, text: str) -> str:
+    """Wrap an assert statement (or any statement block) as the body of a test function.
+
+    Args:
+        name: The function's name (``test_...``).
+        text: The statement(s), unindented.
+
+    Returns:
+        ``def <name>():`` followed by the text with every line indented by four spaces, ending in a newline.
+    """
+    return f"def {name}():\n    " + text.strip().replace("\n", "\n    ") + "\n"
+
+
+def assert_sample(index: int, kind: TestKind, asserts: Sequence[str], *, empty_note: str) -> ReplayTestSample:
+    """Build a test sample from assert statements, one unit per assert (``test_assert_0``, ...).
+
+    Args:
+        index: The sample's index within its task and kind.
+        kind: ``ebt`` or ``pbt``.
+        asserts: The statements, in order.
+        empty_note: The note to record when ``asserts`` is empty.
+
+    Returns:
+        The sample; units that do not compile are kept with ``compiles=False``, left out of ``module`` and
+        named in ``note``.
+    """
+    tests = []
+    for k, text in enumerate(asserts):
+        source = assert_unit(f"test_assert_{k}", text)
+        tests.append(ReplayTest(name=f"test_assert_{k}", source=source, text=text, compiles=compiles(source)))
+    left_out = [t.name for t in tests if not t.compiles]
+    note = empty_note if not tests else None
+    if left_out:
+        note = f"left out, they do not compile as test functions: {', '.join(left_out)}"
+    module = "\n\n".join(t.source for t in tests if t.compiles)
+    return ReplayTestSample(index=index, kind=kind, tests=tests, module=module, note=note)
+
+
+def tests_reply(sample: ReplayTestSample, header: str) -> str:
+    """The reply text of a tester request: the sample's module in a fenced block, then a note.
+
+    Args:
+        sample: The test sample.
+        header: One line saying where the tests come from (written above the block, outside the code).
+
+    Returns:
+        The text; a sample without compiling tests gives a Python comment only (the parser then reports
+        that the reply holds no test).
+    """
+    if not sample.module.strip():
+        return f"# {header}\n# no test: {sample.note or 'the sample holds no test'}\n"
+    body = sample.module.rstrip("\n")
+    if FENCE in body:  # cannot be fenced: bare code, the parser reads it whole (header and note as comments)
+        note = f"\n# note: {sample.note}" if sample.note else ""
+        return f"# {header}\n{body}{note}\n"
+    note = f"\n\nNote: {sample.note}" if sample.note else ""
+    return f"{header}\n\n{FENCE}python\n{body}\n{FENCE}{note}\n"
+
+
+def code_reply(code: ReplayCode) -> str:
+    """The reply text of a coder request: the bare program (the parser returns it unchanged when it compiles)."""
+    return code.program
