@@ -13,8 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = 1
 
-BenchmarkName = Literal["humaneval", "mbpp", "bigcodebench"]
-"""The three benchmarks of the study (BigCodeBench means its selected subset in experiments)."""
+BenchmarkName = str
+"""A registered benchmark (``humaneval``, ``mbpp``, ``bigcodebench`` or a plugin's; see
+``tfr_helpers.benchmarks.registry``). BigCodeBench means its selected subset in experiments."""
 
 NativeTestFormat = Literal["check", "asserts", "unittest"]
 """How a benchmark states its tests: HumanEval ``check(candidate)``, MBPP assert lines, BigCodeBench TestCases."""

@@ -7,12 +7,11 @@ import ast
 import pytest
 
 from tests.models.test_sim_support import ask, tasks
+from tfr_helpers.benchmarks import BENCHMARKS
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.parse import parse_code, parse_decision, parse_tests
 from tfr_helpers.models.sim import PRESETS, SimProvider, SimRates
 from tfr_helpers.models.sim.mutate import mutate
-
-BENCHMARKS = ("humaneval", "mbpp", "bigcodebench")
 
 
 def test_unknown_option_is_a_config_error_naming_it() -> None:

@@ -13,19 +13,31 @@ from tfr_helpers.benchmarks.load import (
     load_tasks,
     resolve_benchmark,
 )
+from tfr_helpers.benchmarks.registry import (
+    BenchmarkEntry,
+    benchmark_names,
+    benchmark_of_id,
+    get_benchmark,
+    register_benchmark,
+)
 from tfr_helpers.benchmarks.selection import Selection, build_selection, load_selection, selection_path
 from tfr_helpers.benchmarks.specs import benchmark_tests
 
 __all__ = [
     "BENCHMARKS",
+    "BenchmarkEntry",
     "Selection",
+    "benchmark_names",
+    "benchmark_of_id",
     "benchmark_tests",
     "build_selection",
     "clear_memory_cache",
     "data_source",
+    "get_benchmark",
     "get_task",
     "load_selection",
     "load_tasks",
+    "register_benchmark",
     "resolve_benchmark",
     "selection_path",
 ]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tfr_helpers.benchmarks.files import read_records
+from tfr_helpers.benchmarks.registry import BenchmarkEntry, register_benchmark
 from tfr_helpers.benchmarks.sources import BIGCODEBENCH
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import Task
@@ -78,3 +79,27 @@ def load_bigcodebench(path: Path) -> list[Task]:
         return [bigcodebench_task(r) for r in records]
     except (ValueError, SyntaxError, TypeError) as exc:
         raise DataError(f"bigcodebench data file {path}: {exc}") from exc
+
+
+def select_bigcodebench(tasks: list[Task]) -> list[Task]:
+    """The committed selection (``benchmarks/bigcodebench_selection.json``) out of all 1140 tasks.
+
+    Raises:
+        DataError: The selection names tasks absent from the data, or its file is invalid.
+    """
+    from tfr_helpers.benchmarks.selection import load_selection
+
+    wanted = set(load_selection().selected)
+    chosen = [t for t in tasks if t.task_id in wanted]
+    missing = wanted - {t.task_id for t in chosen}
+    if missing:
+        raise DataError(
+            f"the BigCodeBench selection names tasks absent from the data: {sorted(missing)[:5]}; "
+            "regenerate it with `python -m tfr_helpers.benchmarks.selection`"
+        )
+    return chosen
+
+
+register_benchmark(
+    BenchmarkEntry("bigcodebench", "BigCodeBench", "BigCodeBench/", BIGCODEBENCH, load_bigcodebench, select_bigcodebench)
+)

@@ -13,6 +13,7 @@ from typing import Any
 
 from tfr_helpers.benchmarks._code import function_header, imported_modules
 from tfr_helpers.benchmarks.files import read_records
+from tfr_helpers.benchmarks.registry import BenchmarkEntry, register_benchmark
 from tfr_helpers.benchmarks.sources import HUMANEVAL
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import Task
@@ -66,3 +67,6 @@ def load_humaneval(path: Path) -> list[Task]:
         return [humaneval_task(r) for r in records]
     except (ValueError, TypeError) as exc:
         raise DataError(f"humaneval data file {path}: {exc}") from exc
+
+
+register_benchmark(BenchmarkEntry("humaneval", "HumanEval", "HumanEval/", HUMANEVAL, load_humaneval))

@@ -3,36 +3,22 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from pathlib import Path
 
-from tfr_helpers.benchmarks.bigcodebench import load_bigcodebench
+# the built-in benchmarks register themselves on import, in reporting order
+from tfr_helpers.benchmarks import humaneval, mbpp, bigcodebench  # noqa: F401  # isort: skip
 from tfr_helpers.benchmarks.files import check_sha256
-from tfr_helpers.benchmarks.humaneval import load_humaneval
-from tfr_helpers.benchmarks.mbpp import load_mbpp
+from tfr_helpers.benchmarks.registry import benchmark_names, benchmark_of_id, get_benchmark
 from tfr_helpers.benchmarks.resolve import ResolvedFile, resolve_file
-from tfr_helpers.benchmarks.selection import load_selection
-from tfr_helpers.benchmarks.sources import SOURCES
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import Task
 
 log = logging.getLogger(__name__)
 
-BENCHMARKS = ("humaneval", "mbpp", "bigcodebench")
-"""The benchmarks of the study, in reporting order."""
+BENCHMARKS = benchmark_names()
+"""The benchmarks of the study, in reporting order (the registry's, see :mod:`tfr_helpers.benchmarks.registry`)."""
 
-_LOADERS: dict[str, Callable[[Path], list[Task]]] = {
-    "humaneval": load_humaneval,
-    "mbpp": load_mbpp,
-    "bigcodebench": load_bigcodebench,
-}
-_ID_PREFIXES = {"HumanEval/": "humaneval", "MBPP/": "mbpp", "BigCodeBench/": "bigcodebench"}
 _MEMORY: dict[tuple[str, str, int, int], tuple[Task, ...]] = {}
-
-
-def _check_name(benchmark: str) -> None:
-    if benchmark not in BENCHMARKS:
-        raise DataError(f"unknown benchmark {benchmark!r}; choose one of {', '.join(BENCHMARKS)}")
 
 
 def resolve_benchmark(benchmark: str, data_dir: Path | None = None) -> ResolvedFile:
@@ -48,8 +34,7 @@ def resolve_benchmark(benchmark: str, data_dir: Path | None = None) -> ResolvedF
     Raises:
         DataError: Unknown benchmark, or no data could be found or fetched.
     """
-    _check_name(benchmark)
-    return resolve_file(SOURCES[benchmark], data_dir)
+    return resolve_file(get_benchmark(benchmark).source, data_dir)
 
 
 def _all_tasks(benchmark: str, data_dir: Path | None) -> tuple[Task, ...]:
@@ -57,8 +42,9 @@ def _all_tasks(benchmark: str, data_dir: Path | None) -> tuple[Task, ...]:
     stat = found.path.stat()
     key = (benchmark, str(found.path.resolve()), stat.st_mtime_ns, stat.st_size)
     if key not in _MEMORY:
-        check_sha256(found.path, SOURCES[benchmark], origin=found.origin)
-        _MEMORY[key] = tuple(_LOADERS[benchmark](found.path))
+        entry = get_benchmark(benchmark)
+        check_sha256(found.path, entry.source, origin=found.origin)
+        _MEMORY[key] = tuple(entry.loader(found.path))
         log.info("loaded %d %s tasks from %s", len(_MEMORY[key]), benchmark, found.detail)
     return _MEMORY[key]
 
@@ -78,18 +64,9 @@ def load_tasks(benchmark: str, *, selected: bool = True, data_dir: Path | None =
     Raises:
         DataError: Unknown benchmark; data missing, corrupt or not fetchable; selection file invalid.
     """
-    tasks = _all_tasks(benchmark, data_dir)
-    if benchmark != "bigcodebench" or not selected:
-        return list(tasks)
-    wanted = set(load_selection().selected)
-    chosen = [t for t in tasks if t.task_id in wanted]
-    missing = wanted - {t.task_id for t in chosen}
-    if missing:
-        raise DataError(
-            f"the BigCodeBench selection names tasks absent from the data: {sorted(missing)[:5]}; "
-            "regenerate it with `python -m tfr_helpers.benchmarks.selection`"
-        )
-    return chosen
+    tasks = list(_all_tasks(benchmark, data_dir))
+    select = get_benchmark(benchmark).select
+    return select(tasks) if selected and select is not None else tasks
 
 
 def get_task(task_id: str, *, data_dir: Path | None = None) -> Task:
@@ -105,13 +82,11 @@ def get_task(task_id: str, *, data_dir: Path | None = None) -> Task:
     Raises:
         DataError: The id has an unknown prefix or does not exist in its benchmark.
     """
-    for prefix, benchmark in _ID_PREFIXES.items():
-        if task_id.startswith(prefix):
-            for task in _all_tasks(benchmark, data_dir):
-                if task.task_id == task_id:
-                    return task
-            raise DataError(f"no task {task_id!r} in {benchmark}; see `tfr benchmarks list` for the counts")
-    raise DataError(f"task id {task_id!r} has no known prefix; use one of {', '.join(_ID_PREFIXES)}")
+    benchmark = benchmark_of_id(task_id).name
+    for task in _all_tasks(benchmark, data_dir):
+        if task.task_id == task_id:
+            return task
+    raise DataError(f"no task {task_id!r} in {benchmark}; see `tfr benchmarks list` for the counts")
 
 
 def data_source(benchmark: str, data_dir: Path | None = None) -> str:

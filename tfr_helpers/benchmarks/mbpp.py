@@ -27,6 +27,7 @@ from typing import Any
 
 from tfr_helpers.benchmarks._code import function_header, imported_modules, parse_module
 from tfr_helpers.benchmarks.files import read_records
+from tfr_helpers.benchmarks.registry import BenchmarkEntry, register_benchmark
 from tfr_helpers.benchmarks.sources import MBPP
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import Task
@@ -134,3 +135,6 @@ def load_mbpp(path: Path) -> list[Task]:
         return [mbpp_task(r) for r in records]
     except (ValueError, TypeError, AttributeError) as exc:
         raise DataError(f"mbpp data file {path}: {exc}") from exc
+
+
+register_benchmark(BenchmarkEntry("mbpp", "MBPP", "MBPP/", MBPP, load_mbpp))

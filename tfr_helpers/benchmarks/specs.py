@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from tfr_helpers.benchmarks._code import parse_module
+from tfr_helpers.benchmarks.registry import get_benchmark
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import Task
 from tfr_helpers.sandbox.spec import TestSpec
@@ -20,7 +21,7 @@ def _statements(source: str) -> list[str]:
 
 
 def benchmark_tests(task: Task) -> list[TestSpec]:
-    """Return the task's benchmark tests as sandbox specs.
+    """Return the task's benchmark tests as sandbox specs (its registry entry's ``tests`` builder, if it has one).
 
     - HumanEval (``check``): one snippet spec ``check`` = the ``check`` source + ``check(<entry_point>)``;
     - MBPP (``asserts``): one snippet spec per assert line, ``assert_0``, ``assert_1``..., each with the
@@ -38,6 +39,9 @@ def benchmark_tests(task: Task) -> list[TestSpec]:
     """
     if not task.tests.strip():
         raise DataError(f"task {task.task_id} has no benchmark tests; reload it from the benchmark data")
+    custom = get_benchmark(task.benchmark).tests
+    if custom is not None:
+        return custom(task)
     if task.test_format == "check":
         source = f"{task.tests.rstrip()}\n\n\ncheck({task.entry_point})\n"
         return [TestSpec(name="check", source=source, kind="snippet")]

@@ -19,14 +19,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.settings import ModelSettings, SamplingSettings
 
-BENCHMARK_NAMES = ("humaneval", "mbpp", "bigcodebench")
-BenchmarkChoice = Literal["humaneval", "mbpp", "bigcodebench"]
+BenchmarkChoice = str
+"""A registered benchmark name (checked against ``tfr_helpers.benchmarks.registry``)."""
 Selection = Literal["all"] | int | list[str]
 """``all`` tasks, the first N tasks of each benchmark, or explicit task ids."""
 
 
 def _all_benchmarks() -> list[BenchmarkChoice]:
-    return ["humaneval", "mbpp", "bigcodebench"]
+    from tfr_helpers.benchmarks.registry import benchmark_names
+
+    return list(benchmark_names())
 
 
 class _Strict(BaseModel):
@@ -131,6 +133,16 @@ class ExperimentConfig(_Strict):
         for sel in value.values() if isinstance(value, dict) else [value]:
             if isinstance(sel, int) and sel <= 0:
                 raise ValueError("a number of tasks must be positive")
+        return value
+
+    @field_validator("benchmarks")
+    @classmethod
+    def _known_benchmarks(cls, value: list[str]) -> list[str]:
+        from tfr_helpers.benchmarks.registry import benchmark_names
+
+        unknown = [name for name in value if name not in benchmark_names()]
+        if unknown:
+            raise ValueError(f"unknown benchmark {unknown[0]!r}; known: {', '.join(benchmark_names())}")
         return value
 
     @field_validator("screening")

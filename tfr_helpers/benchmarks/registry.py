@@ -1,0 +1,114 @@
+"""Benchmark registry: each benchmark is one module that registers a :class:`BenchmarkEntry` when imported.
+
+The entry says everything the rest of the package needs to know about a benchmark: its name (used in configs
+and records), its task-id prefix, its data file, how to turn that file into tasks, optionally which tasks the
+study uses, and how its tests become sandbox specs when the generic ``test_format`` rules do not fit. The
+built-in benchmarks (``humaneval.py``, ``mbpp.py``, ``bigcodebench.py``) register themselves; a package outside
+tfr adds one by naming its module in the ``tfr.benchmarks`` entry point group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tfr_helpers.benchmarks.sources import DataSource
+from tfr_helpers.errors import DataError
+from tfr_helpers.records import Task
+
+if TYPE_CHECKING:
+    from tfr_helpers.sandbox.spec import TestSpec
+
+ENTRY_POINT_GROUP = "tfr.benchmarks"
+"""Entry point group whose values are modules that register benchmarks when imported."""
+
+
+@dataclass(frozen=True)
+class BenchmarkEntry:
+    """One benchmark.
+
+    Attributes:
+        name: Lower-case name used in configs and records (``humaneval``).
+        label: Display name (``HumanEval``).
+        id_prefix: Prefix of its native task ids (``HumanEval/``).
+        source: Where its data file comes from and how it is verified.
+        loader: ``loader(path) -> tasks`` for the resolved data file, in benchmark order.
+        select: ``select(all_tasks) -> tasks the study uses`` (None: all of them).
+        tests: ``tests(task) -> sandbox specs`` when the generic rules for the task's ``test_format``
+            (:func:`~tfr_helpers.benchmarks.specs.benchmark_tests`) do not fit (None: the generic rules).
+    """
+
+    name: str
+    label: str
+    id_prefix: str
+    source: DataSource
+    loader: Callable[[Path], list[Task]]
+    select: Callable[[list[Task]], list[Task]] | None = None
+    tests: Callable[[Task], list[TestSpec]] | None = None
+
+
+_REGISTRY: dict[str, BenchmarkEntry] = {}
+_plugins_loaded = False
+
+
+def register_benchmark(entry: BenchmarkEntry) -> BenchmarkEntry:
+    """Register (or replace) a benchmark; returns the entry.
+
+    Raises:
+        DataError: The name is not lower-case, or its data source names another benchmark.
+    """
+    if not entry.name or entry.name != entry.name.lower() or entry.source.benchmark != entry.name:
+        raise DataError(
+            f"benchmark {entry.name!r}: the name must be lower-case and equal to its DataSource.benchmark "
+            f"({entry.source.benchmark!r})"
+        )
+    _REGISTRY[entry.name] = entry
+    return entry
+
+
+def _entries() -> dict[str, BenchmarkEntry]:
+    """The registry, after importing the modules named in the ``tfr.benchmarks`` entry point group (once)."""
+    global _plugins_loaded
+    if not _plugins_loaded:
+        _plugins_loaded = True
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                ep.load()
+            except Exception as exc:
+                raise DataError(
+                    f"benchmark plugin {ep.name!r} ({ep.value}) failed to load: {exc}; fix or uninstall that package"
+                ) from exc
+    return _REGISTRY
+
+
+def benchmark_names() -> tuple[str, ...]:
+    """Every registered benchmark, in registration (reporting) order."""
+    return tuple(_entries())
+
+
+def get_benchmark(name: str) -> BenchmarkEntry:
+    """The entry of one benchmark.
+
+    Raises:
+        DataError: Unknown name (the message lists the known ones).
+    """
+    entry = _entries().get(name)
+    if entry is None:
+        raise DataError(f"unknown benchmark {name!r}; choose one of {', '.join(benchmark_names())}")
+    return entry
+
+
+def benchmark_of_id(task_id: str) -> BenchmarkEntry:
+    """The benchmark a native task id belongs to, by its prefix (``MBPP/7`` -> mbpp).
+
+    Raises:
+        DataError: No registered benchmark has the id's prefix.
+    """
+    for entry in _entries().values():
+        if task_id.startswith(entry.id_prefix):
+            return entry
+    prefixes = ", ".join(e.id_prefix for e in _entries().values())
+    raise DataError(f"task id {task_id!r} has no known prefix; use one of {prefixes}")
