@@ -37,12 +37,12 @@ Example usage:
 '''
 
 
-def test_code_picks_the_longest_block_defining_the_entry_point():
+def test_code_picks_the_last_self_contained_block_defining_the_entry_point():
     parsed = parse_code(CHATTY, "add")
     assert parsed.error is None and "_check(a) + _check(b)" in parsed.code and "a - b" not in parsed.code
 
 
-def test_code_without_entry_point_takes_longest_compiling_block():
+def test_code_without_entry_point_takes_the_last_block_defining_a_function():
     assert "import math" in parse_code(CHATTY).code
 
 
