@@ -76,10 +76,6 @@ class ProviderReply:
     """Why generation stopped, as the provider says it (OpenAI ``finish_reason``, Anthropic ``stop_reason``)."""
     truncated: bool = False
     """The reply was cut at ``max_tokens`` (``finish_reason == "length"`` / ``stop_reason == "max_tokens"``)."""
-    finish_reason: str | None = None
-    """Why generation stopped, as the provider says it (OpenAI ``finish_reason``, Anthropic ``stop_reason``)."""
-    truncated: bool = False
-    """The reply was cut at ``max_tokens`` (``finish_reason == "length"`` / ``stop_reason == "max_tokens"``)."""
 
 
 class Provider(ABC):

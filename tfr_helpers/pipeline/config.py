@@ -52,9 +52,7 @@ class ModelRoles(_Strict):
     def _spec_form(cls, value: Any) -> Any:
         for spec in value if isinstance(value, list) else [value]:
             if spec is not None and (":" not in spec or not spec.split(":", 1)[1]):
-                raise ValueError(
-                    f"{spec!r} is not 'provider:model' (e.g. 'sim:default', 'openai:gpt-5-mini')"
-                )
+                raise ValueError(f"{spec!r} is not 'provider:model' (e.g. 'sim:default', 'openai:gpt-5-mini')")
         return value
 
     def tester_for(self, coder: str) -> str:

@@ -105,7 +105,7 @@ def template_hashes(config: ExperimentConfig) -> dict[str, str]:
 @register_hash_input("sim")
 def sim_version_part(config: ExperimentConfig) -> dict[str, str]:
     """The simulated model's version, when any role of the run is simulated."""
-    if not any(spec.startswith("sim:") for spec in config.models.all_specs()):
+    if not any(spec.partition(":")[0] == "sim" for spec in config.models.all_specs()):
         return {}
     from tfr_helpers.models.sim.version import sim_version
 
