@@ -9,7 +9,7 @@ import textwrap
 from dataclasses import dataclass
 
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
-_THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.I)
+_THINK_OPEN = re.compile(r"^[ \t]*<(think|thinking|reasoning)>", re.I | re.M)  # at a line start, not in a string
 _THINK_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.I)
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
 _NOT_PYTHON = {"pycon", "pytb", "python-traceback", "pyi"}
