@@ -44,8 +44,8 @@ class NpmAsset:
     version: str
     integrity: str
     """Subresource-integrity string (sha512) of the registry tarball, as ``npm view <pkg>@<v> dist.integrity``."""
-    files: tuple[str, ...]
-    """Glob patterns, relative to the tarball's ``package/`` directory; matches are copied flat."""
+    files: tuple[tuple[str, str], ...]
+    """(glob pattern relative to the tarball's ``package/``, directory under ``_static/`` to copy matches to)."""
 
     @property
     def spec(self) -> str:
@@ -62,14 +62,15 @@ HTML_MANAGER = NpmAsset(
     "@jupyter-widgets/html-manager",
     "1.0.15",  # the ipywidgets 8 manager (widget state version 2)
     "sha512-5thBIV6ymNgmPVOHvzx+gGy8ZSKmSazhtGw4/c4xJDVzRhG9PTeQsRjF3FUTopvFi//SABeNz1yp47bCrJ3CQA==",
-    # embed-amd.js loads its Font Awesome fonts relative to itself; browsers take woff2 first, then woff
-    ("dist/embed-amd.js", "dist/*.woff2", "dist/*.woff"),
+    # embed-amd.js loads its Font Awesome fonts relative to the require.js URL of its @jupyter-widgets/*
+    # modules, i.e. <baseUrl>/@jupyter-widgets/; every browser the export targets takes woff2
+    (("dist/embed-amd.js", ""), ("dist/*.woff2", "@jupyter-widgets")),
 )
 REQUIREJS = NpmAsset(
     "requirejs",
     "2.3.8",
     "sha512-7/cTSLOdYkNBNJcDMWf+luFvMriVm7eYxp4BcFCsAX0wF421Vyce5SXP17c+Jd5otXKGNehIonFlyQXSowL6Mw==",
-    ("require.js",),
+    (("require.js", ""),),
 )
 WIDGET_ASSETS = (HTML_MANAGER, REQUIREJS)
 
@@ -94,6 +95,9 @@ OFFLINE_TEMPLATE = (
     "{%- extends 'lab/index.html.j2' -%}\n"
     "{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}\n"
     "{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}\n"
+    "{%- block html_head_js_requirejs -%}{{ super() }}{% if resources.tfr_static %}\n"
+    '<script>require.config({baseUrl: "{{ resources.tfr_static }}/"});</script>{% endif %}'
+    "{%- endblock html_head_js_requirejs -%}\n"
     "{% block footer_js %}" + STEP_SCRIPT + "{% endblock footer_js %}\n"
 )
 
@@ -157,13 +161,14 @@ def install_widget_assets(target: Path, cache: Path | None = None) -> Path:
     """
     static = target / STATIC_DIR
     manifest = static / "SOURCES.json"
-    wanted = {a.spec: a.integrity for a in WIDGET_ASSETS}
+    wanted = {a.spec: {"integrity": a.integrity, "files": [list(f) for f in a.files]} for a in WIDGET_ASSETS}
     if manifest.is_file() and json.loads(manifest.read_text()) == wanted:
         return static
     cache = cache or assets_cache()
+    tarballs = [fetch_tarball(asset, cache) for asset in WIDGET_ASSETS]
     static.mkdir(parents=True, exist_ok=True)
-    for asset in WIDGET_ASSETS:
-        _extract(fetch_tarball(asset, cache), asset, static)
+    for asset, data in zip(WIDGET_ASSETS, tarballs, strict=True):
+        _extract(data, asset, static)
     manifest.write_text(json.dumps(wanted, indent=1) + "\n")
     return static
 
@@ -173,14 +178,16 @@ def _extract(data: bytes, asset: NpmAsset, static: Path) -> None:
         found: set[str] = set()
         for member in tar.getmembers():
             rel = member.name.removeprefix("package/")
-            pattern = next((p for p in asset.files if fnmatch.fnmatch(rel, p)), None)
-            if pattern is None or not member.isfile():
+            match = next(((p, d) for p, d in asset.files if fnmatch.fnmatch(rel, p)), None)
+            if match is None or not member.isfile():
                 continue
-            found.add(pattern)
+            found.add(match[0])
             source = tar.extractfile(member)
             assert source is not None  # a regular file
-            (static / Path(rel).name).write_bytes(source.read())
-    if missing := set(asset.files) - found:
+            target = static / match[1] / Path(rel).name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read())
+    if missing := {p for p, _ in asset.files} - found:
         raise WidgetAssetsError(f"{asset.spec} has no {sorted(missing)}: the pinned package changed its layout.")
 
 
@@ -195,13 +202,15 @@ def export_html(notebook: Path) -> Path:
 
     exporter = HTMLExporter(extra_loaders=[DictLoader({"tfr_offline.html.j2": OFFLINE_TEMPLATE})])
     exporter.template_file = "tfr_offline.html.j2"
+    resources = {}
     try:
         install_widget_assets(notebook.parent)
         exporter.require_js_url = f"{STATIC_DIR}/require.js"
         exporter.widget_renderer_url = f"{STATIC_DIR}/embed-amd.js"
+        resources["tfr_static"] = STATIC_DIR  # require.js resolves the widget modules (and their fonts) there
     except WidgetAssetsError as exc:
         log.warning("%s: its widgets load from the CDN (needs network): %s", notebook.name, exc)
-    body, _ = exporter.from_filename(str(notebook))
+    body, _ = exporter.from_filename(str(notebook), resources=resources)
     target = notebook.with_suffix(".html")
     target.write_text(body, encoding="utf-8")
     return target

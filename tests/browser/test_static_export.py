@@ -47,6 +47,7 @@ def test_case_browser_renders_and_steps_with_the_network_off(exported: tuple[Pat
     assert len(attempts) >= 4, "the smoke run needs at least four attempts to step through"
     external: list[str] = []
     local: list[str] = []
+    failed: list[str] = []
 
     def offline(route: Route) -> None:
         url = route.request.url
@@ -63,6 +64,7 @@ def test_case_browser_renders_and_steps_with_the_network_off(exported: tuple[Pat
             context = browser.new_context(viewport={"width": 1300, "height": 900})
             context.route("**/*", offline)
             page = context.new_page()
+            page.on("requestfailed", lambda request: failed.append(request.url))
             page.goto(html_file.as_uri())
             shown = page.locator(".tfr-attempt:visible").first
             expect(shown).to_contain_text(attempts[0].feedback_id, timeout=60_000)
@@ -74,6 +76,7 @@ def test_case_browser_renders_and_steps_with_the_network_off(exported: tuple[Pat
             expect(shown).to_contain_text(attempts[1].feedback_id, timeout=10_000)
             page.locator(".tfr-steps select").select_option(index=3)  # the list drives the panes (jslink)
             expect(shown).to_contain_text(attempts[3].feedback_id, timeout=10_000)
+            fonts = page.evaluate("Promise.all([document.fonts.ready]).then(() => [...document.fonts].map(f => f.status))")
             shot = ROOT / "test-artifacts" / "case_browser_static.png"
             shot.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(shot))
@@ -81,3 +84,5 @@ def test_case_browser_renders_and_steps_with_the_network_off(exported: tuple[Pat
             browser.close()
     assert external == [], f"the export asked the network for {external}"
     assert any(u.endswith("/_static/embed-amd.js") for u in local), local
+    assert failed == external, f"files the page asked for are missing from the export: {failed}"
+    assert "loaded" in fonts and "error" not in fonts, fonts  # the buttons' Font Awesome icons
