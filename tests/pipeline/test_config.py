@@ -79,10 +79,7 @@ def test_roles_default_to_the_coder() -> None:
 
 def test_hash_ignores_run_name_and_concurrency_but_not_the_seed() -> None:
     base = config_from_dict({})
-    assert (
-        config_from_dict({"run_name": "b", "concurrency": {"model_calls": 2}}).config_hash()
-        == base.config_hash()
-    )
+    assert config_from_dict({"run_name": "b", "concurrency": {"model_calls": 2}}).config_hash() == base.config_hash()
     assert config_from_dict({"seed": 1}).config_hash() != base.config_hash()
 
 

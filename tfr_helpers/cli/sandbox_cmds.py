@@ -27,12 +27,8 @@ def _read(path: Path, what: str) -> str:
 
 @app.command("exec")
 def exec_cmd(
-    program: Annotated[
-        Path, typer.Option(help="Python file with the code under test (importable as `solution`).")
-    ],
-    tests: Annotated[
-        Path, typer.Option(help="Test file: asserts, test_* functions, Hypothesis or TestCase classes.")
-    ],
+    program: Annotated[Path, typer.Option(help="Python file with the code under test (importable as `solution`).")],
+    tests: Annotated[Path, typer.Option(help="Test file: asserts, test_* functions, Hypothesis or TestCase classes.")],
     timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = 10.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the ProgramRun record as JSON.")] = False,
 ) -> None:
@@ -52,17 +48,13 @@ def exec_cmd(
             if outcome.status != "passed" and outcome.traceback:
                 typer.echo("    " + outcome.traceback.replace("\n", "\n    "))
         iso = run.isolation
-        typer.echo(
-            f"isolation: network={iso.network} uid_drop={iso.uid_drop} rlimits={','.join(iso.rlimits)}"
-        )
+        typer.echo(f"isolation: network={iso.network} uid_drop={iso.uid_drop} rlimits={','.join(iso.rlimits)}")
     raise typer.Exit(0 if run.passed else 1)
 
 
 @benchmarks_app.command("verify")
 def verify_cmd(
-    benchmark: Annotated[
-        list[str] | None, typer.Option(help="Benchmark(s) to verify (default: all).")
-    ] = None,
+    benchmark: Annotated[list[str] | None, typer.Option(help="Benchmark(s) to verify (default: all).")] = None,
     runs: Annotated[int, typer.Option(help="Runs per reference; a reference must pass every run.")] = 1,
     timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = 20.0,
     workers: Annotated[int | None, typer.Option(help="Sandbox workers (default: CPU count).")] = None,
@@ -117,9 +109,7 @@ def verify_cmd(
 @app.command("evaluate")
 def evaluate_cmd(
     benchmark: Annotated[str, typer.Option(help="humaneval, mbpp or bigcodebench.")],
-    samples: Annotated[
-        Path, typer.Option(help="JSONL with task_id and completion (appended to the prompt) or solution.")
-    ],
+    samples: Annotated[Path, typer.Option(help="JSONL with task_id and completion (appended to the prompt) or solution.")],
     timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = 10.0,
     workers: Annotated[int | None, typer.Option(help="Sandbox workers (default: CPU count).")] = None,
 ) -> None:
@@ -176,9 +166,7 @@ def _read_samples(path: Path, tasks: dict[str, Any]) -> list[dict[str, Any]]:
         if task_id not in tasks:
             alt = _native_id(str(task_id))
             if alt not in tasks:
-                raise DataError(
-                    f"{path}:{lineno}: unknown task_id {task_id!r} for this benchmark; fix the samples file"
-                )
+                raise DataError(f"{path}:{lineno}: unknown task_id {task_id!r} for this benchmark; fix the samples file")
             row["task_id"] = alt
         if "completion" not in row and "solution" not in row:
             raise DataError(f"{path}:{lineno}: needs a `completion` or a `solution` field")
@@ -191,8 +179,4 @@ def _read_samples(path: Path, tasks: dict[str, Any]) -> list[dict[str, Any]]:
 def _native_id(task_id: str) -> str:
     """Map evalplus-style ids (``Mbpp/2``) to ours (``MBPP/2``)."""
     prefix, _, num = task_id.partition("/")
-    return (
-        {"mbpp": "MBPP", "humaneval": "HumanEval", "bigcodebench": "BigCodeBench"}.get(prefix.lower(), prefix)
-        + "/"
-        + num
-    )
+    return {"mbpp": "MBPP", "humaneval": "HumanEval", "bigcodebench": "BigCodeBench"}.get(prefix.lower(), prefix) + "/" + num
