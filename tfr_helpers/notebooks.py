@@ -164,6 +164,10 @@ def run_notebooks(
                 )
         except PapermillExecutionError as exc:
             html = _try_export(out)
+            if exc.ename == "RunIncomplete":  # failed model calls: not a broken notebook; rerunning continues
+                from tfr_helpers.pipeline.undone import RunIncomplete
+
+                raise RunIncomplete(f"notebook {name}: {exc.evalue}") from None
             first = (exc.source or "").strip().splitlines()[:1]
             kept = f"{out} and {html}" if html else str(out)
             raise TfrError(

@@ -91,6 +91,8 @@ class FakeLLMServer:
         self.api_key = api_key
         """When set, a request with another ``Authorization: Bearer`` key gets a 401."""
         self._refuse = 0
+        self._seen = 0
+        self._window = (0, 0)
         self.script: deque[Action] = deque()
         self.requests: list[LoggedRequest] = []
         self.in_flight = 0
@@ -116,6 +118,11 @@ class FakeLLMServer:
         with self._lock:
             self._refuse = count
 
+    def schedule_outage(self, after: int, count: int) -> None:
+        """Refuse requests number ``after + 1`` to ``after + count`` (counting every request from now on)."""
+        with self._lock:
+            self._seen, self._window = 0, (after, after + count)
+
     def stop_listening(self) -> None:
         """Close the listening socket (new connections are refused) and drop kept-alive ones unanswered."""
         with self._lock:
@@ -134,6 +141,9 @@ class FakeLLMServer:
 
     def _refusing(self) -> bool:
         with self._lock:
+            self._seen += 1
+            if self._window[0] < self._seen <= self._window[1]:
+                return True
             if self._refuse > 0:
                 self._refuse -= 1
                 return True

@@ -10,6 +10,7 @@ import typer
 
 from tfr_helpers.cli import app
 from tfr_helpers.pipeline import STAGES, load_config, run_stages
+from tfr_helpers.pipeline.undone import EXIT_INCOMPLETE, RunIncomplete
 
 
 @app.command("stage")
@@ -22,9 +23,19 @@ def stage(
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
-    """Run one pipeline stage, or all of them, resuming work already recorded in the run directory."""
+    """Run one pipeline stage, or all of them, resuming work already recorded in the run directory.
+
+    Exit codes: 0 done; 2 a user error (bad params, missing key); 3 items left undone because their model calls
+    failed (or a wrong key, unknown model or exhausted quota stopped the run): rerun to continue.
+    """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     config = load_config(params)
-    summary = run_stages(config, run_dir, name, progress=progress)
+    try:
+        summary = run_stages(config, run_dir, name, progress=progress)
+    except RunIncomplete as exc:
+        for line in exc.summary.lines() if exc.summary is not None else []:
+            typer.echo(line)
+        typer.echo(f"tfr: error: {exc}", err=True)
+        raise typer.Exit(EXIT_INCOMPLETE) from None
     for line in summary.lines():
         typer.echo(line)

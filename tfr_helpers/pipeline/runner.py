@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -234,7 +235,8 @@ def run_stages(
         ctx.close()
     summary = summarize(store.root, seconds, ctx.counters, results, calls)
     if ledger:
-        raise RunIncomplete(ledger, summary)
+        summary = dataclasses.replace(summary, undone=ledger.counts())
+        raise RunIncomplete(ledger.message(), ledger, summary)
     return summary
 
 

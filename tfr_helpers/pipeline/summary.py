@@ -37,6 +37,8 @@ class RunSummary:
     """Original cost of the results' calls (a cache hit keeps the cost of the call that produced it)."""
     errors: dict[str, int] = field(default_factory=dict)
     """Call errors, code without usable code, test-generation failures, refinements without code."""
+    undone: dict[str, int] = field(default_factory=dict)
+    """Stage -> items left undone by failed calls (not checkpointed; a rerun continues them)."""
 
     def lines(self) -> list[str]:
         """A short human-readable report."""
@@ -58,6 +60,9 @@ class RunSummary:
                 f"calls behind the results: {self.calls}, tokens in/out: {self.input_tokens}/{self.output_tokens}, "
                 f"cost ${self.cost_usd:.4f} (original usage, replies served from the cache included)"
             )
+        if self.undone:
+            items = ", ".join(f"{stage} {n}" for stage, n in self.undone.items())
+            out.append(f"undone: {sum(self.undone.values())} items ({items}); rerun to continue")
         out.append("errors: " + (", ".join(f"{k}={v}" for k, v in self.errors.items() if v) or "none"))
         return out
 

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 Unit = tuple[str, str]
 """(coder model, task id): the unit that stages pass on from one to the next."""
 
+INDEPENDENT = frozenset({"generate_codes", "generate_tests"})
+"""Stages whose items need nothing from earlier stages (tests come from the description alone): never blocked."""
+
 
 @dataclass(frozen=True)
 class Undone:
@@ -82,10 +85,19 @@ class Ledger:
 
     def runnable(self, stage: str, items: Sequence[Any]) -> list[Any]:
         """The items whose unit no earlier stage left undone; the others are counted as blocked."""
+        if stage in INDEPENDENT:
+            return list(items)
         keep = [item for item in items if unit_of(item) not in self.units]
         if len(keep) < len(items):
             self.blocked[stage] = self.blocked.get(stage, 0) + len(items) - len(keep)
         return keep
+
+    def counts(self) -> dict[str, int]:
+        """Stage -> items left undone there (their own failed calls plus items waiting for them)."""
+        out = {stage: len(keys) for stage, keys in self.undone.items()}
+        for stage, n in self.blocked.items():
+            out[stage] = out.get(stage, 0) + n
+        return out
 
     @property
     def count(self) -> int:
@@ -119,10 +131,19 @@ class Ledger:
         return " ".join(parts)
 
 
-class RunIncomplete(TfrError):
-    """Items are left undone (failed calls or a stopped run); the message says which, why, and to rerun."""
+EXIT_INCOMPLETE = 3
+"""Exit code of ``tfr stage`` / ``tfr run`` when items are left undone (2 is a user error, 1 a crash)."""
 
-    def __init__(self, ledger: Ledger, summary: RunSummary) -> None:
-        super().__init__(ledger.message())
+
+class RunIncomplete(TfrError):
+    """Items are left undone (failed calls or a stopped run); the message says which, why, and to rerun.
+
+    Attributes:
+        ledger: The undone items (None when re-raised from an executed notebook).
+        summary: What the invocation did (None when re-raised from an executed notebook).
+    """
+
+    def __init__(self, message: str, ledger: Ledger | None = None, summary: RunSummary | None = None) -> None:
+        super().__init__(message)
         self.ledger = ledger
         self.summary = summary
