@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.models import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, registry
+from tfr_helpers.models.base import TaskLookup
 from tfr_helpers.pipeline import load_results, run_stages
 from tfr_helpers.pipeline.config import config_from_dict
 
@@ -15,6 +16,11 @@ class GarbageProvider(Provider):
     """No code for one task, unparseable PBTs, always-failing EBTs, no refined code, undecidable judging."""
 
     simulated = True
+    needs_reference = True  # it answers with the reference, so it must be granted the full tasks
+    tasks: TaskLookup
+
+    def grant_tasks(self, lookup: TaskLookup) -> None:
+        self.tasks = lookup
 
     async def generate(self, spec: ModelSpec, request: ModelRequest, params: SamplingParams) -> ProviderReply:
         task = request.task
@@ -22,7 +28,7 @@ class GarbageProvider(Provider):
         if request.template == "codegen":
             if task.task_id == "HumanEval/0":
                 return ProviderReply(text="I would rather not write code today.")
-            return ProviderReply(text=f"```python\n{task.reference}\n```")
+            return ProviderReply(text=f"```python\n{self.tasks(task.task_id).reference}\n```")
         if request.template == "ebt":
             return ProviderReply(text="```python\ndef test_nonsense():\n    assert 1 == 2\n```")
         if request.template == "pbt":
