@@ -86,7 +86,8 @@ class ReplayProvider(Provider):
             codes = task.code_samples
             if index >= len(codes):
                 raise ReplayGap(f"replay dataset {dataset.name} has {len(codes)} code samples for {task_id}, no #{index}")
-            text = code_reply(codes[index])
+            header = f"Code sample {index} of {task_id} replayed from {dataset.name} (real generation by {dataset.model})."
+            text = code_reply(codes[index], header)
         else:
             samples = task.samples_of_kind(request.template)  # type: ignore[arg-type]
             if index >= len(samples):

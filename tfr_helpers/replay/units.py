@@ -8,6 +8,7 @@ units; a code reply is the bare program, which :func:`tfr_helpers.models.parse_c
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Sequence
 
@@ -43,9 +44,11 @@ def assert_unit(name: str, text: str) -> str:
         text: The statement(s), unindented.
 
     Returns:
-        ``def <name>():`` followed by the text with every line indented by four spaces, ending in a newline.
+        ``def <name>():`` followed by the text with every line indented by four spaces (whitespace-only lines
+        become empty, as the parser's dedent leaves them), ending in a newline.
     """
-    return f"def {name}():\n    " + text.strip().replace("\n", "\n    ") + "\n"
+    lines = [f"    {line}" if line.strip() else "" for line in text.strip().split("\n")]
+    return f"def {name}():\n" + "\n".join(lines) + "\n"
 
 
 def assert_sample(index: int, kind: TestKind, asserts: Sequence[str], *, empty_note: str) -> ReplayTestSample:
@@ -94,6 +97,30 @@ def tests_reply(sample: ReplayTestSample, header: str) -> str:
     return f"{header}\n\n{FENCE}python\n{body}\n{FENCE}{note}\n"
 
 
-def code_reply(code: ReplayCode) -> str:
-    """The reply text of a coder request: the bare program (the parser returns it unchanged when it compiles)."""
-    return code.program
+def _fence(text: str) -> str:
+    """A backtick fence longer than any backtick run in ``text`` (at least three)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def code_reply(code: ReplayCode, header: str) -> str:
+    """The reply text of a coder request: a header line, then the program in a fence.
+
+    A program that compiles goes in a ``python`` fence, from which :func:`tfr_helpers.models.parse_code`
+    returns it with only line ends (CRLF -> LF) and whitespace-only lines normalised. One that does not
+    compile goes in a ``text`` fence, so the parser finds no code instead of salvaging a compiling part: a
+    published sample that does not compile stays code that fails to load. (Bare, unfenced code is not used:
+    the parser trims what it takes for prose around bare code, e.g. a stray ``import torch`` line.)
+
+    Args:
+        code: The code sample.
+        header: One line saying where the code comes from (outside the fence).
+
+    Returns:
+        The reply text.
+    """
+    fence = _fence(code.program)
+    body = code.program.rstrip("\n")
+    if code.compiles:
+        return f"{header}\n\n{fence}python\n{body}\n{fence}\n"
+    return f"{header}\nIt does not compile as published; shown as text, not as code.\n\n{fence}text\n{body}\n{fence}\n"
