@@ -74,3 +74,28 @@ def test_server_down_exits_non_zero_naming_undone_items_and_a_rerun_completes(se
     done = tfr_stage_all(params, tmp_path / "run", RIGHT_KEY)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "run" / "results.json").is_file()
+
+
+@pytest.mark.notebooks
+def test_tfr_run_reports_undone_items_from_a_notebook_as_run_incomplete(tmp_path):
+    """A notebook whose stages leave items undone surfaces as RunIncomplete (exit 3), not as a broken notebook."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from tfr_helpers.notebooks import run_notebooks
+    from tfr_helpers.pipeline.undone import RunIncomplete
+
+    cells = [new_code_cell('params_file: str = ""\nrun_dir: str = ""'), new_code_cell("")]
+    cells[0].metadata["tags"] = ["parameters"]
+    cells[1].source = (
+        "from tfr_helpers.pipeline.undone import RunIncomplete\n"
+        "raise RunIncomplete('2 item(s) are left undone (generate_codes 2): a, b. Rerun to continue.')"
+    )
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (tmp_path / "nbs").mkdir()
+    nbformat.write(nb, str(tmp_path / "nbs" / "00.ipynb"))
+    (tmp_path / "p.yaml").write_text("run_name: tiny\n")
+    with pytest.raises(RunIncomplete) as info:
+        run_notebooks(tmp_path / "p.yaml", tmp_path / "run", names=("00.ipynb",), notebooks_dir=tmp_path / "nbs")
+    assert str(info.value) == "notebook 00.ipynb: 2 item(s) are left undone (generate_codes 2): a, b. Rerun to continue."

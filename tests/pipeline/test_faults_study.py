@@ -126,9 +126,17 @@ def test_wrong_key_stops_at_once_and_a_rerun_with_the_right_key_completes(env, s
     assert comparable(tmp_path / "run") == baseline
 
 
-def test_outage_in_the_middle_third_leaves_named_items_undone_and_a_rerun_completes(env, server, baseline, tmp_path):
-    third = EXPECTED_REQUESTS // 3
-    server.schedule_outage(after=third, count=2 * third)  # each failed call makes 2 attempts
+# requests in order (one call at a time): codes 1-5, EBTs 6-10, judge 11-12, refinements 13-14
+@pytest.mark.parametrize(
+    "after,count",
+    [
+        (EXPECTED_REQUESTS // 3, 2 * (EXPECTED_REQUESTS // 3)),  # the middle third (each failed call tries twice)
+        (10, 4),  # both attempts of both judge calls (they interleave): screening undone, refinements wait
+    ],
+    ids=["middle-third", "judge-call"],
+)
+def test_outage_leaves_named_items_undone_and_a_rerun_completes(env, server, baseline, tmp_path, after, count):
+    server.schedule_outage(after=after, count=count)
     try:
         with pytest.raises(RunIncomplete) as info:
             run(env, server, tmp_path, "run")
@@ -151,8 +159,32 @@ def test_outage_in_the_middle_third_leaves_named_items_undone_and_a_rerun_comple
     summary = info.value.summary
     assert summary is not None and summary.invocation_calls.failed == ledger.count
     # every refused request was either a failed call's attempt (2 each) or an attempt retried successfully
-    assert summary.invocation_calls.retries + ledger.count == 2 * third
+    assert summary.invocation_calls.retries + ledger.count == count
+    assert summary.undone == ledger.counts() and any(x.startswith("undone: ") for x in summary.lines())
+    if after == 10:
+        assert list(ledger.undone) == ["screen_feedback"] and ledger.blocked == {"refine_codes": 2}
+    first = summary.invocation_calls
 
     summary = run(env, server, tmp_path, "run")
+    # nothing answered is asked again, everything else is: the two runs together answer each call once
     assert summary.invocation_calls.failed == 0
+    assert summary.invocation_calls.sent == EXPECTED_REQUESTS - (first.sent - first.failed)
     assert comparable(tmp_path / "run") == baseline
+
+
+def test_truncated_reply_is_a_result_recorded_as_truncated(env, server, tmp_path):
+    from tests.helpers.fake_llm_server import Action
+    from tfr_helpers.pipeline.store import RunStore
+    from tfr_helpers.records import GeneratedCode
+
+    server.push(Action("ok", text="Let me think about this step by step. First, we", finish="length"))
+    run_root = tmp_path
+    env.setenv("OPENAI_COMPATIBLE_API_KEY", RIGHT_KEY)
+    env.setenv("TFR_CACHE_DIR", str(run_root / "cache"))
+    run_stages(config_from_dict(params(server.base_url)), run_root / "run", "generate_codes", progress=False)
+    entries = RunStore(run_root / "run").read_checkpoint("generated_codes")
+    records = [GeneratedCode.model_validate(r["record"]) for e in entries for r in e["data"]]
+    cut = [c for c in records if c.call.truncated]
+    assert [c.task_id for c in cut] == ["HumanEval/0"] and cut[0].code is None
+    assert cut[0].call.finish_reason == "length" and "truncated at max_tokens" in (cut[0].parse_error or "")
+    assert all(c.code is not None and c.call.finish_reason == "stop" for c in records if not c.call.truncated)
