@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,19 @@ def test_empty_or_missing_files_are_errors(tmp_path: Path) -> None:
     (tmp_path / "meta.json").write_text('{"model": "m", "temperature": 0.2}')
     with pytest.raises(DataError, match="meta.json must be a JSON object with string fields among model"):
         load_import_dir(tmp_path)
+
+
+def test_hashes_name_every_input_file(tmp_path: Path) -> None:
+    from tfr_helpers.replay import replay_hashes
+
+    shutil.copytree(FIXTURE, tmp_path / "gen")
+    before = replay_hashes(str(tmp_path / "gen"))
+    assert sorted(before) == sorted(
+        f"replay:{tmp_path / 'gen'}:{f}" for f in ("code.jsonl", "tests.jsonl", "meta.json", "records")
+    )
+    with (tmp_path / "gen" / "tests.jsonl").open("a") as fh:
+        fh.write(json.dumps({"task_id": "HumanEval/0", "test": "assert True"}) + "\n")
+    after = replay_hashes(str(tmp_path / "gen"))
+    assert [k for k in before if before[k] != after[k]] == [f"replay:{tmp_path / 'gen'}:tests.jsonl"]
+    pinned = replay_hashes("reflexion-gpt4-humaneval")
+    assert pinned["replay:reflexion-gpt4-humaneval:reflexion_humaneval_py_pass_at_1.jsonl"] == "548e1a6650265901"

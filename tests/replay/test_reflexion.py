@@ -46,3 +46,24 @@ def test_every_task_once_and_counts_match_the_file(replay_env: Path) -> None:
     by_id = {r["task_id"]: r["solution"] for r in map(json.loads, path.open())}
     for task_id, task in dataset.tasks.items():
         assert [t.text for t in task.test_samples[0].tests] == by_id[task_id]
+
+
+def test_assert_lists_written_as_python_literals_are_read_too(replay_env: Path, tmp_path: Path) -> None:
+    import pytest
+
+    from tfr_helpers.benchmarks import load_tasks
+    from tfr_helpers.errors import DataError
+    from tfr_helpers.replay.datasets import REFLEXION
+    from tfr_helpers.replay.reflexion import load_reflexion
+
+    folder = replay_env / "reflexion"
+    paths = {f.role: folder / f.name for f in REFLEXION.files}
+    lines = [json.loads(line) for line in paths["tests"].open()]
+    paths["tests"] = tmp_path / "tests.jsonl"
+    paths["tests"].write_text("".join(json.dumps(r | {"solution": repr(r["solution"])}) + "\n" for r in lines))
+    order = [t.task_id for t in load_tasks("humaneval")]
+    as_literals = load_reflexion(REFLEXION, paths, order)
+    assert as_literals.tasks == load_replay(REFLEXION.name).tasks
+    paths["tests"].write_text("".join(json.dumps(r | {"solution": "[assert x"}) + "\n" for r in lines))
+    with pytest.raises(DataError, match=r"tests.jsonl:1: 'solution' is not a list literal"):
+        load_reflexion(REFLEXION, paths, order)

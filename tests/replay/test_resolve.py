@@ -4,23 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-import socket
 from pathlib import Path
 
 import pytest
 
+from tests.benchmarks.test_resolve import _closed_port
 from tests.replay.conftest import LoopbackServer
 from tfr_helpers.errors import DataError
 from tfr_helpers.replay import DATASETS, load_replay, replay_source, resolve_dataset
 from tfr_helpers.replay.datasets import REFLEXION
 
 NAME = "reflexion-gpt4-humaneval"
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_override_directory_is_used(replay_env: Path) -> None:

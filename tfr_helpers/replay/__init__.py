@@ -11,7 +11,13 @@ requests from it.
 from tfr_helpers.replay.codet import cut_at_stops, extract_asserts
 from tfr_helpers.replay.datasets import DATASETS, DatasetSpec, ReplayFile, dataset_spec
 from tfr_helpers.replay.imported import load_imported, tests_sample
-from tfr_helpers.replay.load import clear_replay_cache, load_import_dir, load_replay, replay_source
+from tfr_helpers.replay.load import (
+    clear_replay_cache,
+    load_import_dir,
+    load_replay,
+    replay_hashes,
+    replay_source,
+)
 from tfr_helpers.replay.records import ReplayCode, ReplayDataset, ReplayTask, ReplayTest, ReplayTestSample
 from tfr_helpers.replay.resolve import replay_cache_root, resolve_dataset
 from tfr_helpers.replay.summary import DatasetSummary, summarize
@@ -34,6 +40,7 @@ __all__ = [
     "load_imported",
     "load_replay",
     "replay_cache_root",
+    "replay_hashes",
     "replay_source",
     "resolve_dataset",
     "summarize",

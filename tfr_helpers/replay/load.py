@@ -13,6 +13,7 @@ import logging
 import threading
 from pathlib import Path
 
+from tfr_helpers.benchmarks.files import file_sha256
 from tfr_helpers.errors import DataError
 from tfr_helpers.replay.codet import load_codet
 from tfr_helpers.replay.datasets import DATASETS, DatasetSpec, dataset_spec
@@ -27,6 +28,8 @@ CODE_FILE = "code.jsonl"
 TESTS_FILE = "tests.jsonl"
 META_FILE = "meta.json"
 _META_KEYS = ("model", "license", "name")
+RECORDS_VERSION = "1"
+"""Version of the adapters' rules (cutting, extraction, units, replies); bump when a record could change."""
 _MEMORY: dict[tuple[object, ...], ReplayDataset] = {}
 _LOCK = threading.Lock()
 
@@ -133,6 +136,28 @@ def replay_source(name: str, replay_dir: Path | None = None) -> str:
     found = resolve_dataset(dataset_spec(name), replay_dir)
     places = sorted({f"{f.origin} {f.path.parent}" for f in found.values()})
     return "; ".join(places)
+
+
+def replay_hashes(name: str) -> dict[str, str]:
+    """Short hashes of everything a replay dataset's records depend on, for a run's fingerprint.
+
+    Args:
+        name: A registered dataset name or an import directory, as in ``replay:<name>``.
+
+    Returns:
+        ``{"replay:<name>:<file>": <first 16 hex digits of its sha256>, "replay:<name>:records": <version>}``;
+        registered datasets give their pinned hashes (their files are verified against them when loaded).
+
+    Raises:
+        ConfigError: Neither a registered name nor an existing directory.
+    """
+    if name not in DATASETS and Path(name).expanduser().is_dir():
+        directory = Path(name).expanduser()
+        files = [directory / f for f in (CODE_FILE, TESTS_FILE, META_FILE) if (directory / f).is_file()]
+        parts = {f"replay:{name}:{p.name}": file_sha256(p)[:16] for p in files}
+    else:
+        parts = {f"replay:{name}:{f.name}": f.sha256[:16] for f in dataset_spec(name).files}
+    return parts | {f"replay:{name}:records": RECORDS_VERSION}
 
 
 def clear_replay_cache() -> None:
