@@ -131,6 +131,17 @@ class Isolation(Record):
     """Names of the resource limits applied (AS, CPU, NPROC, FSIZE, NOFILE, CORE)."""
     warnings: list[str] = Field(default_factory=list)
     """Protections that were requested but unavailable, in words."""
+    filesystem: Literal["view", "host"] = "host"
+    """``view``: the program saw only the interpreter, the packages and its own directories (read-only except
+    its working directory, ``/tmp`` and ``/dev/shm``, all private); ``host``: it saw the host's filesystem."""
+    hidden: list[str] = Field(default_factory=list)
+    """Directories covered by an empty tmpfs (home directories, the project, the caches, the host's /tmp)."""
+    read_only_binds: list[str] = Field(default_factory=list)
+    """Directories under a hidden one bound back read-only because imports need them."""
+    writable: list[str] = Field(default_factory=list)
+    """The only writable places besides the working directory (private tmpfs, emptied after every program)."""
+    capabilities: list[str] = Field(default_factory=list)
+    """Capabilities the program kept (empty: none)."""
 
 
 class TestOutcome(Record):

@@ -22,9 +22,7 @@ def test_snippet_fields(sandbox: Sandbox) -> None:
     assert ok.status == "passed" and ok.exc_type is None
     assert (bad.status, bad.expected, bad.actual, bad.in_code_under_test) == ("failed", "4", "3", False)
     assert inv.status == "error" and inv.exc_type == "TypeError" and inv.in_code_under_test
-    assert (
-        "solution.py" in inv.traceback and "test_2.py" in inv.traceback and "runner.py" not in inv.traceback
-    )
+    assert "solution.py" in inv.traceback and "test_2.py" in inv.traceback and "runner.py" not in inv.traceback
     assert terr.exc_type == "ZeroDivisionError" and not terr.in_code_under_test
     assert out.stdout == "hi\n" and len(out.stderr) == sandbox.limits.output_cap
     assert not run.passed and run.isolation == sandbox.isolation

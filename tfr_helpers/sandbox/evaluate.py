@@ -23,13 +23,10 @@ def detect_kind(source: str) -> TestSpecKind:
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
-        raise SandboxError(
-            f"the tests file is not valid Python (line {exc.lineno}: {exc.msg}); fix it"
-        ) from exc
+        raise SandboxError(f"the tests file is not valid Python (line {exc.lineno}: {exc.msg}); fix it") from exc
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and any(
-            (isinstance(b, ast.Attribute) and b.attr == "TestCase")
-            or (isinstance(b, ast.Name) and b.id == "TestCase")
+            (isinstance(b, ast.Attribute) and b.attr == "TestCase") or (isinstance(b, ast.Name) and b.id == "TestCase")
             for b in node.bases
         ):
             return "unittest"

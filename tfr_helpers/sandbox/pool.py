@@ -29,6 +29,7 @@ from tfr_helpers.errors import SandboxError
 from tfr_helpers.records import Isolation, ProgramRun, TestOutcome
 from tfr_helpers.sandbox.privileges import RLIMIT_NAMES
 from tfr_helpers.sandbox.spec import Limits, TestSpec
+from tfr_helpers.sandbox.view import hidden_paths
 from tfr_helpers.sandbox.worker import LIGHT_PRELOAD
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,11 @@ def _network_prefix() -> tuple[list[str], list[str]]:
     if unshare is None:
         return [], ["no network isolation: `unshare` (util-linux) not found"]
     # as root also a private mount namespace, where each worker mounts a size-capped tmpfs for its workdirs
-    candidates = ([unshare, "-n", "-m"], [unshare, "-n"]) if os.geteuid() == 0 else ([unshare, "-r", "-n"],)
+    # when not root, a user namespace gives the same (network and mount namespaces for the view)
+    root = os.geteuid() == 0
+    # (and a pid namespace: the worker, its init, survives a program's kill(-1) and kills all it leaves behind)
+    userns = [unshare, "-r", "-n", "-m", "-p", "--kill-child"]
+    candidates = ([unshare, "-n", "-m"], [unshare, "-n"]) if root else (userns, userns[:4], userns[:3])
     for prefix in candidates:
         if subprocess.run([*prefix, "true"], capture_output=True).returncode == 0:
             return prefix, []
@@ -63,6 +68,7 @@ class _WorkerHandle:
             self.close()
             raise SandboxError(f"sandbox worker failed to start ({' '.join(cmd)}); run it by hand to see why")
         self.uid: int | None = hello.get("uid")
+        self.view: dict[str, list[str]] | None = hello.get("view")
         if hello.get("hash_randomization"):
             self.close()
             raise SandboxError("sandbox worker started with a random string-hash seed; start it with PYTHONHASHSEED set")
@@ -198,26 +204,55 @@ class Sandbox:
                 + (" (not root)" if os.geteuid() != 0 else " (drop_uid=False)")
             )
         self._make_pools(uid_drop)
-        if uid_drop and not self._self_test():
-            warnings.append("dropping to an unprivileged uid broke imports; programs run as root")
+        if not self._self_test():  # imports must work for the sandbox uid inside the filesystem view
+            warnings.append(
+                "dropping to an unprivileged uid broke imports; programs run as root"
+                if uid_drop
+                else "the filesystem view broke imports; programs see the host's filesystem"
+            )
             self.close()
             uid_drop = False
-            self._make_pools(uid_drop)
+            self._make_pools(uid_drop, view=False)
+        fs = self._view()
+        if fs is None:
+            warnings.append("no filesystem view (no private mount namespace): programs can read every file the user can")
+        elif fs["errors"]:
+            warnings.extend(f"filesystem view: {e}" for e in fs["errors"])
+        if fs is not None:
+            kept = []
+        elif uid_drop:
+            kept = ["CAP_DAC_READ_SEARCH"]
+        else:
+            kept = ["all, inside its own user namespace" if "-r" in self._prefix else "those of the calling user"]
         self.isolation = Isolation(
             network="netns" if self._prefix else "none",
             uid_drop=uid_drop,
             rlimits=list(RLIMIT_NAMES),
             warnings=warnings,
+            filesystem="view" if fs is not None else "host",
+            hidden=fs["hidden"] if fs else [],
+            read_only_binds=fs["read_only_binds"] if fs else [],
+            writable=fs["writable"] if fs else [],
+            capabilities=kept,
         )
         for warning in warnings:
             log.warning("sandbox: %s", warning)
 
-    def _make_pools(self, uid_drop: bool) -> None:
+    def _view(self) -> dict[str, list[str]] | None:
+        """The filesystem view the started workers built (None when they could not)."""
+        views = [h.view for h in self._all]
+        return views[0] if views and all(v is not None for v in views) else None
+
+    def _make_pools(self, uid_drop: bool, view: bool = True) -> None:
         # not -I: it implies -E, which would ignore PYTHONHASHSEED; the environment is built from scratch
         # (_worker_env), -s skips the user site and -P keeps the working directory off sys.path
         base = [*self._prefix, sys.executable, "-s", "-P", "-m", "tfr_helpers.sandbox.worker"]
         if not uid_drop:
             base.append("--no-uid")
+        if view:
+            base.append("--hide=" + json.dumps(hidden_paths()))
+            if "-m" in self._prefix:
+                base.append("--mount-ns")
         if self._preload is not None:
             self._pools = {"one": _Pool([*base, "--preload=" + ",".join(self._preload)], self.n_workers)}
         else:

@@ -1,9 +1,12 @@
 """Process-level protections applied in the forked child before any untrusted code runs.
 
 As root the child drops to the worker's own unprivileged uid (so RLIMIT_NPROC is enforced and root-owned
-files are protected) but keeps CAP_DAC_READ_SEARCH, including as an ambient capability for subprocesses,
-because the interpreter lives under root's home (mode 700) on these machines: see
-``../shared/notes/sandbox.md`` section 5. ``PR_SET_NO_NEW_PRIVS`` stops setuid binaries from regaining root.
+files are protected) with no capability left: the worker's filesystem view (:mod:`.view`) binds the
+interpreter and packages back world-traversable. Only when no view could be built (no private mount
+namespace) does the child keep CAP_DAC_READ_SEARCH, including as an ambient capability for subprocesses,
+because the interpreter may live under root's home (mode 700): see ``../shared/notes/sandbox.md`` sections
+5 and 6; that fallback is recorded in :class:`~tfr_helpers.records.Isolation`. ``PR_SET_NO_NEW_PRIVS`` stops
+setuid binaries from regaining root.
 """
 
 from __future__ import annotations
@@ -67,13 +70,36 @@ _BIT = 1 << CAP_DAC_READ_SEARCH
 _CAP_HEADER = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
 _CAP_DATA = (_CapData * 2)(_CapData(_BIT, _BIT, _BIT), _CapData(0, 0, 0))
 _CAP_ARGS = (ctypes.byref(_CAP_HEADER), _CAP_DATA)
+_NO_CAPS = (ctypes.byref(_CAP_HEADER), (_CapData * 2)(_CapData(0, 0, 0), _CapData(0, 0, 0)))
 _capset = _libc.capset
 
 
-def drop_to_uid(uid: int) -> None:
-    """Switch to ``uid``/``gid=uid`` keeping only CAP_DAC_READ_SEARCH (effective, permitted, ambient)."""
+def drop_capabilities() -> None:
+    """Clear every capability of this process (effective, permitted, inheritable; ambient follows).
+
+    For a child that stays uid 0 inside a user namespace (the non-root path): with ``PR_SET_NO_NEW_PRIVS``
+    set afterwards an ``execve`` cannot give them back, so the program cannot unmount the filesystem view.
+    """
+    if _capset(*_NO_CAPS) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capset: {os.strerror(err)}")
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def drop_to_uid(uid: int, keep_read_search: bool = False) -> None:
+    """Switch to ``uid``/``gid=uid`` with no capabilities (the kernel clears them on the switch from root).
+
+    Args:
+        uid: The worker's sandbox uid.
+        keep_read_search: Keep CAP_DAC_READ_SEARCH (effective, permitted, ambient): the fallback when no
+            filesystem view hides the rest of the machine and the interpreter is unreadable otherwise.
+    """
     os.setgroups([])
     os.setresgid(uid, uid, uid)
+    if not keep_read_search:
+        os.setresuid(uid, uid, uid)
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+        return
     prctl(PR_SET_KEEPCAPS, 1)
     os.setresuid(uid, uid, uid)
     if _capset(*_CAP_ARGS) != 0:
@@ -117,7 +143,13 @@ def kill_uid(uid: int) -> None:
         os.setresuid(0, 0, 0)
 
 
-def _in_private_mount_ns() -> bool:
+def libc() -> ctypes.CDLL:
+    """The libc handle (``use_errno=True``) the sandbox's system calls go through."""
+    return _libc
+
+
+def in_private_mount_ns() -> bool:
+    """True when this process has a mount namespace of its own (the worker was started under ``unshare -m``)."""
     try:
         return os.readlink("/proc/self/ns/mnt") != os.readlink(f"/proc/{os.getppid()}/ns/mnt")
     except OSError:
@@ -129,7 +161,7 @@ def mount_tmpfs(path: str, size_mb: int) -> bool:
 
     Working directories on tmpfs make the per-program mkdir/write/rmtree ~50x cheaper than on ext4 here.
     """
-    if not _in_private_mount_ns():
+    if not in_private_mount_ns():
         return False
     opts = f"size={size_mb}m,mode=0711".encode()
     return _libc.mount(b"tmpfs", path.encode(), b"tmpfs", ctypes.c_ulong(0), opts) == 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import _signal  # the C module: signal.signal's enum conversions cost a forked child ~60 page faults
 import argparse
+import dataclasses
 import fcntl
 import importlib
 import json
@@ -27,7 +28,7 @@ import tempfile
 import time
 from typing import Any
 
-from tfr_helpers.sandbox import privileges, runner  # runner: imported once here, not per child
+from tfr_helpers.sandbox import privileges, runner, view  # runner: imported once here, not per child
 from tfr_helpers.sandbox.spec import Limits
 
 LIGHT_PRELOAD = (
@@ -80,6 +81,7 @@ UID_RANGE = range(61000, 61256)
 LOCK_DIR = "/tmp/tfr-sandbox-locks"
 LINE_CAP = 1 << 20
 TMPFS_MB = 1024
+VIEW_ROOT = "/tmp/tfr-sandbox"
 _CHILD_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TZ")
 _CHILD_SIGNALS = tuple(
     (int(sig), int(signal.SIG_DFL)) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGCHLD)
@@ -90,22 +92,33 @@ def acquire_uid() -> tuple[int, Any]:
     """Lock a free sandbox uid for this worker's lifetime (one uid per worker, across all sandboxes)."""
     os.makedirs(LOCK_DIR, mode=0o755, exist_ok=True)
     for uid in UID_RANGE:
-        fh = open(os.path.join(LOCK_DIR, f"uid-{uid}.lock"), "w")  # noqa: SIM115 - held for life
+        # read-only: a file open for writing on a mount keeps the view from remounting it read-only (EBUSY)
+        fd = os.open(os.path.join(LOCK_DIR, f"uid-{uid}.lock"), os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            fh.close()
+            os.close(fd)
             continue
-        return uid, fh
+        return uid, fd
     raise RuntimeError(f"no free sandbox uid in {UID_RANGE}")
 
 
 class Worker:
     """Runs jobs one at a time; see the module docstring."""
 
-    def __init__(self, uid: int | None) -> None:
+    def __init__(self, uid: int | None, hidden: list[str] | None = None, mount_ns: bool = False) -> None:
         self.uid = uid
-        if uid is not None:
+        self.view: view.View | None = None
+        self.pid_ns = os.getpid() == 1  # init of its own pid namespace (``unshare -p --fork``, the non-root path)
+        if hidden is not None and mount_ns:
+            # as root, or as uid 0 of a user namespace (``unshare -r -n -m``) when not root
+            self.view = view.mount_view(privileges.libc(), hidden, TMPFS_MB)
+            # one path in every worker (each has its own /tmp): messages naming it do not depend on the worker
+            self.root = VIEW_ROOT
+            os.makedirs(self.root, mode=0o711)
+            if uid is not None:
+                privileges.kill_uid(uid)
+        elif uid is not None:
             self.root = f"/tmp/tfr-sandbox/{uid}"
             shutil.rmtree(self.root, ignore_errors=True)  # sweep what a killed predecessor left
             os.makedirs(self.root, mode=0o711)
@@ -148,7 +161,9 @@ class Worker:
             _signal.signal(sig, handler)
         os.chdir(workdir)
         if self.uid is not None:
-            privileges.drop_to_uid(self.uid)
+            privileges.drop_to_uid(self.uid, keep_read_search=self.view is None)
+        elif self.view is not None:  # uid 0 of a user namespace: its capabilities could undo the view
+            privileges.drop_capabilities()
         limits = Limits(**job["limits"])
         cpu = math.ceil(limits.timeout_s * (len(job["tests"]) + 2) * 2) + 1
         null = os.open(os.devnull, os.O_RDONLY)
@@ -172,6 +187,11 @@ class Worker:
             pass
         if self.uid is not None:
             privileges.kill_uid(self.uid)
+        elif self.pid_ns:  # everything else in the namespace is what the program left (setsid escapes too)
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         try:
             os.waitpid(pid, 0)
         except ChildProcessError:
@@ -247,6 +267,8 @@ class Worker:
             os.close(rfd)
             self._cleanup(pid)
             shutil.rmtree(workdir, ignore_errors=True)
+            if self.view is not None:  # the private /tmp and /dev/shm: nothing passes to the next program
+                view.sweep(self.root)
         return state
 
     @staticmethod
@@ -331,6 +353,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--no-uid", action="store_true")
     parser.add_argument("--preload", default=",".join(PRELOAD))
+    parser.add_argument("--hide", default=None, help="JSON list of directories to hide (see sandbox.view)")
+    parser.add_argument("--mount-ns", action="store_true", help="started in a private mount namespace (unshare -m)")
     args = parser.parse_args()
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.dup(1)
@@ -349,14 +373,15 @@ def main() -> None:
     gc.freeze()  # preloaded objects stay out of the children's collections: fewer copy-on-write faults
     uid, _lock = (None, None) if args.no_uid or os.geteuid() != 0 else acquire_uid()
     privileges.set_subreaper()
-    worker = Worker(uid)
+    worker = Worker(uid, json.loads(args.hide) if args.hide else None, args.mount_ns)
+    fs = dataclasses.asdict(worker.view) if worker.view is not None else None
 
     def reply(obj: dict[str, Any]) -> None:
         data = (json.dumps(obj) + "\n").encode()
         while data:
             data = data[os.write(proto_out, data) :]
 
-    reply({"ready": True, "uid": uid, "pid": os.getpid(), "hash_randomization": sys.flags.hash_randomization})
+    reply({"ready": True, "uid": uid, "pid": os.getpid(), "hash_randomization": sys.flags.hash_randomization, "view": fs})
     try:
         for line in proto_in:
             try:
