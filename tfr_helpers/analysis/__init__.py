@@ -14,7 +14,6 @@ from tfr_helpers.analysis.figures import (
 )
 from tfr_helpers.analysis.frames import pairs_frame, refinements_frame, screening_frame
 from tfr_helpers.analysis.interpret import interpret_rq1, interpret_rq2, interpret_rq3
-from tfr_helpers.analysis.load import load_results
 from tfr_helpers.analysis.rq1 import by_benchmark, four_cases, unreliable_causes
 from tfr_helpers.analysis.rq2 import generated_test_diagnostic, refinement_outcomes
 from tfr_helpers.analysis.rq3 import screening_and_downstream
@@ -29,6 +28,7 @@ from tfr_helpers.analysis.tables import (
     rq2_refinement_outcomes_table,
     rq3_screening_and_downstream_table,
 )
+from tfr_helpers.pipeline.results_io import load_results
 
 __all__ = [
     "PLOTS",

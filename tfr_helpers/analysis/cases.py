@@ -8,21 +8,16 @@ the written file and point only to files that exist (a missing artifact is named
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from tfr_helpers.analysis.load import load_results
+from tfr_helpers.analysis.attempts import Attempt, build_attempts
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
 from tfr_helpers.fsutil import atomic_write_text
+from tfr_helpers.pipeline.results_io import load_results
 from tfr_helpers.records import (
-    BenchmarkVerdict,
-    GeneratedCode,
-    GeneratedTest,
     ModelCallRecord,
-    PairEvaluation,
     RefinedEvaluation,
-    Refinement,
     Results,
     ScreeningDecision,
     TestOutcome,
@@ -35,24 +30,13 @@ GROUPS = (
 )
 
 
-@dataclass(frozen=True)
-class _Attempt:
-    ev: RefinedEvaluation
-    pair: PairEvaluation | None
-    test: GeneratedTest | None
-    code: GeneratedCode | None
-    verdict: BenchmarkVerdict | None
-    refinement: Refinement | None
-    decisions: tuple[ScreeningDecision, ...]
-
-    @property
-    def group(self) -> str:
-        rel = self.pair.reliability if self.pair else None
-        if self.ev.transition == "pass->fail" and rel == "unreliable":
-            return "regression"
-        if self.ev.transition == "fail->pass" and rel == "reliable":
-            return "fix"
-        return "other"
+def _group(a: Attempt) -> str:
+    """``regression`` (pass->fail after unreliable feedback), ``fix`` (fail->pass after reliable) or ``other``."""
+    if a.transition == "pass->fail" and a.reliability == "unreliable":
+        return "regression"
+    if a.transition == "fail->pass" and a.reliability == "reliable":
+        return "fix"
+    return "other"
 
 
 class _Links:
@@ -85,36 +69,24 @@ def _outcome(o: TestOutcome | None) -> str:
     return o.status + (f" ({o.exc_type})" if o.exc_type else "")
 
 
-def _collect(results: Results) -> list[_Attempt]:
-    pairs = {p.test_id: p for p in results.pair_evaluations}
-    tests = {t.test_id: t for t in results.generated_tests}
-    codes = {(c.model, c.task_id): c for c in results.generated_codes}
-    verdicts = {(v.model, v.task_id): v for v in results.benchmark_verdicts if v.subject == "generated"}
-    refinements = {r.feedback_id: r for r in results.refinements}
-    decisions: dict[str, list[ScreeningDecision]] = {}
-    for d in results.screening:
-        decisions.setdefault(d.feedback_id, []).append(d)
-    attempts = []
-    for ev in results.refined_evaluations:
-        pair = pairs.get(ev.feedback_id)
-        test = tests.get(pair.test_id if pair else ev.feedback_id)
-        attempts.append(
-            _Attempt(
-                ev,
-                pair,
-                test,
-                codes.get((ev.model, ev.task_id)),
-                verdicts.get((ev.model, ev.task_id)),
-                refinements.get(ev.feedback_id),
-                tuple(sorted(decisions.get(ev.feedback_id, []), key=lambda d: d.strategy)),
-            )
-        )
-    return sorted(attempts, key=lambda a: (a.ev.model, a.ev.task_id, a.ev.feedback_id))
+def _collect(results: Results) -> list[Attempt]:
+    """The refined attempts (refinement evaluated), by model, task and feedback."""
+    attempts = [a for a in build_attempts(results) if a.refined is not None]
+    return sorted(attempts, key=lambda a: (a.model, a.task_id, a.feedback_id))
 
 
-def _account(a: _Attempt) -> str:
+def _refined(a: Attempt) -> RefinedEvaluation:
+    assert a.refined is not None  # _collect keeps refined attempts only
+    return a.refined
+
+
+def _decisions(a: Attempt) -> list[ScreeningDecision]:
+    return sorted(a.decisions.values(), key=lambda d: d.strategy)
+
+
+def _account(a: Attempt) -> str:
     """One sentence on what happened in this attempt."""
-    pair, ev = a.pair, a.ev
+    pair, ev = a.pair, _refined(a)
     kind = pair.kind.upper() if pair else "generated"
     before = "passed" if ev.benchmark_before else "failed"
     if pair and pair.reliability == "unreliable":
@@ -127,18 +99,18 @@ def _account(a: _Attempt) -> str:
     else:
         after = "passes" if ev.benchmark_after else "fails"
         result = f"the refined code {after} the benchmark ({TRANSITION_LABELS[ev.transition]})"
-    judged = ", ".join(f"{d.strategy} {d.decision}" for d in a.decisions) or "no screening decision"
+    judged = ", ".join(f"{d.strategy} {d.decision}" for d in _decisions(a)) or "no screening decision"
     return (
         f"The generated code {before} the benchmark; its {kind} test failed on it and {why}; {result}. Screening: {judged}."
     )
 
 
-def _table(a: _Attempt, link: _Links) -> list[str]:
-    ev, pair = a.ev, a.pair
+def _table(a: Attempt, link: _Links) -> list[str]:
+    ev, pair = _refined(a), a.pair
     rows = [("Study part", "Step", "Details", "Result"), ("---", "---", "---", "---")]
     code_links = link.call(a.code.call) if a.code else []
     code_links += [x for x in [link("code", a.code.code_path if a.code else None)] if x]
-    bench = link("benchmark run", a.verdict.run_path if a.verdict else None)
+    bench = link("benchmark run", a.before.run_path if a.before else None)
     rows.append(
         (
             "Setup",
@@ -176,7 +148,7 @@ def _table(a: _Attempt, link: _Links) -> list[str]:
             f"{TRANSITION_LABELS[ev.transition]}; generated test after: {_outcome(ev.generated_test_after)}",
         )
     )
-    for d in a.decisions:
+    for d in _decisions(a):
         links = [x for x in [link("decision", d.decision_path)] if x] + link.call(d.call)
         rows.append(("RQ3", f"Screening: {d.strategy}", " · ".join(links) or "no model call", d.decision))
     return ["| " + " | ".join(_cell(c) if c not in ("---",) else c for c in row) + " |" for row in rows]
@@ -192,14 +164,14 @@ def render_refinement_cases(results: Results, run_dir: Path, out: Path) -> str:
     lines += [f"{len(attempts)} refinement attempts, one per test-fail feedback.", ""]
     number = 0
     for title, key in GROUPS:
-        group = [a for a in attempts if a.group == key]
+        group = [a for a in attempts if _group(a) == key]
         lines += [f"## {title} ({len(group)})", ""]
         for a in group:
             number += 1
             kind = a.pair.kind.upper() if a.pair else "?"
             lines += [
-                f"### {number}. {a.ev.model} · {a.ev.task_id} · {kind} `{a.test.name if a.test else '?'}`"
-                f" · {a.pair.reliability if a.pair else '?'} feedback · {TRANSITION_LABELS[a.ev.transition]}",
+                f"### {number}. {a.model} · {a.task_id} · {kind} `{a.test.name if a.test else '?'}`"
+                f" · {a.pair.reliability if a.pair else '?'} feedback · {TRANSITION_LABELS[_refined(a).transition]}",
                 "",
                 _account(a),
                 "",

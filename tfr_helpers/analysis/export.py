@@ -10,10 +10,10 @@ from pathlib import Path
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import figures
-from tfr_helpers.analysis.load import load_results
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import TABLES
 from tfr_helpers.fsutil import atomic_write_text
+from tfr_helpers.pipeline.results_io import load_results
 
 log = logging.getLogger(__name__)
 

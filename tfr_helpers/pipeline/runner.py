@@ -21,6 +21,7 @@ from tfr_helpers.pipeline.finalize_results import RunRecords, finalize_results
 from tfr_helpers.pipeline.generate_codes import generate_codes
 from tfr_helpers.pipeline.generate_tests import generate_tests
 from tfr_helpers.pipeline.refine_codes import refine_codes
+from tfr_helpers.pipeline.results_io import decode_records, encode_records
 from tfr_helpers.pipeline.screen_feedback import screen_feedback
 from tfr_helpers.pipeline.store import RunStore
 from tfr_helpers.pipeline.summary import RunSummary, summarize
@@ -31,8 +32,6 @@ from tfr_helpers.records import (
     GeneratedCode,
     GeneratedTest,
     PairEvaluation,
-    RefinedEvaluation,
-    Refinement,
     ScreeningDecision,
     TestGenerationFailure,
 )
@@ -59,20 +58,6 @@ CHECKPOINTS = {
     "evaluate_refined_codes": "refined_evaluations",
 }
 """Checkpoint file (``checkpoints/<name>.jsonl``) of each resumable stage."""
-
-_TYPES: dict[str, Any] = {
-    cls.__name__: cls
-    for cls in (
-        GeneratedCode,
-        GeneratedTest,
-        TestGenerationFailure,
-        BenchmarkVerdict,
-        PairEvaluation,
-        ScreeningDecision,
-        Refinement,
-        RefinedEvaluation,
-    )
-}
 
 
 def _output_key(record: Any) -> str:
@@ -141,11 +126,7 @@ def _checkpoint_chunk(ctx: RunContext, stage: str, chunk: Sequence[Any], out: li
         if not isinstance(record, Undone) and _output_key(record) in groups:
             groups[_output_key(record)].append(record)
     for key, records in groups.items():
-        ctx.store.append(
-            CHECKPOINTS[stage],
-            key,
-            [{"type": type(r).__name__, "record": r.model_dump(mode="json")} for r in records],
-        )
+        ctx.store.append(CHECKPOINTS[stage], key, encode_records(records))
 
 
 def _load(ctx: RunContext, stage: str, items: Sequence[Any], ledger: Ledger, ran: bool = False) -> list[Any]:
@@ -164,7 +145,7 @@ def _load(ctx: RunContext, stage: str, items: Sequence[Any], ledger: Ledger, ran
     for item in items:
         if item.key not in entries and item.key not in known:
             ledger.add(stage, item, f"no record of stage {stage} yet (run `tfr stage {stage}` or `all`)")
-    return [_TYPES[r["type"]].model_validate(r["record"]) for item in items for r in entries.get(item.key, [])]
+    return [record for item in items for record in decode_records(entries.get(item.key, []))]
 
 
 def _of(records: list[Any], cls: type) -> list[Any]:
@@ -236,13 +217,11 @@ def run_stages(
     summary = summarize(store.root, seconds, ctx.counters, results, calls)
     if ledger:
         summary = dataclasses.replace(summary, undone=ledger.counts())
-        raise RunIncomplete(ledger.message(), ledger, summary)
+        raise RunIncomplete(ledger, summary)
     return summary
 
 
-def _stage_items(
-    ctx: RunContext, stage: str, recs: dict[str, list[Any]]
-) -> tuple[Callable[..., Any], list[Any]]:
+def _stage_items(ctx: RunContext, stage: str, recs: dict[str, list[Any]]) -> tuple[Callable[..., Any], list[Any]]:
     codes = _of(recs.get("generate_codes", []), GeneratedCode)
     tests = _of(recs.get("generate_tests", []), GeneratedTest)
     pairs = _of(recs.get("evaluate_code_test_pairs", []), PairEvaluation)

@@ -163,14 +163,3 @@ def _mismatch(root: Path, existing: dict[str, Any], config_hash: str, fingerprin
         "and after the change: use a new --run-dir or change run_name to start afresh, or undo the change to resume"
     )
 
-
-def load_results(run_dir: Path | str) -> Results:
-    """Read ``<run_dir>/results.json`` through the :class:`Results` model.
-
-    Raises:
-        RunDirError: the file is missing (the run has not been finalized).
-    """
-    path = Path(run_dir) / "results.json"
-    if not path.exists():
-        raise RunDirError(f"{path} does not exist; run `tfr stage all --params ...` first")
-    return Results.model_validate_json(path.read_text())

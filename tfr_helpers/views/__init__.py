@@ -1,7 +1,8 @@
 """tfr_helpers.views: the case browser and small display helpers for the notebooks."""
 
+from tfr_helpers.analysis.attempts import Attempt, build_attempts
 from tfr_helpers.views.browser import CaseBrowser
-from tfr_helpers.views.cases import ALL, Attempt, Filters, build_attempts, load_run_results
+from tfr_helpers.views.cases import ALL, Filters, load_run_results
 from tfr_helpers.views.display import (
     config_markdown,
     generation_overview,

@@ -14,44 +14,10 @@ from typing import Any
 
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.models.registry import is_simulated
+from tfr_helpers.pipeline.results_io import RESULTS_FIELDS, decode_records, load_results
 from tfr_helpers.pipeline.runner import CHECKPOINTS
 from tfr_helpers.pipeline.store import RunStore
-from tfr_helpers.records import (
-    BenchmarkVerdict,
-    GeneratedCode,
-    GeneratedTest,
-    PairEvaluation,
-    RefinedEvaluation,
-    Refinement,
-    Results,
-    ScreeningDecision,
-    TestGenerationFailure,
-)
-from tfr_helpers.views.cases import load_run_results
-
-_TYPES: dict[str, Any] = {
-    cls.__name__: cls
-    for cls in (
-        GeneratedCode,
-        GeneratedTest,
-        TestGenerationFailure,
-        BenchmarkVerdict,
-        PairEvaluation,
-        ScreeningDecision,
-        Refinement,
-        RefinedEvaluation,
-    )
-}
-_FIELDS: dict[type, str] = {
-    GeneratedCode: "generated_codes",
-    GeneratedTest: "generated_tests",
-    TestGenerationFailure: "test_generation_failures",
-    BenchmarkVerdict: "benchmark_verdicts",
-    PairEvaluation: "pair_evaluations",
-    ScreeningDecision: "screening",
-    Refinement: "refinements",
-    RefinedEvaluation: "refined_evaluations",
-}
+from tfr_helpers.records import Results
 
 
 def results_so_far(run_dir: str | Path) -> Results:
@@ -62,7 +28,7 @@ def results_so_far(run_dir: str | Path) -> Results:
     """
     run = Path(run_dir)
     if (run / "results.json").is_file():
-        return load_run_results(run)
+        return load_results(run)
     try:
         config = json.loads((run / "config.json").read_text(encoding="utf-8"))
         tasks = json.loads((run / "tasks.json").read_text(encoding="utf-8"))["tasks"]
@@ -70,13 +36,12 @@ def results_so_far(run_dir: str | Path) -> Results:
         raise RunDirError(
             f"{run} is not a started run ({exc}); run the first notebook or `tfr stage generate_codes` first."
         ) from None
-    lists: dict[str, list[Any]] = {name: [] for name in _FIELDS.values()}
+    lists: dict[str, list[Any]] = {name: [] for name in RESULTS_FIELDS.values()}
     store = RunStore(run)
     for checkpoint in CHECKPOINTS.values():
         for entry in store.read_checkpoint(checkpoint):
-            for item in entry["data"]:
-                record = _TYPES[item["type"]].model_validate(item["record"])
-                lists[_FIELDS[type(record)]].append(record)
+            for record in decode_records(entry["data"]):
+                lists[RESULTS_FIELDS[type(record)]].append(record)
     resolved = config["config"]
     models = resolved.get("models", {})
     specs = [*models.get("coders", []), models.get("tester"), models.get("refiner"), models.get("judge")]

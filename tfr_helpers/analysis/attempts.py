@@ -1,0 +1,124 @@
+"""Refinement attempts: one per test-fail feedback, with every stage's record about it joined in.
+
+The one join of a run's records per attempt (generated code and its benchmark verdict, the generated test, the
+code-test pair evaluation and its feedback, the screening decisions, the refinement and the refined code's
+evaluation); ``refinement_cases.md`` and the case browser both read attempts from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tfr_helpers.records import (
+    BenchmarkVerdict,
+    GeneratedCode,
+    GeneratedTest,
+    PairEvaluation,
+    RefinedEvaluation,
+    Refinement,
+    Results,
+    ScreeningDecision,
+)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One refinement attempt: a test-fail feedback and everything the run recorded about it.
+
+    Attributes:
+        pair: The code-test pair evaluation that produced the feedback.
+        test: The generated test (None if its record is missing).
+        code: The generated code under refinement (None if missing).
+        before: The generated code's benchmark verdict (None if missing).
+        refinement: The refinement call and code (None before ``refine_codes`` has run).
+        refined: The refined code's evaluation (None before ``evaluate_refined_codes`` has run).
+        decisions: Screening decisions on the feedback, by strategy.
+    """
+
+    pair: PairEvaluation
+    test: GeneratedTest | None
+    code: GeneratedCode | None
+    before: BenchmarkVerdict | None
+    refinement: Refinement | None
+    refined: RefinedEvaluation | None
+    decisions: dict[str, ScreeningDecision] = field(default_factory=dict)
+
+    @property
+    def feedback_id(self) -> str:
+        """Id of the feedback (equal to the generated test id)."""
+        return self.pair.test_id
+
+    @property
+    def task_id(self) -> str:
+        """Benchmark task id."""
+        return self.pair.task_id
+
+    @property
+    def model(self) -> str:
+        """The model under study (coder/tester spec)."""
+        return self.pair.model
+
+    @property
+    def benchmark(self) -> str:
+        """Benchmark name."""
+        return self.pair.benchmark
+
+    @property
+    def reliability(self) -> str:
+        """``reliable`` / ``unreliable`` (``unknown`` if the pair evaluation left it unset)."""
+        return self.pair.reliability or "unknown"
+
+    @property
+    def transition(self) -> str:
+        """Benchmark transition of the refinement, or ``not refined`` when the stage has not run yet."""
+        return self.refined.transition if self.refined is not None else "not refined"
+
+    def decision(self, strategy: str) -> str:
+        """Decision of ``strategy`` on this feedback, or ``not screened``."""
+        found = self.decisions.get(strategy)
+        return found.decision if found is not None else "not screened"
+
+    def label(self, number: int) -> str:
+        """One line for the attempt list."""
+        return (
+            f"{number}. {self.task_id} · {self.pair.kind}#{self.test.index if self.test else '?'} · "
+            f"{self.model} · {self.reliability} · {self.transition}"
+        )
+
+
+def build_attempts(results: Results) -> list[Attempt]:
+    """Join the records of all stages into one :class:`Attempt` per test-fail feedback, in run order.
+
+    Args:
+        results: A finished run's results, or the provisional results of a run in progress (attempts then
+            lack the records of the stages that have not run yet).
+
+    Returns:
+        The attempts, in the order of ``results.pair_evaluations``.
+    """
+    tests = {t.test_id: t for t in results.generated_tests}
+    codes = {(c.model, c.task_id): c for c in results.generated_codes}
+    before = {(v.model, v.task_id): v for v in results.benchmark_verdicts if v.subject == "generated"}
+    refinements = {r.feedback_id: r for r in results.refinements}
+    refined = {r.feedback_id: r for r in results.refined_evaluations}
+    decisions: dict[str, dict[str, ScreeningDecision]] = {}
+    for d in results.screening:
+        decisions.setdefault(d.feedback_id, {})[d.strategy] = d
+    attempts = []
+    for pair in results.pair_evaluations:
+        if pair.feedback is None:
+            continue
+        fid = pair.feedback.feedback_id
+        key = (pair.model, pair.task_id)
+        attempts.append(
+            Attempt(
+                pair=pair,
+                test=tests.get(pair.test_id),
+                code=codes.get(key),
+                before=before.get(key),
+                refinement=refinements.get(fid),
+                refined=refined.get(fid),
+                decisions=decisions.get(fid, {}),
+            )
+        )
+    return attempts
