@@ -186,9 +186,7 @@ class ProgramRun(Record):
     @property
     def passed(self) -> bool:
         """True when the program loaded and every test passed."""
-        return self.load_error is None and bool(self.outcomes) and all(
-            o.status == "passed" for o in self.outcomes
-        )
+        return self.load_error is None and bool(self.outcomes) and all(o.status == "passed" for o in self.outcomes)
 
 
 class Usage(Record):
