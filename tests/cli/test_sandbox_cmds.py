@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tfr_helpers.cli import app
-from tfr_helpers.sandbox.evaluate import detect_kind, pass_at_k
+from tfr_helpers.passk import pass_at_k
+from tfr_helpers.sandbox.evaluate import detect_kind
 
 runner = CliRunner()
 

@@ -69,4 +69,6 @@ def load_humaneval(path: Path) -> list[Task]:
         raise DataError(f"humaneval data file {path}: {exc}") from exc
 
 
-register_benchmark(BenchmarkEntry("humaneval", "HumanEval", "HumanEval/", HUMANEVAL, load_humaneval))
+register_benchmark(
+    BenchmarkEntry("humaneval", "HumanEval", "HumanEval/", HUMANEVAL, load_humaneval, completion_prompt="description")
+)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from tfr_helpers.benchmarks.sources import DataSource
 from tfr_helpers.errors import DataError
@@ -39,6 +39,8 @@ class BenchmarkEntry:
         select: ``select(all_tasks) -> tasks the study uses`` (None: all of them).
         tests: ``tests(task) -> sandbox specs`` when the generic rules for the task's ``test_format``
             (:func:`~tfr_helpers.benchmarks.specs.benchmark_tests`) do not fit (None: the generic rules).
+        completion_prompt: The task field a bare completion continues (``signature``; HumanEval's
+            completions continue the whole ``description`` prompt).
     """
 
     name: str
@@ -48,6 +50,7 @@ class BenchmarkEntry:
     loader: Callable[[Path], list[Task]]
     select: Callable[[list[Task]], list[Task]] | None = None
     tests: Callable[[Task], list[TestSpec]] | None = None
+    completion_prompt: Literal["description", "signature"] = "signature"
 
 
 _REGISTRY: dict[str, BenchmarkEntry] = {}

@@ -279,19 +279,10 @@ def sandbox_exclusions(
     Returns:
         Task id -> reason for every task to exclude.
     """
-    from tfr_helpers.benchmarks.specs import benchmark_tests
-    from tfr_helpers.sandbox.evaluate import describe, first_problem
+    from tfr_helpers.benchmarks.verify import reference_failures  # local: verify imports load, which imports this
 
-    reasons: dict[str, str] = {}
-    for r in range(runs):
-        todo = [t for t in tasks if t.task_id not in reasons]  # a task fails stage 2 at its first failing run
-        jobs = [(t.reference, benchmark_tests(t)) for t in todo]
-        results = sandbox.run_many(jobs, progress=progress, desc=f"stage 2 run {r + 1}/{runs}")
-        for task, run in zip(todo, results, strict=True):
-            problem = first_problem(run)
-            if problem is not None:
-                reasons[task.task_id] = f"sandbox: run {r + 1}/{runs}: {describe(problem)}"
-    return reasons
+    failures = reference_failures(tasks, sandbox, runs=runs, progress=progress, desc="stage 2")
+    return {task_id: f"sandbox: run {f.run}/{runs}: {f.problem}" for task_id, f in failures.items()}
 
 
 def regenerate_with_stage2(sandbox: "Sandbox", *, runs: int = STAGE2_RUNS, progress: bool = False) -> Selection:

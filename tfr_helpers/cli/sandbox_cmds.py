@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import logging
-from collections import defaultdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from tfr_helpers.cli import app, benchmarks_app
-from tfr_helpers.errors import ConfigError, DataError
+from tfr_helpers.errors import ConfigError
 from tfr_helpers.sandbox import Limits, Sandbox
-from tfr_helpers.sandbox.evaluate import describe, first_problem, pass_at_k, tests_from_file
+from tfr_helpers.sandbox.evaluate import describe, tests_from_file
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +66,8 @@ def verify_cmd(
     ] = False,
 ) -> None:
     """Run every reference solution against its benchmark tests (BigCodeBench: the selection)."""
-    from tfr_helpers.benchmarks import BENCHMARKS, benchmark_tests, load_tasks
+    from tfr_helpers.benchmarks import BENCHMARKS
+    from tfr_helpers.benchmarks.verify import verify_references
 
     if update_selection:
         from tfr_helpers.benchmarks.selection import regenerate_with_stage2, selection_path
@@ -81,29 +80,13 @@ def verify_cmd(
             typer.echo(f"  {task_id}: {reason}")
         return
 
-    names = benchmark or list(BENCHMARKS)
-    for name in names:
-        if name not in BENCHMARKS:
-            raise ConfigError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}")
-    if runs < 1:
-        raise ConfigError("--runs must be at least 1")
-    failed_any = False
     with Sandbox(Limits(timeout_s=timeout), workers=workers) as sandbox:
-        for name in names:
-            tasks = load_tasks(name)
-            jobs = [(t.reference, benchmark_tests(t)) for t in tasks]
-            failures: dict[str, str] = {}
-            for r in range(runs):
-                results = sandbox.run_many(jobs, progress=True, desc=f"{name} run {r + 1}/{runs}")
-                for task, run in zip(tasks, results, strict=True):
-                    problem = first_problem(run)
-                    if problem is not None and task.task_id not in failures:
-                        failures[task.task_id] = f"run {r + 1}: {describe(problem)}"
-            typer.echo(f"{name}: {len(tasks) - len(failures)}/{len(tasks)} reference solutions pass")
-            for task_id, text in failures.items():
-                typer.echo(f"  {task_id}: {text}")
-            failed_any = failed_any or bool(failures)
-    raise typer.Exit(1 if failed_any else 0)
+        checks = verify_references(benchmark or list(BENCHMARKS), sandbox, runs=runs, progress=True)
+    for check in checks:
+        typer.echo(f"{check.benchmark}: {check.passed}/{check.total} reference solutions pass")
+        for task_id, failure in check.failures.items():
+            typer.echo(f"  {task_id}: run {failure.run}: {failure.problem}")
+    raise typer.Exit(1 if any(check.failures for check in checks) else 0)
 
 
 @app.command("evaluate")
@@ -114,69 +97,10 @@ def evaluate_cmd(
     workers: Annotated[int | None, typer.Option(help="Sandbox workers (default: CPU count).")] = None,
 ) -> None:
     """Evaluate a human-eval/evalplus samples file; write ``<samples>_results.jsonl``; print pass@k."""
-    from tfr_helpers.benchmarks import BENCHMARKS, benchmark_tests, load_tasks
+    from tfr_helpers.benchmarks.samples import evaluate_samples
 
-    if benchmark not in BENCHMARKS:
-        raise ConfigError(f"unknown benchmark {benchmark!r}; choose from {', '.join(BENCHMARKS)}")
-    tasks = {t.task_id: t for t in load_tasks(benchmark, selected=False)}
-    rows = _read_samples(samples, tasks)
-    jobs = []
-    for row in rows:
-        task = tasks[row["task_id"]]
-        # human-eval: prompt + completion; BigCodeBench/MBPP: code prompt (signature) + completion
-        prompt = task.description if task.benchmark == "humaneval" else task.signature
-        program = row["solution"] if "solution" in row else prompt + row["completion"]
-        jobs.append((program, benchmark_tests(task)))
     with Sandbox(Limits(timeout_s=timeout), workers=workers) as sandbox:
-        results = sandbox.run_many(jobs, progress=True, desc=f"evaluate {samples.name}")
-    out = samples.with_name(samples.name.removesuffix(".jsonl") + "_results.jsonl")
-    per_task: dict[str, list[bool]] = defaultdict(list)
-    with out.open("w", encoding="utf-8") as fh:
-        for row, run in zip(rows, results, strict=True):
-            problem = first_problem(run)
-            per_task[row["task_id"]].append(run.passed)
-            fh.write(
-                json.dumps(
-                    {
-                        **row,
-                        "passed": run.passed,
-                        "result": "passed" if run.passed else describe(problem) if problem else "failed",
-                        "outcomes": [o.model_dump() for o in run.outcomes],
-                    }
-                )
-                + "\n"
-            )
-    counts = [(len(v), sum(v)) for v in per_task.values()]
-    typer.echo(f"{len(rows)} samples on {len(per_task)} tasks; results: {out}")
-    for k in [k for k in (1, 10, 100) if all(n >= k for n, _ in counts)]:
-        value = sum(pass_at_k(n, c, k) for n, c in counts) / len(counts)
+        found = evaluate_samples(benchmark, samples, sandbox, progress=True)
+    typer.echo(f"{found.samples} samples on {found.tasks} tasks; results: {found.results_path}")
+    for k, value in found.pass_at_k.items():
         typer.echo(f"pass@{k}: {100 * value:.2f}%")
-
-
-def _read_samples(path: Path, tasks: dict[str, Any]) -> list[dict[str, Any]]:
-    rows = []
-    for lineno, line in enumerate(_read(path, "samples").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise DataError(f"{path}:{lineno}: not JSON ({exc}); one JSON object per line expected") from exc
-        task_id = row.get("task_id")
-        if task_id not in tasks:
-            alt = _native_id(str(task_id))
-            if alt not in tasks:
-                raise DataError(f"{path}:{lineno}: unknown task_id {task_id!r} for this benchmark; fix the samples file")
-            row["task_id"] = alt
-        if "completion" not in row and "solution" not in row:
-            raise DataError(f"{path}:{lineno}: needs a `completion` or a `solution` field")
-        rows.append(row)
-    if not rows:
-        raise DataError(f"{path} holds no samples")
-    return rows
-
-
-def _native_id(task_id: str) -> str:
-    """Map evalplus-style ids (``Mbpp/2``) to ours (``MBPP/2``)."""
-    prefix, _, num = task_id.partition("/")
-    return {"mbpp": "MBPP", "humaneval": "HumanEval", "bigcodebench": "BigCodeBench"}.get(prefix.lower(), prefix) + "/" + num

