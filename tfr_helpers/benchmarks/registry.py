@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tfr_helpers.benchmarks.sources import DataSource
 from tfr_helpers.errors import DataError
+from tfr_helpers.plugins import load_entry_points
 from tfr_helpers.records import Task
 
 if TYPE_CHECKING:
@@ -77,13 +77,7 @@ def _entries() -> dict[str, BenchmarkEntry]:
     global _plugins_loaded
     if not _plugins_loaded:
         _plugins_loaded = True
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                ep.load()
-            except Exception as exc:
-                raise DataError(
-                    f"benchmark plugin {ep.name!r} ({ep.value}) failed to load: {exc}; fix or uninstall that package"
-                ) from exc
+        load_entry_points(ENTRY_POINT_GROUP)
     return _REGISTRY
 
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.base import ModelSpec, Provider
 from tfr_helpers.models.settings import ModelSettings
+from tfr_helpers.plugins import load_entry_points
 
 ProviderFactory = Callable[[ModelSettings], Provider]
 
@@ -83,13 +83,7 @@ def _entries() -> dict[str, ProviderEntry]:
     global _plugins_loaded
     if not _plugins_loaded:
         _plugins_loaded = True
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                ep.load()
-            except Exception as exc:
-                raise ConfigError(
-                    f"provider plugin {ep.name!r} ({ep.value}) failed to load: {exc}; fix or uninstall that package"
-                ) from exc
+        load_entry_points(ENTRY_POINT_GROUP)
     return _REGISTRY
 
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.settings import ModelSettings, SamplingSettings
+from tfr_helpers.pipeline.coders import Coder, CoderEntry, as_entry, check_spec, coder_item, default_benchmarks
 
 BenchmarkChoice = str
 """A registered benchmark name (checked against ``tfr_helpers.benchmarks.registry``)."""
@@ -36,10 +37,11 @@ class _Strict(BaseModel):
 
 
 class ModelRoles(_Strict):
-    """Which models play which role (null = the coder itself)."""
+    """Which models play which role (null = the coder itself); a coder may set its own (see :mod:`.coders`)."""
 
-    coders: list[str] = Field(default_factory=lambda: ["sim:default"], min_length=1)
-    """``provider:model`` specs; each is a coder studied on its own."""
+    coders: list[Coder] = Field(default_factory=lambda: list[Coder](["sim:default"]), min_length=1)
+    """``provider:model`` specs or :class:`~tfr_helpers.pipeline.coders.CoderEntry` mappings; each coder is
+    studied on its own."""
     tester: str | None = None
     """Writes the EBTs and PBTs for every coder (null: the coder writes its own tests)."""
     refiner: str | None = None
@@ -47,30 +49,50 @@ class ModelRoles(_Strict):
     judge: str | None = None
     """Answers the LLM screening strategies (null: the coder judges)."""
 
-    @field_validator("coders", "tester", "refiner", "judge")
+    @field_validator("tester", "refiner", "judge")
     @classmethod
     def _spec_form(cls, value: Any) -> Any:
-        for spec in value if isinstance(value, list) else [value]:
-            if spec is not None and (":" not in spec or not spec.split(":", 1)[1]):
-                raise ValueError(f"{spec!r} is not 'provider:model' (e.g. 'sim:default', 'openai:gpt-5-mini')")
+        return check_spec(value)
+
+    @field_validator("coders", mode="before")
+    @classmethod
+    def _coder_form(cls, value: Any) -> Any:
+        return [coder_item(i, item) for i, item in enumerate(value)] if isinstance(value, list) else value
+
+    @field_validator("coders")
+    @classmethod
+    def _distinct(cls, value: list[Coder]) -> list[Coder]:
+        names = [as_entry(c).model for c in value]
+        twice = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+        if twice:
+            raise ValueError(f"coder {twice[0]!r} is listed twice; list each coder once")
         return value
+
+    @property
+    def coder_names(self) -> list[str]:
+        """The coders' ``provider:model`` specs, in order (records are keyed by these)."""
+        return [as_entry(c).model for c in self.coders]
+
+    def entry(self, coder: str) -> CoderEntry:
+        """The settings of one coder (its mapping form)."""
+        return next(as_entry(c) for c in self.coders if as_entry(c).model == coder)
 
     def tester_for(self, coder: str) -> str:
         """The model that writes ``coder``'s tests."""
-        return self.tester or coder
+        return self.entry(coder).tester or self.tester or coder
 
     def refiner_for(self, coder: str) -> str:
         """The model that refines ``coder``'s code."""
-        return self.refiner or coder
+        return self.entry(coder).refiner or self.refiner or coder
 
     def judge_for(self, coder: str) -> str:
         """The model that judges feedback on ``coder``'s code."""
-        return self.judge or coder
+        return self.entry(coder).judge or self.judge or coder
 
     def all_specs(self) -> list[str]:
         """Every distinct model spec the run uses, in first-use order."""
         specs: list[str] = []
-        for coder in self.coders:
+        for coder in self.coder_names:
             for spec in (coder, self.tester_for(coder), self.refiner_for(coder), self.judge_for(coder)):
                 if spec not in specs:
                     specs.append(spec)
@@ -110,20 +132,32 @@ class ExperimentConfig(_Strict):
     run_name: str = Field(default="default", pattern=r"^[A-Za-z0-9_.-]+$")
     """Name of the run; the default run directory is ``runs/<run_name>``."""
     benchmarks: list[BenchmarkChoice] = Field(default_factory=lambda: _all_benchmarks(), min_length=1)
+    """Benchmarks of the study (BigCodeBench: the committed selection)."""
     tasks: Selection | dict[BenchmarkChoice, Selection] = "all"
     """``all``, first N per benchmark, explicit ids, or a mapping benchmark -> one of those."""
     models: ModelRoles = Field(default_factory=ModelRoles)
+    """Models and their roles (coders, tester, refiner, judge)."""
     ebts_per_task: int = Field(default=3, ge=0)
+    """Example-based tests asked for per task."""
     pbts_per_task: int = Field(default=1, ge=0)
+    """Property-based (Hypothesis) tests asked for per task."""
+    code_samples_per_task: int = Field(default=1, ge=1)
+    """Code samples per coder and task (sample ``i`` is the coder's ``i``-th answer; a coder entry may set its own)."""
+    test_samples_per_task: int = Field(default=1, ge=1)
+    """Tester calls (test samples) per coder, task and test kind; each holds up to ``ebts_per_task`` /
+    ``pbts_per_task`` tests (a replayed sample holds its tests as published)."""
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
     """Sampling of every call (replaces ``model_settings.sampling``; ``seed`` defaults to ``seed``)."""
     screening: list[str] = Field(default_factory=lambda: ["llm_judge", "llm_judge_reasoning"])
     """Screening strategy names; ``accept_all`` is always added."""
     concurrency: Concurrency = Concurrency()
+    """Parallelism: sandbox workers, model calls at once, checkpoint size."""
     sandbox: SandboxSettings = SandboxSettings()
+    """Sandbox limits per program run."""
     model_settings: ModelSettings = Field(default_factory=ModelSettings)
     """Model layer options: concurrency per provider, retries, cache, prices, base URLs, sim options."""
     seed: int = 0
+    """Seed of sampling (where supported), of the simulated model and of programs in the sandbox."""
 
     @field_validator("tasks")
     @classmethod
@@ -146,11 +180,13 @@ class ExperimentConfig(_Strict):
     @field_validator("screening")
     @classmethod
     def _known_strategies(cls, value: list[str]) -> list[str]:
-        from tfr_helpers.pipeline.strategies import STRATEGIES
+        from tfr_helpers.pipeline.strategies import resolve_strategy
 
-        unknown = [name for name in value if name not in STRATEGIES]
-        if unknown:
-            raise ValueError(f"unknown strategy {unknown[0]!r}; known: {', '.join(sorted(STRATEGIES))}")
+        for name in value:
+            try:
+                resolve_strategy(name)
+            except ConfigError as exc:
+                raise ValueError(str(exc)) from None
         return ["accept_all"] + [name for name in dict.fromkeys(value) if name != "accept_all"]
 
     @model_validator(mode="after")
@@ -160,6 +196,34 @@ class ExperimentConfig(_Strict):
             if extra:
                 raise ValueError(f"tasks names benchmark {extra[0]!r} which is not in benchmarks")
         return self
+
+    @model_validator(mode="after")
+    def _coder_benchmarks(self) -> ExperimentConfig:
+        for i, coder in enumerate(self.models.coders):
+            extra = [b for b in as_entry(coder).benchmarks or [] if b not in self.benchmarks]
+            if extra:
+                raise ValueError(
+                    f"models.coders.{i}.benchmarks names {extra[0]!r}, which is not in benchmarks; add it there "
+                    "or drop it from the coder"
+                )
+        return self
+
+    def benchmarks_for(self, coder: str) -> list[str]:
+        """The benchmarks ``coder`` is studied on: its own, else its registered dataset's (within the run's),
+        else the run's."""
+        own = self.models.entry(coder).benchmarks
+        if own is None:
+            served = default_benchmarks(coder)
+            own = [b for b in served if b in self.benchmarks] if served is not None else None
+        return list(own) if own is not None else list(self.benchmarks)
+
+    def code_samples_for(self, coder: str) -> int:
+        """Code samples per task of ``coder``."""
+        return self.models.entry(coder).code_samples or self.code_samples_per_task
+
+    def test_samples_for(self, coder: str) -> int:
+        """Test samples per task and kind for ``coder``'s tests."""
+        return self.models.entry(coder).test_samples or self.test_samples_per_task
 
     def selection_for(self, benchmark: str) -> Selection:
         """The task selection that applies to one benchmark."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import RunContext
-from tfr_helpers.pipeline.strategies import STRATEGIES, ScreeningItem, Verdict
+from tfr_helpers.pipeline.strategies import ScreeningItem, Verdict, resolve_strategy
 from tfr_helpers.pipeline.undone import Undone, call_fault
 from tfr_helpers.records import ScreeningDecision
 
@@ -39,7 +39,7 @@ def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[Screeni
     verdicts: dict[int, Verdict] = {}
     for name in dict.fromkeys(job.strategy for job in items):
         batch = [i for i, job in enumerate(items) if job.strategy == name]
-        answers = STRATEGIES[name]([items[i].item for i in batch], ctx)
+        answers = resolve_strategy(name)([items[i].item for i in batch], ctx)
         verdicts.update(zip(batch, answers, strict=True))
     out: list[ScreeningDecision | Undone] = []
     for i, job in enumerate(items):

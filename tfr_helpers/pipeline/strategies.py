@@ -10,6 +10,10 @@ Add a strategy by writing one function and registering it::
     @register_strategy("reject_long_feedback")
     def reject_long_feedback(items, ctx):
         return [Verdict("reject" if len(i.feedback.text) > 2000 else "accept") for i in items]
+
+A strategy outside the package needs no registration: name it in the ``screening`` list of a params file by
+import path (``mypkg.screens:reject_long_feedback``), or declare it in the ``tfr.screening`` entry point group
+(``reject_long = "mypkg.screens:reject_long_feedback"``) and name it ``reject_long``.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.classify import TEST_CODE_ERRORS
 from tfr_helpers.pipeline.context import CallJob, CallResult, RunContext, task_variables
+from tfr_helpers.plugins import import_object, load_entry_points
 from tfr_helpers.records import Decision, Feedback, GeneratedTest, TaskView, TestOutcome, require_view
 
 
@@ -55,7 +61,11 @@ Strategy = Callable[[Sequence[ScreeningItem], RunContext], list[Verdict]]
 """A strategy decides a batch of items at once (so LLM strategies can call concurrently)."""
 
 STRATEGIES: dict[str, Strategy] = {}
-"""Registered strategies by name."""
+"""Registered strategies by name (strategies named by import path are added when first resolved)."""
+
+ENTRY_POINT_GROUP = "tfr.screening"
+"""Entry point group of strategies defined outside the package (name -> ``module:function``)."""
+_plugins_loaded = False
 
 
 def register_strategy(name: str) -> Callable[[Strategy], Strategy]:
@@ -66,6 +76,32 @@ def register_strategy(name: str) -> Callable[[Strategy], Strategy]:
         return fn
 
     return register
+
+
+def resolve_strategy(name: str) -> Strategy:
+    """The strategy called ``name``: a registered one, a ``tfr.screening`` entry point, or ``module:function``.
+
+    Raises:
+        ConfigError: Unknown name (the message lists the known ones and the import-path form), an import path
+            that cannot be loaded, or an object that is not callable.
+    """
+    global _plugins_loaded
+    if name not in STRATEGIES and not _plugins_loaded:
+        _plugins_loaded = True
+        for ep_name, fn in load_entry_points(ENTRY_POINT_GROUP).items():
+            STRATEGIES.setdefault(ep_name, fn)  # type: ignore[arg-type]
+    if name in STRATEGIES:
+        return STRATEGIES[name]
+    if ":" not in name:
+        raise ConfigError(
+            f"unknown strategy {name!r}; known: {', '.join(sorted(STRATEGIES))}, or an import path "
+            "'package.module:function' of a strategy defined outside tfr"
+        )
+    fn = import_object(name, "screening strategy")
+    if not callable(fn):
+        raise ConfigError(f"screening strategy {name!r} is not a function (strategy(items, ctx) -> list[Verdict])")
+    STRATEGIES[name] = fn  # type: ignore[assignment]
+    return STRATEGIES[name]
 
 
 @register_strategy("accept_all")
