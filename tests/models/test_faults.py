@@ -116,3 +116,25 @@ def test_cached_reply_keeps_the_original_usage_and_cost_across_clients(server, t
     assert cached.cached and cached.usage == original.usage and original.usage.cost_usd > 0
     assert counts.sent == 0 and counts.cached == 1 and counts.spent_usd == 0
     assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "status,body,kind",
+    [
+        (429, {"error": {"code": "insufficient_quota", "message": "You exceeded your current quota"}}, "QuotaExhausted"),
+        (
+            400,
+            {"type": "error", "error": {"type": "invalid_request_error", "message": "Your credit balance is too low"}},
+            "QuotaExhausted",
+        ),
+        (404, {"error": {"code": "model_not_found", "message": "The model `m9` does not exist"}}, "ModelNotFound"),
+        (429, {"error": {"code": "rate_limit_exceeded", "message": "Rate limit reached"}}, "RateLimited"),
+        (400, {"error": {"code": "context_length_exceeded", "message": "too long"}}, "BadRequest"),
+    ],
+)
+def test_error_bodies_decide_between_fatal_and_retryable(status, body, kind):
+    from tfr_helpers.models.sdk_errors import _status_error
+
+    err = _status_error(status, f"HTTP {status}", None, body)
+    assert type(err).__name__ == kind
+    assert err.fatal == (kind in ("QuotaExhausted", "ModelNotFound")) and err.retryable == (kind == "RateLimited")

@@ -169,6 +169,11 @@ def test_outage_leaves_named_items_undone_and_a_rerun_completes(env, server, bas
     # nothing answered is asked again, everything else is: the two runs together answer each call once
     assert summary.invocation_calls.failed == 0
     assert summary.invocation_calls.sent == EXPECTED_REQUESTS - (first.sent - first.failed)
+    # the run's call log keeps the failed attempts of the first invocation: the money spent on both is counted
+    everything = summary.run_calls
+    assert (everything.sent, everything.failed) == (first.sent + summary.invocation_calls.sent, first.failed)
+    assert everything.retries == first.retries + summary.invocation_calls.retries
+    assert any(line.startswith("all invocations (calls/): ") for line in summary.lines())
     assert comparable(tmp_path / "run") == baseline
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tfr_helpers.models.calllog import CallCounts
+from tfr_helpers.models.calllog import CallCounts, count_calls, read_call_log
 from tfr_helpers.pipeline.context import Counters
 from tfr_helpers.records import Results
 
@@ -24,6 +24,8 @@ class RunSummary:
     """Programs run in the sandbox by this invocation."""
     invocation_calls: CallCounts = field(default_factory=CallCounts)
     """This invocation's calls split honestly: sent, from the cache, failed, retries, and the cost spent now."""
+    run_calls: CallCounts = field(default_factory=CallCounts)
+    """The same over every invocation of the run (its call log), failed attempts of earlier ones included."""
     cases: dict[str, int] = field(default_factory=dict)
     causes: dict[str, int] = field(default_factory=dict)
     transitions: dict[str, int] = field(default_factory=dict)
@@ -46,6 +48,8 @@ class RunSummary:
         out.append("stages: " + ", ".join(f"{k} {v:.1f}s" for k, v in self.stage_seconds.items()))
         calls = f" ({self.invocation_calls.describe()})" if self.model_calls else ""
         out.append(f"this invocation: {self.model_calls} model calls{calls}, {self.sandbox_runs} sandbox runs")
+        if self.run_calls != self.invocation_calls and self.run_calls != CallCounts():
+            out.append(f"all invocations (calls/): {self.run_calls.describe()}")
         for title, counts in (
             ("cases", self.cases),
             ("unreliable causes", self.causes),
@@ -76,7 +80,8 @@ def summarize(
 ) -> RunSummary:
     """Build the summary of one invocation (with result counts when ``results`` is given)."""
     calls = calls or CallCounts()
-    base = RunSummary(run_dir, seconds, counters.model_calls, counters.sandbox_runs, calls)
+    logged = count_calls(read_call_log(run_dir))
+    base = RunSummary(run_dir, seconds, counters.model_calls, counters.sandbox_runs, calls, logged)
     if results is None:
         return base
     decisions: dict[str, Counter[str]] = {}
@@ -89,6 +94,7 @@ def summarize(
         counters.model_calls,
         counters.sandbox_runs,
         calls,
+        logged,
         cases=dict(Counter(p.case for p in results.pair_evaluations)),
         causes=dict(Counter(p.cause for p in results.pair_evaluations if p.cause)),
         transitions=dict(Counter(r.transition for r in results.refined_evaluations)),
