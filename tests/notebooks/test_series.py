@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -67,3 +68,12 @@ def test_case_browser_export_keeps_widget_state_and_jslink(series) -> None:  # t
     assert any(m["model_name"] == "StackModel" for m in state.values())
     html = (series.run_dir / "notebooks" / "04_case_browser.html").read_text()
     assert "application/vnd.jupyter.widget-state+json" in html
+
+
+def test_every_export_loads_its_scripts_from_the_run_directory(series) -> None:  # type: ignore[no-untyped-def]
+    static = series.run_dir / "notebooks" / "_static"
+    assert (static / "embed-amd.js").is_file() and (static / "require.js").is_file()
+    for report in series.notebooks:
+        sources = re.findall(r"""(?:src=|Src = |import\()["']([^"']+)["']""", report.html.read_text())
+        assert "_static/require.js" in sources, report.name
+        assert not [s for s in sources if "://" in s], (report.name, sources)
