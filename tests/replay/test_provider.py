@@ -138,3 +138,15 @@ def test_imported_pbt_sample_reads_back_exactly() -> None:
     parsed = parse_tests(text, "pbt", "mean_absolute_deviation")
     assert [(p.name, p.source) for p in parsed.tests] == [(t.name, t.source) for t in task.samples_of_kind("pbt")[0].tests]
     assert "real generations by hand-written fixture" in text
+
+
+def test_replayed_replies_skip_the_cache_and_the_price_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    spec = f"replay:{FIXTURE}"
+    settings = ModelSettings(cache_dir=tmp_path / "cache")
+    with caplog.at_level("WARNING"), ModelClient(settings, run_dir=tmp_path / "run") as client:
+        first = client.call(spec, _request("codegen", "HumanEval/0", 1), stage="generate_codes")
+        again = client.call(spec, _request("codegen", "HumanEval/0", 1), stage="generate_codes")
+    assert first.text == again.text and "return False" in (first.text or "")
+    assert not first.record.cached and not again.record.cached
+    assert not any((tmp_path / "cache").rglob("*.json*")), "a replayed reply was written to the response cache"
+    assert "no price" not in caplog.text

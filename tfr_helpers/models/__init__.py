@@ -46,7 +46,14 @@ from tfr_helpers.models.parse import (
     parse_decision,
     parse_tests,
 )
-from tfr_helpers.models.registry import PROVIDERS, is_simulated, known_providers, make_provider, register_provider
+from tfr_helpers.models.registry import (
+    PROVIDERS,
+    is_replayed,
+    is_simulated,
+    known_providers,
+    make_provider,
+    register_provider,
+)
 from tfr_helpers.models.settings import CacheMode, ModelSettings, Price, RetryPolicy, SamplingSettings
 from tfr_helpers.prompts import TEMPLATE_VERSIONS, TEMPLATES, make_request, render_prompt
 
@@ -83,6 +90,7 @@ __all__ = [
     "cache_key_components",
     "check_credentials",
     "diff_key_components",
+    "is_replayed",
     "is_simulated",
     "known_providers",
     "make_provider",

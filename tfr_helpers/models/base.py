@@ -86,6 +86,8 @@ class Provider(ABC):
     """
 
     simulated: bool = False
+    replayed: bool = False
+    """Replies are recorded generations read from files (the ``replay`` provider): free, never cached, unpriced."""
     needs_reference: bool = False
     """Declared only by a provider built from the reference and the benchmark tests (the simulated model).
     The model client grants such a provider the full tasks through :meth:`grant_tasks`, and no other."""

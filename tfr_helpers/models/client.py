@@ -20,7 +20,7 @@ from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_compone
 from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls
 from tfr_helpers.models.errors import ModelError, NotSent
 from tfr_helpers.models.failfast import FailFast, Stop
-from tfr_helpers.models.registry import is_simulated, make_provider
+from tfr_helpers.models.registry import is_replayed, is_simulated, make_provider
 from tfr_helpers.models.retry import call_with_retries
 from tfr_helpers.models.settings import ModelSettings
 from tfr_helpers.records import CallTotals, ModelCallRecord, Usage
@@ -64,7 +64,8 @@ class ModelClient:
             (the simulated model); every other provider sees only the request's task view.
 
     The simulated provider bypasses the response cache (it is deterministic and free, and caching it would
-    hide changes to the simulator); its calls are still logged and counted.
+    hide changes to the simulator); so do replayed generations (``replayed``: read from files whose content the
+    cache key does not hold); their calls are still logged and counted.
 
     Fail fast: after the first reply that retries cannot fix (wrong key, unknown model, exhausted quota) the
     client sends nothing more; later calls come back with a ``NotSent`` error and :attr:`stop` says why.
@@ -105,7 +106,7 @@ class ModelClient:
     def _cost(self, model: str, reply: ProviderReply) -> float:
         price = self.settings.prices.get(model)
         if price is None:
-            if model not in self._unpriced and not is_simulated(model):
+            if model not in self._unpriced and not is_simulated(model) and not is_replayed(model):
                 self._unpriced.add(model)
                 log.warning("no price for %s in models.prices; its cost is counted as 0", model)
             return 0.0
@@ -133,7 +134,7 @@ class ModelClient:
             spec, request, params, base_url=provider.base_url, api_flavour=provider.api_flavour
         )
         key = cache_key(components)
-        use_cache = not provider.simulated and self.settings.cache_mode != "off"
+        use_cache = not provider.simulated and not provider.replayed and self.settings.cache_mode != "off"
         started = time.monotonic()
         reply, error, retries, cached, cost = None, None, 0, False, None
         if use_cache and self.settings.cache_mode == "use":

@@ -35,11 +35,14 @@ class ProviderEntry:
             settings, imported on first use.
         simulated: True when the provider's replies are not a real model's (the simulated model, replayed
             or synthetic outputs): runs using it are demos, not evidence.
+        replayed: True when the replies are real generations read back from files (the ``replay`` provider):
+            evidence, but produced earlier by another model than the provider's name says.
     """
 
     name: str
     factory: ProviderFactory | str
     simulated: bool = False
+    replayed: bool = False
 
 
 def _sim_provider(settings: ModelSettings) -> Provider:
@@ -62,20 +65,21 @@ PROVIDERS = tuple(entry.name for entry in _BUILTIN)
 """The built-in providers (:func:`known_providers` adds the registered ones)."""
 
 
-def register_provider(name: str, factory: ProviderFactory | str, *, simulated: bool = False) -> None:
+def register_provider(name: str, factory: ProviderFactory | str, *, simulated: bool = False, replayed: bool = False) -> None:
     """Register (or replace) a provider.
 
     Args:
         name: Provider name used in model specs (``name:model``); no ``:`` allowed.
         factory: ``factory(settings) -> Provider``, or ``"module:Class"`` imported on first use.
         simulated: Whether its replies are simulated (see :func:`is_simulated`).
+        replayed: Whether its replies are recorded real generations read from files (see :func:`is_replayed`).
 
     Raises:
         ConfigError: The name is empty or contains ``:``.
     """
     if not name or ":" in name:
         raise ConfigError(f"provider name {name!r} must be non-empty and contain no ':'")
-    _REGISTRY[name] = ProviderEntry(name, factory, simulated)
+    _REGISTRY[name] = ProviderEntry(name, factory, simulated, replayed)
 
 
 def _entries() -> dict[str, ProviderEntry]:
@@ -99,6 +103,15 @@ def is_simulated(spec: str | ModelSpec) -> bool:
     """
     entry = _entries().get(str(spec).partition(":")[0])
     return entry is not None and entry.simulated
+
+
+def is_replayed(spec: str | ModelSpec) -> bool:
+    """Whether a model (``provider:model``, or a bare provider name) replays recorded real generations.
+
+    Unknown providers count as not replayed.
+    """
+    entry = _entries().get(str(spec).partition(":")[0])
+    return entry is not None and entry.replayed
 
 
 def _import(name: str, target: str) -> type:

@@ -9,7 +9,9 @@ only that the hash differs. Parts are short strings keyed by name:
   prices are left out), as JSON text;
 - ``template:<name>``: the version and a hash of each prompt template as the renderer loaded it;
 - ``sim``: the simulated model's version (a hash of its source), when a role uses it;
-- ``bigcodebench_selection``: a hash of the BigCodeBench selection file, when BigCodeBench is in the run.
+- ``bigcodebench_selection``: a hash of the BigCodeBench selection file, when BigCodeBench is in the run;
+- ``replay:<dataset>:<file>``: the sha256 of each replayed dataset's files and ``replay:<dataset>:records`` the
+  version of the adapters' rules, for every ``replay:`` model of the run.
 
 More inputs plug in with :func:`register_hash_input` (replayed generations register the hashes of their
 dataset files this way)::
@@ -121,6 +123,19 @@ def selection_hash(config: ExperimentConfig) -> dict[str, str]:
 
     path = selection_path()
     return {"bigcodebench_selection": sha256_text(path.read_bytes()) if path.is_file() else "missing"}
+
+
+@register_hash_input("replay")
+def replay_dataset_hashes(config: ExperimentConfig) -> dict[str, str]:
+    """The files (pinned sha256, or an import directory's own hashes) and rules version of each replayed dataset."""
+    from tfr_helpers.models.registry import is_replayed
+    from tfr_helpers.replay import replay_hashes
+
+    parts: dict[str, str] = {}
+    for spec in config.models.all_specs():
+        if is_replayed(spec):
+            parts.update(replay_hashes(spec.partition(":")[2]))
+    return parts
 
 
 def _what(part: str) -> str:

@@ -118,4 +118,4 @@ def _factory(settings: ModelSettings) -> Provider:
     return ReplayProvider(settings)
 
 
-register_provider("replay", _factory, simulated=False)
+register_provider("replay", _factory, simulated=False, replayed=True)

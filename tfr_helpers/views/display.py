@@ -50,7 +50,7 @@ def models_overview(config: Any) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {"coder": c, "tester": models.tester_for(c), "refiner": models.refiner_for(c), "judge": models.judge_for(c)}
-            for c in models.coders
+            for c in models.coder_names
         ]
     )
 
