@@ -217,7 +217,7 @@ def run_stages(
     summary = summarize(store.root, seconds, ctx.counters, results, calls)
     if ledger:
         summary = dataclasses.replace(summary, undone=ledger.counts())
-        raise RunIncomplete(ledger, summary)
+        raise RunIncomplete(ledger.message(), ledger, summary)
     return summary
 
 
