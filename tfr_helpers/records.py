@@ -52,6 +52,22 @@ Decision = Literal["accept", "reject", "undecided"]
 Role = Literal["coder", "tester", "refiner", "judge"]
 """What a model is used for in the study."""
 
+Source = Literal["simulated", "replayed", "live"]
+"""Where a model's outputs come from: the offline simulator, recorded real generations read from files, or a
+provider called now."""
+
+
+def pair_id(test_id: str, code_index: int = 0) -> str:
+    """Id of one (code sample, generated test) pair and of its feedback: the test id for code sample 0 (as
+    before samples existed), ``<test_id>@c<i>`` for code sample ``i``."""
+    return test_id if code_index == 0 else f"{test_id}@c{code_index}"
+
+
+def split_pair_id(feedback_id: str) -> tuple[str, int]:
+    """The test id and code sample index of a pair or feedback id (inverse of :func:`pair_id`)."""
+    test_id, sep, index = feedback_id.rpartition("@c")
+    return (test_id, int(index)) if sep and index.isdigit() else (feedback_id, 0)
+
 
 class Record(BaseModel):
     """Base of all records: frozen, strict about unknown fields."""
@@ -231,6 +247,8 @@ class GeneratedCode(Record):
 
     model: str
     task_id: str
+    sample_index: int = 0
+    """Which code sample of the task this is (``code_samples_per_task`` > 1), 0-based."""
     code: str | None
     """Extracted program; None when the response held no usable code."""
     parse_error: str | None = None
@@ -248,7 +266,9 @@ class GeneratedTest(Record):
     task_id: str
     kind: TestKind
     index: int
-    """Position of this test among the task's tests of this kind."""
+    """Position of this test among the task's tests of this kind (numbered on across test samples)."""
+    sample_index: int = 0
+    """Which test sample (tester call) of the task and kind held this test, 0-based."""
     name: str
     """Test function name."""
     source: str
@@ -269,6 +289,8 @@ class TestGenerationFailure(Record):
     kind: TestKind
     parse_error: str
     call: ModelCallRecord
+    sample_index: int = 0
+    """Which test sample (tester call) of the task and kind this was."""
     dropped_tests: list[str] = Field(default_factory=list)
     """Tests the response held that could not be kept, as ``name: reason``."""
 
@@ -279,6 +301,8 @@ class BenchmarkVerdict(Record):
     model: str
     task_id: str
     subject: Literal["generated", "refined"]
+    code_index: int = 0
+    """Which code sample was run (generated code)."""
     feedback_id: str | None = None
     """For refined code: which feedback produced it."""
     passed: bool
@@ -297,9 +321,14 @@ class Feedback(Record):
 
 
 class PairEvaluation(Record):
-    """RQ1: one generated test run against the generated code and against the reference."""
+    """RQ1: one generated test run against one generated code sample and against the reference.
+
+    Identical programs and identical tests are executed once; every pair they stand for still has its record.
+    """
 
     test_id: str
+    code_index: int = 0
+    """Which code sample of the task the test ran against."""
     model: str
     task_id: str
     benchmark: BenchmarkName
@@ -319,6 +348,40 @@ class PairEvaluation(Record):
     """Set when the generated code failed the test."""
     isolation: Isolation
     record_path: str | None = None
+
+    @property
+    def pair_id(self) -> str:
+        """Id of this pair (and of its feedback): see :func:`pair_id`."""
+        return pair_id(self.test_id, self.code_index)
+
+
+class ModelSource(Record):
+    """Where one model's outputs in a run come from, as every output states it."""
+
+    model: str
+    """The ``provider:model`` spec as configured (``replay:codet-codegen16b-humaneval``)."""
+    source: Source
+    label: str
+    """``simulated``, ``replayed (published)``, ``replayed (imported)`` or ``live provider``."""
+    dataset: str | None = None
+    """The replay dataset's name."""
+    producer: str | None = None
+    """The model that produced replayed generations (``CodeGen-Mono-16B``, ``GPT-4``)."""
+    license: str | None = None
+    note: str
+    """One sentence for captions and headings, e.g. "real generations by GPT-4, published by ..."."""
+
+
+class SkippedWork(Record):
+    """Work the run did not do for a model, and why (never filled in by another model)."""
+
+    model: str
+    """The coder."""
+    task_id: str | None = None
+    """The task, or None when the whole stage is skipped for the coder."""
+    stage: str
+    reason: str
+    """e.g. ``not run: no refiner``, ``task not in replay dataset ...``."""
 
 
 class ScreeningDecision(Record):
@@ -399,6 +462,10 @@ class Results(Record):
     screening: list[ScreeningDecision]
     refinements: list[Refinement]
     refined_evaluations: list[RefinedEvaluation]
+    model_sources: list[ModelSource] = Field(default_factory=list)
+    """Where each model's outputs come from (simulated, replayed with its dataset, or a live provider)."""
+    skipped: list[SkippedWork] = Field(default_factory=list)
+    """Tasks and stages not run for a coder, with the reason (a task missing from a dataset, no refiner...)."""
     call_totals: list[CallTotals] = Field(default_factory=list)
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     """Wall time per stage of the run that produced this file (timing field)."""
