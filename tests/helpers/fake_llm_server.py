@@ -1,7 +1,8 @@
 """A stdlib fake of the OpenAI Chat Completions and Anthropic Messages APIs on 127.0.0.1, for tests.
 
 Replies follow a FIFO script of actions (``ok`` when the script is empty):
-``Action("ok", text=..., delay=...)``, ``Action("status", status=429, headers={...})``,
+``Action("ok", text=..., delay=...)``, ``Action("status", status=429, headers={...})`` (``text`` sets its
+error message),
 ``Action("slow", delay=s)`` (valid answer after ``s`` seconds), ``Action("malformed")`` (200, not JSON),
 ``Action("wrongshape")`` (200, JSON without the expected fields); ``Action("ok", finish="length")`` sets the
 finish reason (``max_tokens`` on the Anthropic route). Every request is logged with its arrival time, path,
@@ -240,7 +241,7 @@ class FakeLLMServer:
                 if action.kind == "status":
                     err = {
                         "type": "error",
-                        "error": {"type": "fake_error", "message": f"scripted {action.status}"},
+                        "error": {"type": "fake_error", "message": action.text or f"scripted {action.status}"},
                     }
                     self._send(action.status, json.dumps(err).encode(), action.headers)
                 elif action.kind == "malformed":

@@ -138,3 +138,11 @@ def test_error_bodies_decide_between_fatal_and_retryable(status, body, kind):
     err = _status_error(status, f"HTTP {status}", None, body)
     assert type(err).__name__ == kind
     assert err.fatal == (kind in ("QuotaExhausted", "ModelNotFound")) and err.retryable == (kind == "RateLimited")
+
+
+def test_a_key_echoed_by_the_provider_never_reaches_the_record(server, tmp_path):
+    server.push(Action("status", status=400, text=f"bad request for key {FAKE_KEY}"))  # some gateways do
+    with _client(server, tmp_path) as client:
+        reply = client.call("openai:m1", _request(), stage="s")
+    assert reply.record.error.startswith("BadRequest") and FAKE_KEY not in reply.record.error
+    assert "bad request for key ***" in reply.record.error

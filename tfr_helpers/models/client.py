@@ -17,7 +17,7 @@ from tqdm.auto import tqdm
 
 from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, TaskLookup
 from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components
-from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls
+from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls, scrub
 from tfr_helpers.models.errors import ModelError, NotSent
 from tfr_helpers.models.failfast import FailFast, Stop
 from tfr_helpers.models.registry import is_replayed, is_simulated, make_provider
@@ -173,7 +173,7 @@ class ModelClient:
             template=request.template,
             template_version=request.template_version,
             cached=cached,
-            error=error.describe() if error is not None else None,
+            error=scrub(error.describe()) if error is not None else None,  # a provider may echo the key
             usage=usage,
             latency_s=round(latency, 4),
             retries=retries,
