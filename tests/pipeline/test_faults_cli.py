@@ -99,3 +99,17 @@ def test_tfr_run_reports_undone_items_from_a_notebook_as_run_incomplete(tmp_path
     with pytest.raises(RunIncomplete) as info:
         run_notebooks(tmp_path / "p.yaml", tmp_path / "run", names=("00.ipynb",), notebooks_dir=tmp_path / "nbs")
     assert str(info.value) == "notebook 00.ipynb: 2 item(s) are left undone (generate_codes 2): a, b. Rerun to continue."
+
+
+@pytest.mark.notebooks
+def test_tfr_run_with_a_wrong_key_exits_3_with_the_key_message(server, tmp_path):
+    params = write_params(tmp_path / "params.yaml", server.base_url)
+    env = {**os.environ, "OPENAI_COMPATIBLE_API_KEY": WRONG_KEY, "TFR_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("OPENAI_COMPATIBLE_BASE_URL", None)
+    cmd = [TFR, "run", "--params", str(params), "--run-dir", str(tmp_path / "run")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, check=False, timeout=600)
+    assert proc.returncode == EXIT_INCOMPLETE, proc.stderr[-2000:]
+    message = error_paragraph(proc.stderr)
+    assert message.startswith("tfr: error: notebook 00_setup.ipynb: The run stopped early: openai-compatible rejected")
+    assert "OPENAI_COMPATIBLE_API_KEY" in message and WRONG_KEY not in proc.stdout + proc.stderr
+    assert len(server.requests) <= 2 and not (tmp_path / "run" / "results.json").exists()
