@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from tfr_helpers.pipeline.classify import case_of, cause_of, reliability_of
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.feedback import build_feedback
+from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedCode,
@@ -147,3 +148,24 @@ def _pair(
         isolation=gen_run.isolation,
         record_path=path,
     )
+
+
+def pair_items(ctx: RunContext, records: StageRecords) -> list[PairJob]:
+    """One job per generated code with its generated tests."""
+    from tfr_helpers.pipeline import inputs  # local: inputs imports this module's job type
+
+    codes = records_of(records, "generate_codes", GeneratedCode)
+    return inputs.pair_jobs(ctx, codes, records_of(records, "generate_tests", GeneratedTest))
+
+
+register_stage(
+    Stage(
+        "evaluate_code_test_pairs",
+        30,
+        evaluate_code_test_pairs,
+        pair_items,
+        "test_execution_feedback",
+        lambda r: f"{r.model}|{r.task_id}",
+        sandboxed=True,
+    )
+)

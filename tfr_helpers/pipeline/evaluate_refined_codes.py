@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.evaluate_code_test_pairs import benchmark_specs, test_spec
-from tfr_helpers.records import GeneratedTest, RefinedEvaluation, Refinement, Task, Transition
+from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
+from tfr_helpers.records import BenchmarkVerdict, GeneratedTest, RefinedEvaluation, Refinement, Task, Transition
 
 
 @dataclass(frozen=True)
@@ -92,3 +93,25 @@ def evaluate_refined_codes(items: Sequence[RefinedJob], ctx: RunContext) -> list
             )
         )
     return out
+
+
+def refined_items(ctx: RunContext, records: StageRecords) -> list[RefinedJob]:
+    """One job per refinement, with the generated code's benchmark verdict as ``before``."""
+    from tfr_helpers.pipeline import inputs  # local: inputs imports this module's job type
+
+    tests = records_of(records, "generate_tests", GeneratedTest)
+    verdicts = records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict)
+    return inputs.refined_jobs(ctx, tests, verdicts, records_of(records, "refine_codes"))
+
+
+register_stage(
+    Stage(
+        "evaluate_refined_codes",
+        60,
+        evaluate_refined_codes,
+        refined_items,
+        "refined_evaluations",
+        lambda r: r.feedback_id,
+        sandboxed=True,
+    )
+)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.models.registry import is_simulated
 from tfr_helpers.pipeline.context import RunContext
+from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
 from tfr_helpers.records import (
     BenchmarkVerdict,
     CallTotals,
@@ -111,3 +112,24 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
         ctx.store.write_results(results)
         out.append(results)
     return out
+
+
+def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
+    """The one item: every record of the run, plus the stage times recorded so far."""
+    pairs = records_of(records, "evaluate_code_test_pairs")
+    seconds = ctx.store.root / "stage_seconds.json"
+    bundle = RunRecords(
+        generated_codes=records_of(records, "generate_codes"),
+        generated_tests=records_of(records, "generate_tests", GeneratedTest),
+        test_generation_failures=records_of(records, "generate_tests", TestGenerationFailure),
+        benchmark_verdicts=[r for r in pairs if isinstance(r, BenchmarkVerdict)],
+        pair_evaluations=[r for r in pairs if isinstance(r, PairEvaluation)],
+        screening=records_of(records, "screen_feedback"),
+        refinements=records_of(records, "refine_codes"),
+        refined_evaluations=records_of(records, "evaluate_refined_codes"),
+        stage_seconds=ctx.store.read_json("stage_seconds.json") if seconds.exists() else {},
+    )
+    return [bundle]
+
+
+register_stage(Stage("finalize_results", 70, finalize_results, bundle_items, None))

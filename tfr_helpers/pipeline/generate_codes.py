@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
+from tfr_helpers.pipeline.stages import Stage, StageRecords, register_stage
 from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
 from tfr_helpers.records import GeneratedCode, Task
 
@@ -58,3 +59,15 @@ def generate_codes(items: Sequence[CodeJob], ctx: RunContext) -> list[GeneratedC
             )
         )
     return out
+
+
+def code_items(ctx: RunContext, records: StageRecords) -> list[CodeJob]:
+    """One job per (coder, task, sample)."""
+    from tfr_helpers.pipeline import inputs  # local: inputs imports this module's job type
+
+    return inputs.code_jobs(ctx)
+
+
+register_stage(
+    Stage("generate_codes", 10, generate_codes, code_items, "generated_codes", lambda r: f"{r.model}|{r.task_id}")
+)

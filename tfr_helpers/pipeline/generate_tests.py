@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
+from tfr_helpers.pipeline.stages import Stage, StageRecords, register_stage
 from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind
 
@@ -92,3 +93,15 @@ def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedT
                 )
             )
     return out
+
+
+def test_items(ctx: RunContext, records: StageRecords) -> list[TestJob]:
+    """One job per (tester of a coder, task, test kind)."""
+    from tfr_helpers.pipeline import inputs  # local: inputs imports this module's job type
+
+    return inputs.test_jobs(ctx)
+
+
+register_stage(
+    Stage("generate_tests", 20, generate_tests, test_items, "generated_tests", lambda r: f"{r.model}|{r.task_id}|{r.kind}")
+)

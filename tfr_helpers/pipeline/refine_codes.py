@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
+from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
 from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
-from tfr_helpers.records import Feedback, GeneratedTest, Refinement, Task
+from tfr_helpers.records import Feedback, GeneratedCode, GeneratedTest, PairEvaluation, Refinement, Task
 
 
 @dataclass(frozen=True)
@@ -74,3 +75,15 @@ def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement
             )
         )
     return out
+
+
+def refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJob]:
+    """One job per test-fail feedback."""
+    from tfr_helpers.pipeline import inputs  # local: inputs imports this module's job type
+
+    codes = records_of(records, "generate_codes", GeneratedCode)
+    tests = records_of(records, "generate_tests", GeneratedTest)
+    return inputs.refine_jobs(ctx, codes, tests, records_of(records, "evaluate_code_test_pairs", PairEvaluation))
+
+
+register_stage(Stage("refine_codes", 50, refine_codes, refine_items, "refined_codes", lambda r: r.feedback_id))

@@ -41,6 +41,12 @@ RECORD_TYPES: dict[str, type[BaseModel]] = {cls.__name__: cls for cls in RESULTS
 """Checkpointed record types by the ``type`` name stored beside each record."""
 
 
+def register_record_type(cls: type[BaseModel]) -> type[BaseModel]:
+    """Let a stage outside the study's seven checkpoint records of a new type (usable as a class decorator)."""
+    RECORD_TYPES[cls.__name__] = cls
+    return cls
+
+
 def encode_records(records: Iterable[BaseModel]) -> list[dict[str, Any]]:
     """The checkpoint form of records: ``{"type": <class name>, "record": <JSON data>}`` each."""
     return [{"type": type(r).__name__, "record": r.model_dump(mode="json")} for r in records]

@@ -12,62 +12,36 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from tfr_helpers.errors import ConfigError, RunDirError
-from tfr_helpers.pipeline import inputs
 from tfr_helpers.pipeline.config import ExperimentConfig
 from tfr_helpers.pipeline.context import RunContext
-from tfr_helpers.pipeline.evaluate_code_test_pairs import evaluate_code_test_pairs
-from tfr_helpers.pipeline.evaluate_refined_codes import evaluate_refined_codes
-from tfr_helpers.pipeline.finalize_results import RunRecords, finalize_results
-from tfr_helpers.pipeline.generate_codes import generate_codes
-from tfr_helpers.pipeline.generate_tests import generate_tests
-from tfr_helpers.pipeline.refine_codes import refine_codes
 from tfr_helpers.pipeline.results_io import decode_records, encode_records
-from tfr_helpers.pipeline.screen_feedback import screen_feedback
+from tfr_helpers.pipeline.stages import Stage, registered_stages
 from tfr_helpers.pipeline.store import RunStore
 from tfr_helpers.pipeline.summary import RunSummary, summarize
 from tfr_helpers.pipeline.tasks import select_tasks
 from tfr_helpers.pipeline.undone import Ledger, RunIncomplete, Undone
-from tfr_helpers.records import (
-    BenchmarkVerdict,
-    GeneratedCode,
-    GeneratedTest,
-    PairEvaluation,
-    ScreeningDecision,
-    TestGenerationFailure,
-)
 
 log = logging.getLogger(__name__)
 
-STAGES = [
-    "generate_codes",
-    "generate_tests",
-    "evaluate_code_test_pairs",
-    "screen_feedback",
-    "refine_codes",
-    "evaluate_refined_codes",
-    "finalize_results",
-]
-"""The pipeline stages in run order."""
 
-CHECKPOINTS = {
-    "generate_codes": "generated_codes",
-    "generate_tests": "generated_tests",
-    "evaluate_code_test_pairs": "test_execution_feedback",
-    "screen_feedback": "screening_results",
-    "refine_codes": "refined_codes",
-    "evaluate_refined_codes": "refined_evaluations",
-}
+def _registry() -> dict[str, Stage]:
+    """The registered stages by name, in run order (read at each use: stages may be registered later)."""
+    return {stage.name: stage for stage in registered_stages()}
+
+
+STAGES = list(_registry())
+"""The pipeline stages in run order when this module was imported (the stage registry,
+:mod:`tfr_helpers.pipeline.stages`, is what :func:`run_stages` follows)."""
+
+CHECKPOINTS = {name: stage.checkpoint for name, stage in _registry().items() if stage.checkpoint is not None}
 """Checkpoint file (``checkpoints/<name>.jsonl``) of each resumable stage."""
 
 
-def _output_key(record: Any) -> str:
-    if isinstance(record, GeneratedCode | BenchmarkVerdict | PairEvaluation):
-        return f"{record.model}|{record.task_id}"
-    if isinstance(record, GeneratedTest | TestGenerationFailure):
-        return f"{record.model}|{record.task_id}|{record.kind}"
-    if isinstance(record, ScreeningDecision):
-        return f"{record.strategy}|{record.feedback_id}"
-    return str(record.feedback_id)
+def _checkpoint(stage: str) -> str:
+    name = _registry()[stage].checkpoint
+    if name is None:
+        raise ConfigError(f"stage {stage!r} has no checkpoint")
+    return name
 
 
 def default_run_dir(config: ExperimentConfig) -> Path:
@@ -78,7 +52,7 @@ def default_run_dir(config: ExperimentConfig) -> Path:
 def _chunk_size(ctx: RunContext, stage: str) -> int:
     if ctx.config.concurrency.checkpoint_every:
         return ctx.config.concurrency.checkpoint_every
-    if stage in ("evaluate_code_test_pairs", "evaluate_refined_codes"):
+    if _registry()[stage].sandboxed:
         return 8 * (ctx.config.concurrency.sandbox_workers or 2)
     return 4 * ctx.config.concurrency.model_calls
 
@@ -97,7 +71,7 @@ def _execute(
     but noted in ``ledger``, so a rerun retries it. Once the model client stopped (a wrong key, an unknown
     model, no quota) the remaining chunks are not attempted.
     """
-    name = CHECKPOINTS[stage]
+    name = _checkpoint(stage)
     done = ctx.store.done_keys(name)
     pending = [item for item in items if item.key not in done]
     size = _chunk_size(ctx, stage)
@@ -122,11 +96,12 @@ def _checkpoint_chunk(ctx: RunContext, stage: str, chunk: Sequence[Any], out: li
     for key, reason in undone.items():
         ledger.add(stage, by_key[key], reason)
     groups: dict[str, list[Any]] = {item.key: [] for item in chunk if item.key not in undone}
+    output_key = _registry()[stage].output_key
     for record in out:
-        if not isinstance(record, Undone) and _output_key(record) in groups:
-            groups[_output_key(record)].append(record)
+        if not isinstance(record, Undone) and output_key(record) in groups:
+            groups[output_key(record)].append(record)
     for key, records in groups.items():
-        ctx.store.append(CHECKPOINTS[stage], key, encode_records(records))
+        ctx.store.append(_checkpoint(stage), key, encode_records(records))
 
 
 def _load(ctx: RunContext, stage: str, items: Sequence[Any], ledger: Ledger, ran: bool = False) -> list[Any]:
@@ -135,7 +110,7 @@ def _load(ctx: RunContext, stage: str, items: Sequence[Any], ledger: Ledger, ran
     Raises:
         RunDirError: An earlier stage (``ran=False``) has not run at all yet in this run directory.
     """
-    entries = {e["key"]: e["data"] for e in ctx.store.read_checkpoint(CHECKPOINTS[stage])}
+    entries = {e["key"]: e["data"] for e in ctx.store.read_checkpoint(_checkpoint(stage))}
     if items and not entries and not ran:
         raise RunDirError(
             f"stage {stage} has not run yet in this run directory; "
@@ -146,10 +121,6 @@ def _load(ctx: RunContext, stage: str, items: Sequence[Any], ledger: Ledger, ran
         if item.key not in entries and item.key not in known:
             ledger.add(stage, item, f"no record of stage {stage} yet (run `tfr stage {stage}` or `all`)")
     return [record for item in items for record in decode_records(entries.get(item.key, []))]
-
-
-def _of(records: list[Any], cls: type) -> list[Any]:
-    return [r for r in records if isinstance(r, cls)]
 
 
 def run_stages(
@@ -179,10 +150,12 @@ def run_stages(
         RunDirError: the run directory belongs to another configuration, or an earlier stage is incomplete.
         CredentialsError: a configured model lacks its key (checked before any work).
     """
-    wanted = STAGES if stages == "all" else [stages] if isinstance(stages, str) else list(stages)
-    unknown = [s for s in wanted if s not in STAGES]
+    registry = _registry()
+    order = list(registry)
+    wanted = order if stages == "all" else [stages] if isinstance(stages, str) else list(stages)
+    unknown = [s for s in wanted if s not in registry]
     if unknown:
-        raise ConfigError(f"unknown stage {unknown[0]!r}; choose one of: all, {', '.join(STAGES)}")
+        raise ConfigError(f"unknown stage {unknown[0]!r}; choose one of: all, {', '.join(order)}")
     from tfr_helpers.models import check_credentials
 
     check_credentials(config.models.all_specs(), config.resolved_model_settings())
@@ -193,20 +166,22 @@ def run_stages(
     results = None
     ledger = Ledger()
     try:
-        last = max(STAGES.index(s) for s in wanted)
+        last = max(order.index(s) for s in wanted)
         recs: dict[str, list[Any]] = {}
-        for stage in STAGES[: last + 1]:
+        for stage in order[: last + 1]:
             if ledger.stop:  # a fatal provider reply: no later stage can make progress
                 break
             run = stage in wanted
+            spec = registry[stage]
             t0 = time.monotonic()
-            if stage == "finalize_results":
-                if run and not ledger:  # results.json only from complete records
-                    results = finalize_results([_bundle(recs, store)], ctx)[0]
+            if spec.checkpoint is None:  # the final stage: results.json only from complete records
+                if run and not ledger:
+                    results = spec.run(spec.items(ctx, recs), ctx)[0]
             else:
-                fn, items = _stage_items(ctx, stage, recs)
-                items = ledger.runnable(stage, items)
-                recs[stage] = _execute(ctx, stage, fn, items, progress, ledger) if run else _load(ctx, stage, items, ledger)
+                items = ledger.runnable(stage, spec.items(ctx, recs))
+                recs[stage] = (
+                    _execute(ctx, stage, spec.run, items, progress, ledger) if run else _load(ctx, stage, items, ledger)
+                )
             if run:
                 seconds[stage] = time.monotonic() - t0
                 log.info("stage %s: %.1f s", stage, seconds[stage])
@@ -221,42 +196,8 @@ def run_stages(
     return summary
 
 
-def _stage_items(ctx: RunContext, stage: str, recs: dict[str, list[Any]]) -> tuple[Callable[..., Any], list[Any]]:
-    codes = _of(recs.get("generate_codes", []), GeneratedCode)
-    tests = _of(recs.get("generate_tests", []), GeneratedTest)
-    pairs = _of(recs.get("evaluate_code_test_pairs", []), PairEvaluation)
-    if stage == "generate_codes":
-        return generate_codes, inputs.code_jobs(ctx)
-    if stage == "generate_tests":
-        return generate_tests, inputs.test_jobs(ctx)
-    if stage == "evaluate_code_test_pairs":
-        return evaluate_code_test_pairs, inputs.pair_jobs(ctx, codes, tests)
-    if stage == "screen_feedback":
-        return screen_feedback, inputs.screen_jobs(ctx, codes, tests, pairs)
-    if stage == "refine_codes":
-        return refine_codes, inputs.refine_jobs(ctx, codes, tests, pairs)
-    verdicts = _of(recs["evaluate_code_test_pairs"], BenchmarkVerdict)
-    return evaluate_refined_codes, inputs.refined_jobs(ctx, tests, verdicts, recs["refine_codes"])
-
-
 def _add_time(store: RunStore, stage: str, seconds: float) -> None:
     path = store.root / "stage_seconds.json"
     times = store.read_json("stage_seconds.json") if path.exists() else {}
     times[stage] = round(times.get(stage, 0.0) + seconds, 3)
     store.write_json("stage_seconds.json", times)
-
-
-def _bundle(recs: dict[str, list[Any]], store: RunStore) -> RunRecords:
-    path = store.root / "stage_seconds.json"
-    pairs = recs["evaluate_code_test_pairs"]
-    return RunRecords(
-        generated_codes=recs["generate_codes"],
-        generated_tests=_of(recs["generate_tests"], GeneratedTest),
-        test_generation_failures=_of(recs["generate_tests"], TestGenerationFailure),
-        benchmark_verdicts=_of(pairs, BenchmarkVerdict),
-        pair_evaluations=_of(pairs, PairEvaluation),
-        screening=recs["screen_feedback"],
-        refinements=recs["refine_codes"],
-        refined_evaluations=recs["evaluate_refined_codes"],
-        stage_seconds=store.read_json("stage_seconds.json") if path.exists() else {},
-    )

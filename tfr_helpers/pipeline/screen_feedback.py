@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import RunContext
+from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
 from tfr_helpers.pipeline.strategies import ScreeningItem, Verdict, resolve_strategy
 from tfr_helpers.pipeline.undone import Undone, call_fault
-from tfr_helpers.records import ScreeningDecision
+from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, ScreeningDecision
 
 
 @dataclass(frozen=True)
@@ -64,3 +65,19 @@ def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[Screeni
             )
         )
     return out
+
+
+def screen_items(ctx: RunContext, records: StageRecords) -> list[ScreenJob]:
+    """One job per (strategy, test-fail feedback)."""
+    from tfr_helpers.pipeline import inputs  # local: inputs imports this module's job type
+
+    codes = records_of(records, "generate_codes", GeneratedCode)
+    tests = records_of(records, "generate_tests", GeneratedTest)
+    return inputs.screen_jobs(ctx, codes, tests, records_of(records, "evaluate_code_test_pairs", PairEvaluation))
+
+
+register_stage(
+    Stage(
+        "screen_feedback", 40, screen_feedback, screen_items, "screening_results", lambda r: f"{r.strategy}|{r.feedback_id}"
+    )
+)

@@ -1,0 +1,104 @@
+"""The stage registry: the runner follows it, so a new stage is one module that registers itself."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tfr_helpers.errors import ConfigError
+from tfr_helpers.pipeline import STAGES, run_stages
+from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.results_io import RECORD_TYPES
+from tfr_helpers.pipeline.runner import CHECKPOINTS
+from tfr_helpers.pipeline.stages import _REGISTRY, Stage, register_stage, registered_stages
+
+_MODULE = """
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline.results_io import register_record_type
+from tfr_helpers.pipeline.stages import Stage, records_of, register_stage
+from tfr_helpers.records import GeneratedCode, Record
+
+CALLS = []
+
+
+@register_record_type
+class CodeSize(Record):
+    model: str
+    task_id: str
+    lines: int
+
+
+@dataclass(frozen=True)
+class SizeJob:
+    code: GeneratedCode
+
+    @property
+    def key(self) -> str:
+        return f"{self.code.model}|{self.code.task_id}"
+
+
+def measure_codes(items, ctx):
+    CALLS.append(len(items))
+    return [CodeSize(model=i.code.model, task_id=i.code.task_id, lines=len((i.code.code or "").splitlines())) for i in items]
+
+
+register_stage(
+    Stage(
+        "measure_codes",
+        15,
+        measure_codes,
+        lambda ctx, recs: [SizeJob(c) for c in records_of(recs, "generate_codes", GeneratedCode)],
+        "code_sizes",
+        lambda r: f"{r.model}|{r.task_id}",
+    )
+)
+"""
+
+
+def test_the_seven_stages_come_from_their_modules_in_order() -> None:
+    assert STAGES == [s.name for s in registered_stages()][: len(STAGES)]
+    assert STAGES[0] == "generate_codes" and STAGES[-1] == "finalize_results" and len(STAGES) == 7
+    assert CHECKPOINTS["evaluate_code_test_pairs"] == "test_execution_feedback" and "finalize_results" not in CHECKPOINTS
+
+
+def test_clashing_stages_are_refused() -> None:
+    with pytest.raises(ConfigError, match="clashes with stage 'generate_codes'"):
+        register_stage(Stage("other", 10, lambda items, ctx: [], lambda ctx, recs: [], "x"))
+    with pytest.raises(ConfigError, match="clashes with stage 'refine_codes'"):
+        register_stage(Stage("other", 55, lambda items, ctx: [], lambda ctx, recs: [], "refined_codes"))
+    assert "other" not in _REGISTRY
+
+
+@pytest.fixture
+def measure_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "tfr_test_stage.py").write_text(textwrap.dedent(_MODULE))
+    monkeypatch.syspath_prepend(str(tmp_path / "plugins"))
+    module = __import__("tfr_test_stage")
+    yield module
+    _REGISTRY.pop("measure_codes", None)
+    RECORD_TYPES.pop("CodeSize", None)
+    sys.modules.pop("tfr_test_stage", None)
+
+
+@pytest.mark.slow
+def test_a_stage_module_outside_the_package_runs_checkpoints_and_resumes(
+    measure_stage: object, pipeline_env: Path, tmp_path: Path
+) -> None:
+    config = config_from_dict(
+        {"run_name": "measure", "benchmarks": ["humaneval"], "tasks": {"humaneval": 2}, "screening": []}
+    )
+    run = tmp_path / "run"
+    run_stages(config, run, ["generate_codes", "measure_codes"], progress=False)
+    lines = (run / "checkpoints" / "code_sizes.jsonl").read_text().splitlines()
+    entries = [json.loads(line) for line in lines]
+    assert [e["key"] for e in entries] == ["sim:default|HumanEval/0", "sim:default|HumanEval/1"]
+    assert all(e["data"][0]["type"] == "CodeSize" and e["data"][0]["record"]["lines"] > 0 for e in entries)
+    run_stages(config, run, "measure_codes", progress=False)  # resumed: nothing left to do
+    assert measure_stage.CALLS == [2]  # type: ignore[attr-defined]

@@ -1,0 +1,103 @@
+"""Stage registry: each pipeline stage is one module that registers a :class:`Stage` when imported.
+
+A stage declares what the runner needs and nothing stage-specific is left in the runner: its name (used by
+``tfr stage <name>``), its place in the run order, its checkpoint file, how its work items are built from the
+configuration and the records of earlier stages, how each output record maps back to the item that produced it,
+and whether its work runs in the sandbox (which sizes its checkpoint chunks). A stage without a checkpoint
+(``finalize_results``) runs once, on complete records only, and its single output is the run's ``Results``.
+
+Add a stage by writing its module with the stage function (``stage(items, ctx) -> records``) and a
+``register_stage(Stage(...))`` call, and importing it from ``BUILTIN_MODULES`` (inside the package) or declaring
+it in the ``tfr.stages`` entry point group (outside it).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tfr_helpers.errors import ConfigError
+from tfr_helpers.plugins import load_entry_points
+
+if TYPE_CHECKING:
+    from tfr_helpers.pipeline.context import RunContext
+
+StageRecords = dict[str, list[Any]]
+"""The records of the stages run (or loaded) so far, by stage name, each list in item order."""
+
+ENTRY_POINT_GROUP = "tfr.stages"
+"""Entry point group of stage modules defined outside the package."""
+
+BUILTIN_MODULES = (
+    "tfr_helpers.pipeline.generate_codes",
+    "tfr_helpers.pipeline.generate_tests",
+    "tfr_helpers.pipeline.evaluate_code_test_pairs",
+    "tfr_helpers.pipeline.screen_feedback",
+    "tfr_helpers.pipeline.refine_codes",
+    "tfr_helpers.pipeline.evaluate_refined_codes",
+    "tfr_helpers.pipeline.finalize_results",
+)
+"""The modules of the seven stages of the study; importing one registers its stage."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One pipeline stage.
+
+    Attributes:
+        name: Stage name (``generate_codes``).
+        order: Position in the run order (stages run by ascending order).
+        run: The stage function, ``run(items, ctx) -> records`` (an item left undone answers ``Undone``).
+        items: ``items(ctx, records_so_far) -> work items`` in canonical order; each item has a ``key``.
+        checkpoint: Checkpoint file name (``checkpoints/<name>.jsonl``), or None for the final stage, which
+            is not checkpointed and returns the run's ``Results`` as its one record.
+        output_key: ``output_key(record) -> key of the item that produced it`` (checkpoint grouping).
+        sandboxed: True when the stage's work runs in the sandbox (chunks sized by sandbox workers, not by
+            concurrent model calls).
+    """
+
+    name: str
+    order: int
+    run: Callable[[Sequence[Any], RunContext], list[Any]]
+    items: Callable[[RunContext, StageRecords], list[Any]]
+    checkpoint: str | None
+    output_key: Callable[[Any], str] = str
+    sandboxed: bool = False
+
+
+_REGISTRY: dict[str, Stage] = {}
+_loaded = False
+
+
+def register_stage(stage: Stage) -> Stage:
+    """Register (or replace) a stage; returns it.
+
+    Raises:
+        ConfigError: Another stage already has this order or checkpoint name.
+    """
+    for other in _REGISTRY.values():
+        if other.name == stage.name:
+            continue
+        if other.order == stage.order or (stage.checkpoint is not None and other.checkpoint == stage.checkpoint):
+            raise ConfigError(f"stage {stage.name!r} clashes with stage {other.name!r} (same order or checkpoint)")
+    _REGISTRY[stage.name] = stage
+    return stage
+
+
+def registered_stages() -> list[Stage]:
+    """Every registered stage in run order (the built-in ones and ``tfr.stages`` plugins, imported once)."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in BUILTIN_MODULES:
+            importlib.import_module(module)
+        load_entry_points(ENTRY_POINT_GROUP)
+    return sorted(_REGISTRY.values(), key=lambda s: s.order)
+
+
+def records_of(records: StageRecords, stage: str, cls: type | None = None) -> list[Any]:
+    """The records of ``stage`` so far (only those of type ``cls`` when given); empty if it has not run."""
+    found = records.get(stage, [])
+    return found if cls is None else [r for r in found if isinstance(r, cls)]
