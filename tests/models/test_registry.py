@@ -40,3 +40,33 @@ def test_a_registered_provider_is_a_valid_spec_and_can_declare_itself_simulated(
 def test_provider_names_cannot_hold_a_colon() -> None:
     with pytest.raises(ConfigError, match="no ':'"):
         register_provider("a:b", lambda settings: SimProvider())
+
+
+def test_a_registered_providers_credentials_come_from_its_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tfr_helpers.errors import CredentialsError
+    from tfr_helpers.models.credentials import check_credentials, resolve_credentials, secret_values
+
+    monkeypatch.delenv("ACME_API_KEY", raising=False)
+    try:
+        register_provider("acme", lambda settings: SimProvider(), key_env="ACME_API_KEY", base_url_env="ACME_URL")
+        with pytest.raises(CredentialsError, match="ACME_API_KEY is not set \\(needed by acme:m1\\)"):
+            check_credentials(["acme:m1"])
+        monkeypatch.setenv("ACME_API_KEY", "sk-acme-123456")
+        monkeypatch.setenv("ACME_URL", "http://127.0.0.1:9/v1")
+        creds = resolve_credentials("acme", ModelSettings())
+        assert (creds.api_key, creds.base_url) == ("sk-acme-123456", "http://127.0.0.1:9/v1")
+        assert "sk-acme-123456" in secret_values()
+    finally:
+        _REGISTRY.pop("acme", None)
+
+
+def test_openai_compatible_needs_a_base_url_not_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tfr_helpers.errors import CredentialsError
+    from tfr_helpers.models.credentials import check_credentials, resolve_credentials
+
+    monkeypatch.delenv("OPENAI_COMPATIBLE_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_COMPATIBLE_BASE_URL", raising=False)
+    with pytest.raises(CredentialsError, match="OPENAI_COMPATIBLE_BASE_URL \\(or models.base_urls"):
+        check_credentials(["openai-compatible:m"])
+    creds = resolve_credentials("openai-compatible", ModelSettings(base_urls={"openai-compatible": "http://x/v1"}))
+    assert (creds.api_key, creds.base_url) == ("EMPTY", "http://x/v1")

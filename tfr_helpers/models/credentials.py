@@ -10,21 +10,14 @@ from dotenv import find_dotenv, load_dotenv
 
 from tfr_helpers.errors import CredentialsError
 from tfr_helpers.models.base import ModelSpec
+from tfr_helpers.models.registry import _BUILTIN, known_providers, provider_entry
 from tfr_helpers.models.settings import ModelSettings
 
-KEY_VARS = {
-    "openai": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai-compatible": "OPENAI_COMPATIBLE_API_KEY",
-}
-"""Environment variable holding each provider's API key."""
+KEY_VARS = {e.name: e.key_env for e in _BUILTIN if e.key_env}
+"""Environment variable holding each built-in provider's API key (registered ones: their registry entry)."""
 
-BASE_URL_VARS = {
-    "openai": "OPENAI_BASE_URL",
-    "anthropic": "ANTHROPIC_BASE_URL",
-    "openai-compatible": "OPENAI_COMPATIBLE_BASE_URL",
-}
-"""Environment variable holding each provider's base URL."""
+BASE_URL_VARS = {e.name: e.base_url_env for e in _BUILTIN if e.base_url_env}
+"""Environment variable holding each built-in provider's base URL (registered ones: their registry entry)."""
 
 _dotenv_loaded = False
 
@@ -51,12 +44,15 @@ class Credentials:
 
 
 def _missing(provider: str, settings: ModelSettings) -> list[str]:
-    if provider == "openai-compatible":
-        if not (settings.base_urls.get(provider) or os.environ.get(BASE_URL_VARS[provider])):
-            return [f"{BASE_URL_VARS[provider]} (or models.base_urls['openai-compatible'])"]
+    entry = provider_entry(provider)
+    if entry is None:
         return []
-    var = KEY_VARS.get(provider)
-    return [var] if var and not os.environ.get(var) else []
+    if entry.base_url_required:
+        if not (settings.base_urls.get(provider) or (entry.base_url_env and os.environ.get(entry.base_url_env))):
+            return [f"{entry.base_url_env} (or models.base_urls['{provider}'])"]
+        return []
+    var = entry.key_env
+    return [var] if var and entry.key_default is None and not os.environ.get(var) else []
 
 
 def check_credentials(specs: Iterable[ModelSpec | str], settings: ModelSettings | None = None) -> None:
@@ -88,13 +84,16 @@ def resolve_credentials(provider: str, settings: ModelSettings) -> Credentials:
         CredentialsError: When the key (or the openai-compatible base URL) is missing.
     """
     check_credentials([ModelSpec(provider, "any")], settings)
-    base_url = settings.base_urls.get(provider) or os.environ.get(BASE_URL_VARS[provider]) or None
-    default_key = "EMPTY" if provider == "openai-compatible" else ""
-    return Credentials(api_key=os.environ.get(KEY_VARS[provider]) or default_key, base_url=base_url)
+    entry = provider_entry(provider)
+    if entry is None:
+        raise CredentialsError(f"unknown model provider {provider!r}; register it with its key_env first")
+    base_url = settings.base_urls.get(provider) or (entry.base_url_env and os.environ.get(entry.base_url_env)) or None
+    key = (entry.key_env and os.environ.get(entry.key_env)) or entry.key_default or ""
+    return Credentials(api_key=key, base_url=base_url)
 
 
 def secret_values() -> list[str]:
     """Every API key currently set, so writers can scrub them defensively."""
-    values = [os.environ.get(v, "") for v in KEY_VARS.values()]
+    values = [os.environ.get(v, "") for v in {e.key_env for e in map(provider_entry, known_providers()) if e and e.key_env}]
     values += [os.environ.get("ANTHROPIC_AUTH_TOKEN", "")]
     return [v for v in values if len(v) >= 6 and v != "EMPTY"]

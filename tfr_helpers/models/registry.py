@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.base import ModelSpec, Provider
@@ -37,12 +38,20 @@ class ProviderEntry:
             or synthetic outputs): runs using it are demos, not evidence.
         replayed: True when the replies are real generations read back from files (the ``replay`` provider):
             evidence, but produced earlier by another model than the provider's name says.
+        key_env: Environment variable holding its API key (None: it needs none).
+        base_url_env: Environment variable holding its base URL (None: it has none).
+        key_default: Key used when ``key_env`` is unset (None: the key is required).
+        base_url_required: The base URL must be set (in settings or ``base_url_env``); local servers.
     """
 
     name: str
     factory: ProviderFactory | str
     simulated: bool = False
     replayed: bool = False
+    key_env: str | None = None
+    base_url_env: str | None = None
+    key_default: str | None = None
+    base_url_required: bool = False
 
 
 def _sim_provider(settings: ModelSettings) -> Provider:
@@ -53,9 +62,26 @@ def _sim_provider(settings: ModelSettings) -> Provider:
 
 
 _BUILTIN = (
-    ProviderEntry("openai", "tfr_helpers.models.openai_chat:OpenAIChatProvider"),
-    ProviderEntry("anthropic", "tfr_helpers.models.anthropic_messages:AnthropicProvider"),
-    ProviderEntry("openai-compatible", "tfr_helpers.models.openai_chat:OpenAICompatibleProvider"),
+    ProviderEntry(
+        "openai",
+        "tfr_helpers.models.openai_chat:OpenAIChatProvider",
+        key_env="OPENAI_API_KEY",
+        base_url_env="OPENAI_BASE_URL",
+    ),
+    ProviderEntry(
+        "anthropic",
+        "tfr_helpers.models.anthropic_messages:AnthropicProvider",
+        key_env="ANTHROPIC_API_KEY",
+        base_url_env="ANTHROPIC_BASE_URL",
+    ),
+    ProviderEntry(
+        "openai-compatible",
+        "tfr_helpers.models.openai_chat:OpenAICompatibleProvider",
+        key_env="OPENAI_COMPATIBLE_API_KEY",
+        base_url_env="OPENAI_COMPATIBLE_BASE_URL",
+        key_default="EMPTY",
+        base_url_required=True,
+    ),
     ProviderEntry("sim", _sim_provider, simulated=True),
 )
 _REGISTRY: dict[str, ProviderEntry] = {entry.name: entry for entry in _BUILTIN}
@@ -65,7 +91,9 @@ PROVIDERS = tuple(entry.name for entry in _BUILTIN)
 """The built-in providers (:func:`known_providers` adds the registered ones)."""
 
 
-def register_provider(name: str, factory: ProviderFactory | str, *, simulated: bool = False, replayed: bool = False) -> None:
+def register_provider(
+    name: str, factory: ProviderFactory | str, *, simulated: bool = False, replayed: bool = False, **env: Any
+) -> None:
     """Register (or replace) a provider.
 
     Args:
@@ -73,13 +101,15 @@ def register_provider(name: str, factory: ProviderFactory | str, *, simulated: b
         factory: ``factory(settings) -> Provider``, or ``"module:Class"`` imported on first use.
         simulated: Whether its replies are simulated (see :func:`is_simulated`).
         replayed: Whether its replies are recorded real generations read from files (see :func:`is_replayed`).
+        **env: Its credentials: ``key_env``, ``base_url_env``, ``key_default``, ``base_url_required``
+            (see :class:`ProviderEntry`); ``check_credentials`` and ``resolve_credentials`` read them.
 
     Raises:
         ConfigError: The name is empty or contains ``:``.
     """
     if not name or ":" in name:
         raise ConfigError(f"provider name {name!r} must be non-empty and contain no ':'")
-    _REGISTRY[name] = ProviderEntry(name, factory, simulated, replayed)
+    _REGISTRY[name] = ProviderEntry(name, factory, simulated, replayed, **env)
 
 
 def _entries() -> dict[str, ProviderEntry]:
@@ -89,6 +119,11 @@ def _entries() -> dict[str, ProviderEntry]:
         _plugins_loaded = True
         load_entry_points(ENTRY_POINT_GROUP)
     return _REGISTRY
+
+
+def provider_entry(name: str) -> ProviderEntry | None:
+    """The registered entry of a provider name (None when unknown)."""
+    return _entries().get(name)
 
 
 def known_providers() -> list[str]:
