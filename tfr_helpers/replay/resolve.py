@@ -20,9 +20,9 @@ import importlib.util
 import logging
 import os
 import shutil
-import tempfile
 import urllib.error
 import urllib.request
+from contextlib import ExitStack
 from pathlib import Path
 
 import platformdirs
@@ -30,6 +30,7 @@ import platformdirs
 from tfr_helpers.benchmarks.files import file_sha256
 from tfr_helpers.benchmarks.resolve import ResolvedFile
 from tfr_helpers.errors import DataError
+from tfr_helpers.fsutil import atomic_path
 from tfr_helpers.replay.datasets import DatasetSpec, ReplayFile
 
 log = logging.getLogger(__name__)
@@ -151,20 +152,12 @@ def resolve_dataset(spec: DatasetSpec, replay_dir: Path | None = None) -> dict[s
     if not missing:
         return found
     target_dir = replay_cache_root() / spec.folder
-    target_dir.mkdir(parents=True, exist_ok=True)
-    staged: list[tuple[ReplayFile, Path, str]] = []
-    try:
+    fetched: list[tuple[ReplayFile, str]] = []
+    with ExitStack() as stack:  # a failed download or check removes every temporary file, and none becomes visible
         for file in missing:
-            fd, name = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".part", dir=target_dir)
-            os.close(fd)
-            staged.append((file, Path(name), ""))
-            staged[-1] = (file, Path(name), _fetch(spec, file, Path(name)))
-        # every download verified: only now do the files become visible in the cache
-        for file, tmp, url in staged:
-            target = target_dir / file.name
-            os.replace(tmp, target)
-            found[file.role] = ResolvedFile(target, "download", f"download {url} -> {target}")
-    finally:
-        for _, tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
+            fetched.append((file, _fetch(spec, file, stack.enter_context(atomic_path(target_dir / file.name)))))
+    # every download verified: leaving the block renamed them all into the cache
+    for file, url in fetched:
+        target = target_dir / file.name
+        found[file.role] = ResolvedFile(target, "download", f"download {url} -> {target}")
     return found
