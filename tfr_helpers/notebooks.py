@@ -10,7 +10,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from tqdm.auto import tqdm
 
 from tfr_helpers.errors import ConfigError, TfrError
 from tfr_helpers.html_export import export_html
+from tfr_helpers.notebook_params import file_parameters
 from tfr_helpers.views.glue import read_headline
 
 log = logging.getLogger(__name__)
@@ -100,18 +101,24 @@ def resolve_run_dir(params: Path, run_dir: Path | None) -> Path:
     return Path(default_run_dir(load_config(params))).resolve()
 
 
-def open_run(params_file: str, run_dir: str = "") -> tuple[Any, Path]:
+def open_run(namespace: Mapping[str, Any], run_dir: str | None = None) -> tuple[Any, Path]:
     """What a notebook's first cell needs: the validated configuration and the absolute run directory.
 
-    An empty ``run_dir`` means ``runs/<run_name>`` of the project (not of the notebook's directory).
+    Args:
+        namespace: The notebook's ``globals()``: its parameters cell declares the experiment's keys (see
+            :mod:`tfr_helpers.notebook_params`), papermill may have injected new values after it.
+        run_dir: Overrides ``namespace["run_dir"]``; empty means ``runs/<run_name>`` of the project (not of
+            the notebook's directory).
 
     Raises:
-        ConfigError: the params file is missing or invalid.
+        ConfigError: a bad value (the message names the key) or an unknown injected parameter.
     """
-    from tfr_helpers.pipeline import default_run_dir, load_config
+    from tfr_helpers.notebook_params import config_from_namespace
+    from tfr_helpers.pipeline import default_run_dir
 
-    config = load_config(Path(params_file))
-    run = Path(run_dir) if run_dir else NOTEBOOKS_DIR.parent / default_run_dir(config)
+    config = config_from_namespace(namespace)
+    chosen = str(namespace.get("run_dir", "") if run_dir is None else run_dir)
+    run = Path(chosen) if chosen else NOTEBOOKS_DIR.parent / default_run_dir(config)
     return config, run.resolve()
 
 
@@ -125,7 +132,8 @@ def run_notebooks(
 ) -> NotebookRunSummary:
     """Execute the notebook series on one params file into ``<run_dir>/notebooks/`` and export HTML.
 
-    Each notebook gets ``params_file`` and ``run_dir`` injected (absolute paths) and runs with the
+    Each notebook gets the params file's keys injected as papermill parameters (as ``papermill -f params``
+    would: see :mod:`tfr_helpers.notebook_params`) and ``run_dir`` (absolute), and runs with the
     notebooks directory as its working directory, on ``kernel_name`` (default: :func:`project_kernel`).
     The stages skip finished work, so a second call resumes.
 
@@ -143,6 +151,7 @@ def run_notebooks(
     missing = [n for n in names if not (notebooks_dir / n).is_file()]
     if missing:
         raise ConfigError(f"notebooks {missing} not found in {notebooks_dir}: run from a complete checkout.")
+    injected = file_parameters(params)
     run_dir = resolve_run_dir(params, run_dir)
     kernel_name = kernel_name or project_kernel()
     out_dir = run_dir / "notebooks"
@@ -157,7 +166,7 @@ def run_notebooks(
                 pm.execute_notebook(
                     str(notebooks_dir / name),
                     str(out),
-                    parameters={"params_file": str(params), "run_dir": str(run_dir)},
+                    parameters={**injected, "run_dir": str(run_dir)},
                     kernel_name=kernel_name,
                     cwd=str(notebooks_dir),
                     progress_bar=False,

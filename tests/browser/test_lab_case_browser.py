@@ -17,6 +17,7 @@ import pytest
 
 from tests.helpers.env import CHROMIUM, require_executable
 from tests.notebooks.smoke import ROOT, SMOKE_PARAMS, smoke_run
+from tfr_helpers.notebook_params import file_parameters
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -65,7 +66,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     pm.execute_notebook(
         str(ROOT / "notebooks" / "04_case_browser.ipynb"),
         str(root / "04_case_browser.ipynb"),
-        parameters={"params_file": str(SMOKE_PARAMS), "run_dir": str(run)},
+        parameters={**file_parameters(SMOKE_PARAMS), "run_dir": str(run)},
         prepare_only=True,
     )
     settings = root / ".lab-settings"

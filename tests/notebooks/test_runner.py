@@ -18,7 +18,7 @@ pytestmark = pytest.mark.notebooks
 
 
 def _write(path: Path, *sources: str) -> None:
-    cells = [new_code_cell('params_file: str = ""  # params\nrun_dir: str = ""  # run directory')]
+    cells = [new_code_cell('run_name: str = "quick"  # run name\nrun_dir: str = ""  # run directory')]
     cells[0].metadata["tags"] = ["parameters"]
     cells += [new_code_cell(s) for s in sources]
     nb = new_notebook(cells=cells)
@@ -42,14 +42,14 @@ def test_series_runs_injects_exports_and_reads_headlines(
     _write(
         nbs / "a.ipynb",
         "import pathlib, sys\npathlib.Path(run_dir, 'seen.json').write_text("
-        "__import__('json').dumps([params_file, sys.executable, str(pathlib.Path.cwd())]))",
+        "__import__('json').dumps([run_name, sys.executable, str(pathlib.Path.cwd())]))",
         "import matplotlib.pyplot as plt\nplt.plot([1, 2])",
         "from tfr_helpers.views.glue import record_headline\nrecord_headline({'answer': 42})",
     )
     run = tmp_path / "run"
     summary = run_notebooks(params, run, names=("a.ipynb",), notebooks_dir=nbs)
-    seen_params, executable, cwd = json.loads((run / "seen.json").read_text())
-    assert seen_params == str(params.resolve())
+    seen_name, executable, cwd = json.loads((run / "seen.json").read_text())
+    assert seen_name == "tiny"  # the params file's keys are injected as papermill parameters
     assert Path(cwd) == nbs
     assert ".venv" in executable  # the project's kernel, not a system Python
     report = summary.notebooks[0]

@@ -148,7 +148,7 @@ class ExperimentConfig(_Strict):
     ``pbts_per_task`` tests (a replayed sample holds its tests as published)."""
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
     """Sampling of every call (replaces ``model_settings.sampling``; ``seed`` defaults to ``seed``)."""
-    screening: list[str] = Field(default_factory=lambda: ["llm_judge", "llm_judge_reasoning"])
+    screening: list[str] = Field(default_factory=lambda: ["llm_judge", "llm_judge_reasoning"], validate_default=True)
     """Screening strategy names; ``accept_all`` is always added."""
     concurrency: Concurrency = Concurrency()
     """Parallelism: sandbox workers, model calls at once, checkpoint size."""
