@@ -110,15 +110,20 @@ def test_numbers_recomputed_from_results_json(analysed_run: tuple[Path, Analysis
         assert (row["feedback"], row["k"]) == (len(fb), unrel)
         assert row["pct"] == round(100 * unrel / len(fb), 1)
     # RQ3: regressions avoided, fixes lost and net difference for each judge
+    # RQ3 per model (models are never pooled): regressions avoided, fixes lost and net difference for each judge
     trans = {e["feedback_id"]: e["transition"] for e in raw["refined_evaluations"]}
+    coder = {e["feedback_id"]: e["model"] for e in raw["refined_evaluations"]}
     for row in tables["rq3_screening_and_downstream"]["rows"]:
         rejected = [
-            d["feedback_id"] for d in raw["screening"] if d["strategy"] == row["strategy"] and d["decision"] != "accept"
+            d["feedback_id"]
+            for d in raw["screening"]
+            if d["strategy"] == row["strategy"] and d["decision"] != "accept" and coder[d["feedback_id"]] == row["model"]
         ]
         avoided = sum(trans[f] == "pass->fail" for f in rejected)
         lost = sum(trans[f] == "fail->pass" for f in rejected)
+        attempts = sum(m == row["model"] for m in coder.values())
         assert (row["regressions_avoided"], row["fixes_lost"]) == (avoided, lost)
-        assert row["diff_vs_accept_all_pp"] == round(100 * (avoided - lost) / len(trans), 1)
+        assert row["diff_vs_accept_all_pp"] == round(100 * (avoided - lost) / attempts, 1)
 
 
 def test_counts_add_up(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
@@ -146,6 +151,7 @@ def test_counts_add_up(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
     for r in diag:
         quads = ("gen_pass_bench_pass", "gen_pass_bench_fail", "gen_fail_bench_pass", "gen_fail_bench_fail")
         assert sum(r[q] for q in quads) == r["usable"]
-    # decisions add up to feedback, per strategy
+    # decisions add up to each model's feedback, per strategy
     for r in tables["rq3_screening_and_downstream"]["rows"]:
-        assert r["decisions"] == n_feedback == r["accepted"] + r["rejected"] + r["undecided"]
+        mine = sum(p["case"].startswith("fail") and p["model"] == r["model"] for p in raw["pair_evaluations"])
+        assert r["decisions"] == mine == r["accepted"] + r["rejected"] + r["undecided"]

@@ -18,7 +18,7 @@ def test_plots_use_the_given_axes_and_draw_intervals(tmp_path: Path) -> None:
             assert plot(res, ax=ax) is ax
             assert ax.containers, plot.__name__
             assert "simulated" in ax.get_title()
-        # three strategies on the PR plane, each an errorbar container
-        assert len([c for c in axes[2].containers if c.has_xerr and c.has_yerr]) == 3
+        # three strategies per model (two models, never pooled) on the PR plane, each an errorbar container
+        assert len([c for c in axes[2].containers if c.has_xerr and c.has_yerr]) == 3 * 2
     finally:
         plt.close(fig)

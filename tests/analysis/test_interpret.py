@@ -19,8 +19,11 @@ from tfr_helpers.analysis.tables import SIMULATED_NOTE
 def test_sentences_quote_the_numbers(tmp_path: Path) -> None:
     res = load_results(make_synthetic_run(tmp_path, seed=2))
     by = by_benchmark(res)
-    k, n = int(by["k"].sum()), int(by["n"].sum())
-    assert f"({k}/{n})" in interpret_rq1(res) and SIMULATED_NOTE in interpret_rq1(res)
+    for model, mine in by.groupby("model"):  # one sentence per model, never pooled across models
+        k, n = int(mine["k"].sum()), int(mine["n"].sum())
+        assert f"{model} (simulated): of {int(mine['tests'].sum())} (code sample, test) pairs" in interpret_rq1(res)
+        assert f"({k}/{n})" in interpret_rq1(res)
+    assert SIMULATED_NOTE in interpret_rq1(res)
     assert "After unreliable feedback" in interpret_rq2(res)
     rq3 = screening_and_downstream(res)
     judge = rq3[rq3["strategy"] == "llm_judge"].iloc[0]

@@ -45,8 +45,8 @@ class Attempt:
 
     @property
     def feedback_id(self) -> str:
-        """Id of the feedback (equal to the generated test id)."""
-        return self.pair.test_id
+        """Id of the feedback (the pair id: the generated test id, ``@c<i>`` added for code sample ``i`` > 0)."""
+        return self.pair.pair_id
 
     @property
     def task_id(self) -> str:
@@ -81,7 +81,8 @@ class Attempt:
     def label(self, number: int) -> str:
         """One line for the attempt list."""
         return (
-            f"{number}. {self.task_id} · {self.pair.kind}#{self.test.index if self.test else '?'} · "
+            f"{number}. {self.task_id} · {self.pair.kind}#{self.test.index if self.test else '?'}"
+            f"{f' · code sample {self.pair.code_index}' if self.pair.code_index else ''} · "
             f"{self.model} · {self.reliability} · {self.transition}"
         )
 
@@ -97,8 +98,8 @@ def build_attempts(results: Results) -> list[Attempt]:
         The attempts, in the order of ``results.pair_evaluations``.
     """
     tests = {t.test_id: t for t in results.generated_tests}
-    codes = {(c.model, c.task_id): c for c in results.generated_codes}
-    before = {(v.model, v.task_id): v for v in results.benchmark_verdicts if v.subject == "generated"}
+    codes = {(c.model, c.task_id, c.sample_index): c for c in results.generated_codes}
+    before = {(v.model, v.task_id, v.code_index): v for v in results.benchmark_verdicts if v.subject == "generated"}
     refinements = {r.feedback_id: r for r in results.refinements}
     refined = {r.feedback_id: r for r in results.refined_evaluations}
     decisions: dict[str, dict[str, ScreeningDecision]] = {}
@@ -109,7 +110,7 @@ def build_attempts(results: Results) -> list[Attempt]:
         if pair.feedback is None:
             continue
         fid = pair.feedback.feedback_id
-        key = (pair.model, pair.task_id)
+        key = (pair.model, pair.task_id, pair.code_index)
         attempts.append(
             Attempt(
                 pair=pair,

@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from tfr_helpers.analysis.attempts import Attempt, build_attempts
+from tfr_helpers.analysis.sources import real_note, source_label
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.pipeline.results_io import load_results
@@ -160,7 +161,14 @@ def render_refinement_cases(results: Results, run_dir: Path, out: Path) -> str:
     attempts = _collect(results)
     lines = [f"# Refinement cases: {results.run_name}", ""]
     if results.simulated:
-        lines += [f"> **{SIMULATED_NOTE}**", ""]
+        lines += [f"> **{SIMULATED_NOTE}**" + (" (the rows of simulated models)" if real_note(results) else ""), ""]
+    if real_note(results):
+        lines += [f"> **{real_note(results)}**", ""]
+    lines += ["Models and where their outputs come from:", ""]
+    lines += [f"- `{s.model}`: {s.label} ({s.note})" for s in results.model_sources] + [""]
+    for skip in results.skipped:
+        if skip.stage == "refine_codes" and skip.task_id is None:
+            lines += [f"- `{skip.model}` ({source_label(results, skip.model)}): refinement {skip.reason}", ""]
     lines += [f"{len(attempts)} refinement attempts, one per test-fail feedback.", ""]
     number = 0
     for title, key in GROUPS:
@@ -171,7 +179,9 @@ def render_refinement_cases(results: Results, run_dir: Path, out: Path) -> str:
             kind = a.pair.kind.upper() if a.pair else "?"
             lines += [
                 f"### {number}. {a.model} · {a.task_id} · {kind} `{a.test.name if a.test else '?'}`"
-                f" · {a.pair.reliability if a.pair else '?'} feedback · {TRANSITION_LABELS[_refined(a).transition]}",
+                f" · {a.pair.reliability if a.pair else '?'} feedback · {TRANSITION_LABELS[_refined(a).transition]}"
+                + (f" · code sample {a.pair.code_index}" if a.pair.code_index else "")
+                + f" · {source_label(results, a.model)}",
                 "",
                 _account(a),
                 "",

@@ -91,7 +91,7 @@ def plot_transitions(results: Results, ax: Axes | None = None) -> Axes:
 
 
 def plot_screening_pr(results: Results, ax: Axes | None = None) -> Axes:
-    """Screening strategies on the precision-recall plane (reliable = positive), Wilson interval bars."""
+    """Screening strategies per model on the precision-recall plane (reliable = positive), Wilson interval bars."""
     ax = ax if ax is not None else plt.subplots(figsize=(5, 5))[1]
     nums = rq3.screening_and_downstream(results)
     palette = sns.color_palette(n_colors=max(len(nums), 1))
@@ -106,7 +106,7 @@ def plot_screening_pr(results: Results, ax: Axes | None = None) -> Axes:
             fmt="o",
             color=colour,
             capsize=3,
-            label=r["strategy"],
+            label=f"{r['model']}: {r['strategy']}" if nums["model"].nunique() > 1 else r["strategy"],
         )
     ax.set(
         xlim=(0, 105),

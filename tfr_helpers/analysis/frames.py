@@ -2,7 +2,7 @@
 
 Declared columns (every frame has exactly these, even when empty):
 
-- :func:`pairs_frame`: one row per pair evaluation (generated test x generated code).
+- :func:`pairs_frame`: one row per pair evaluation (generated test x generated code sample).
 - :func:`refinements_frame`: one row per refinement attempt (one per test-fail feedback).
 - :func:`screening_frame`: one row per screening decision (strategy x feedback).
 """
@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import pandas as pd
 
+from tfr_helpers.analysis.sources import source_of
 from tfr_helpers.records import Results
 
 PAIR_COLUMNS = [
+    "pair_id",
     "test_id",
+    "code_index",
     "model",
+    "source",
     "benchmark",
     "task_id",
     "kind",
@@ -23,6 +27,7 @@ PAIR_COLUMNS = [
     "feedback",
     "reliability",
     "cause",
+    "run_key",
 ]
 REFINEMENT_COLUMNS = [
     "feedback_id",
@@ -53,16 +58,41 @@ SCREENING_COLUMNS = [
 ]
 
 
+def run_keys(results: Results) -> dict[str, str]:
+    """Pair id -> key of the execution that produced it: identical (program, test source) pairs share a key.
+
+    Identical programs and identical tests run once in the sandbox; the number of distinct keys is the number
+    of unique pairs run.
+    """
+    programs: dict[str, int] = {}
+    code_id = {
+        (c.model, c.task_id, c.sample_index): programs.setdefault(c.code or "", len(programs))
+        for c in results.generated_codes
+    }
+    sources: dict[str, int] = {}
+    test_key = {t.test_id: sources.setdefault(t.source, len(sources)) for t in results.generated_tests}
+    return {
+        p.pair_id: f"{code_id.get((p.model, p.task_id, p.code_index), -1)}|{test_key.get(p.test_id, -1)}"
+        for p in results.pair_evaluations
+    }
+
+
 def pairs_frame(results: Results) -> pd.DataFrame:
-    """One row per (generated test, generated code) evaluation.
+    """One row per (generated test, generated code sample) evaluation.
 
     ``feedback`` is True when the generated code failed the test (test-fail feedback); ``reliability`` and
-    ``cause`` are None where the records leave them unset.
+    ``cause`` are None where the records leave them unset; ``source`` is the coder's (``simulated``,
+    ``replayed``, ``live``); ``run_key`` is the same for pairs that share one execution (see :func:`run_keys`).
     """
+    keys = run_keys(results)
+    sources = {m: source_of(results, m).source for m in {p.model for p in results.pair_evaluations}}
     rows = [
         {
+            "pair_id": p.pair_id,
             "test_id": p.test_id,
+            "code_index": p.code_index,
             "model": p.model,
+            "source": sources[p.model],
             "benchmark": p.benchmark,
             "task_id": p.task_id,
             "kind": p.kind,
@@ -70,6 +100,7 @@ def pairs_frame(results: Results) -> pd.DataFrame:
             "feedback": p.case.startswith("fail"),
             "reliability": p.reliability,
             "cause": p.cause,
+            "run_key": keys[p.pair_id],
         }
         for p in results.pair_evaluations
     ]
@@ -83,7 +114,7 @@ def refinements_frame(results: Results) -> pd.DataFrame:
     (``"no_code"`` when refinement gave no usable code); ``generated_test_passed`` is its boolean form
     (None without code). ``benchmark_after`` is None without code.
     """
-    pairs = {p.test_id: p for p in results.pair_evaluations}
+    pairs = {p.pair_id: p for p in results.pair_evaluations}
     rows = []
     for ev in results.refined_evaluations:
         pair = pairs.get(ev.feedback_id)
@@ -115,7 +146,7 @@ def screening_frame(results: Results) -> pd.DataFrame:
     ``accepted`` is True only for ``accept``: ``undecided`` (an unparseable judge answer) counts as reject.
     ``reliable`` is the ground truth; ``transition`` is None when the feedback has no refinement record.
     """
-    pairs = {p.test_id: p for p in results.pair_evaluations}
+    pairs = {p.pair_id: p for p in results.pair_evaluations}
     transitions = {ev.feedback_id: ev.transition for ev in results.refined_evaluations}
     rows = []
     for s in results.screening:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis.sources import source_label
 from tfr_helpers.analysis.stats import pct, wilson
 from tfr_helpers.analysis.tables import SIMULATED_NOTE
 from tfr_helpers.records import Results
@@ -26,18 +27,24 @@ def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
 
 
 def interpret_rq1(results: Results) -> str:
-    """A few sentences on how much test-fail feedback is unreliable, and its most frequent cause."""
+    """A few sentences per model (never pooled across models) on how much test-fail feedback is unreliable,
+    and its most frequent cause; each model's sentence names its source (simulated, replayed, live)."""
     by = rq1.by_benchmark(results)
-    fb, unrel = int(by["n"].sum()), int(by["k"].sum())
-    text = [
-        _prefix(results) + f"Of {int(by['tests'].sum())} generated tests, {fb} failed on the generated code; "
-        f"{_share(unrel, fb)} of that test-fail feedback is unreliable (the reference fails the test too)."
-    ]
     causes = rq1.unreliable_causes(results)
-    pooled = causes[(causes["kind"] == "all") & (causes["k"] > 0)].sort_values("k", ascending=False)
-    if len(pooled):
-        top = pooled.iloc[0]
-        text.append(f"The most frequent cause is {top['cause'].replace('_', ' ')}: {_share(int(top['k']), int(top['n']))}.")
+    text = [_prefix(results).strip()] if results.simulated else []
+    for model, mine in by.groupby("model", sort=True):
+        fb, unrel = int(mine["n"].sum()), int(mine["k"].sum())
+        text.append(
+            f"{model} ({source_label(results, str(model))}): of {int(mine['tests'].sum())} (code sample, test) pairs, "
+            f"{fb} failed on the generated code; {_share(unrel, fb)} of that test-fail feedback is unreliable "
+            "(the reference fails the test too)."
+        )
+        top = causes[(causes["model"] == model) & (causes["kind"] == "all") & (causes["k"] > 0)]
+        if len(top):
+            row = top.sort_values("k", ascending=False).iloc[0]
+            text.append(
+                f"Its most frequent cause is {row['cause'].replace('_', ' ')}: {_share(int(row['k']), int(row['n']))}."
+            )
     rows = by[by["n"] > 0]
     if len(rows) > 1:
         hi, lo = rows.loc[rows["pct"].idxmax()], rows.loc[rows["pct"].idxmin()]
@@ -80,10 +87,19 @@ def interpret_rq3(results: Results) -> str:
     nums = rq3.screening_and_downstream(results)
     text = [_prefix(results).strip()] if results.simulated else []
     for _, r in nums.iterrows():
+        who = f"{r['model']} ({source_label(results, r['model'])})"
         if r["strategy"] == rq3.BASELINE:
             text.append(
-                f"Accepting all feedback changes the benchmark pass rate by {r['net_change_pp']} pp per "
+                f"{who}: refinement {r['refinement']}."
+                if r["refinement"] != "run"
+                else f"{who}: accepting all feedback changes the benchmark pass rate by {r['net_change_pp']} pp per "
                 f"attempt [{r['net_change_low']}, {r['net_change_high']}]."
+            )
+            continue
+        if r["refinement"] != "run":
+            text.append(
+                f"{who}: {r['strategy']} accepts {r['accept_pct']}% of feedback with precision "
+                f"{r['precision_pct']}% and recall {r['recall_pct']}% (downstream effect {r['refinement']})."
             )
             continue
         sign = (
@@ -95,7 +111,7 @@ def interpret_rq3(results: Results) -> str:
         )
         zero_in = not pd.isna(r["diff_low"]) and r["diff_low"] <= 0 <= r["diff_high"]
         text.append(
-            f"{r['strategy']} accepts {r['accept_pct']}% of feedback with precision {r['precision_pct']}% "
+            f"{who}: {r['strategy']} accepts {r['accept_pct']}% of feedback with precision {r['precision_pct']}% "
             f"and recall {r['recall_pct']}%; against accept_all it avoids {r['regressions_avoided']} "
             f"regressions, loses {r['fixes_lost']} fixes and {sign} "
             f"{abs(r['diff_vs_accept_all_pp'] or 0)} pp "

@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis.sources import real_note, skipped_frame
 from tfr_helpers.analysis.tables import CAPTIONS, SIMULATED_NOTE, caption
 from tfr_helpers.records import Results
 
@@ -58,14 +59,18 @@ def build_summary(results: Results) -> dict[str, Any]:
         results: A finished run.
 
     Returns:
-        ``{"version", "simulated", "note", "run_name", "counts", "definitions", "tables": {name:
-        {"caption", "rows"}}}``, JSON-serialisable.
+        ``{"version", "simulated", "note", "real_note", "run_name", "model_sources", "skipped", "counts",
+        "definitions", "tables": {name: {"caption", "rows"}}}``, JSON-serialisable (``skipped``: items per
+        coder, stage and reason).
     """
     return {
         "version": SUMMARY_VERSION,
         "simulated": results.simulated,
         "note": SIMULATED_NOTE if results.simulated else "",
+        "real_note": real_note(results),
         "run_name": results.run_name,
+        "model_sources": [src.model_dump() for src in results.model_sources],
+        "skipped": frame_records(skipped_frame(results)),
         "counts": {
             "tasks": len(results.tasks),
             "generated_codes": len(results.generated_codes),

@@ -13,6 +13,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis.sources import real_note, source_label
 from tfr_helpers.records import Results
 
 SIMULATED_NOTE = "simulated model: demo numbers, not evidence"
@@ -33,7 +34,8 @@ TRANSITION_LABELS = {
 CAPTIONS = {
     "rq1_four_cases": "Four cases of generated tests on generated code vs reference, "
     "per model and test kind: "
-    "count (percent of tests [95 percent Wilson interval]). Code verdict / reference verdict.",
+    "count (percent of (code sample, test) pairs [95 percent Wilson interval]). Code verdict / reference verdict. "
+    "Unique runs: distinct (program, test) executions behind the pairs (identical ones ran once).",
     "rq1_by_benchmark": "Generated tests run on the generated code, and test-fail feedback, per benchmark "
     "and model; percent of feedback "
     "that is unreliable [95 percent Wilson interval].",
@@ -66,9 +68,15 @@ def share_cell(row: Mapping[str, Any], prefix: str = "", with_count: bool = Fals
 
 
 def caption(name: str, results: Results) -> str:
-    """Caption of a table, prefixed with the simulated-model warning when the run is simulated."""
+    """Caption of a table: the simulated-model warning first when the run is simulated, and the replayed
+    datasets with the models that produced them when any model is replayed (the Source column tells rows apart)."""
     text = CAPTIONS[name]
-    return f"{SIMULATED_NOTE.capitalize()}. {text}" if results.simulated else text
+    real = real_note(results)
+    if results.simulated and real:
+        return f"Rows whose source is simulated: {SIMULATED_NOTE}. {real} {text}"
+    if results.simulated:
+        return f"{SIMULATED_NOTE.capitalize()}. {text}"
+    return f"{real} {text}" if real else text
 
 
 def _styler(frame: pd.DataFrame, name: str, results: Results) -> Styler:
@@ -80,10 +88,17 @@ def rq1_four_cases_table(results: Results) -> Styler:
     nums = rq1.four_cases(results)
     rows = []
     for (model, kind), g in nums.groupby(["model", "kind"], sort=True):
-        row = {"Model": model, "Kind": kind.upper(), "Tests": str(int(g["n"].iloc[0]))}
+        row = {
+            "Model": model,
+            "Kind": kind.upper(),
+            "Source": source_label(results, model),
+            "Pairs": str(int(g["n"].iloc[0])),
+            "Unique runs": str(int(g["unique"].iloc[0])),
+        }
         row.update({CASE_LABELS[r["case"]]: share_cell(r, with_count=True) for _, r in g.iterrows()})
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=["Model", "Kind", "Tests", *CASE_LABELS.values()]).set_index(["Model", "Kind"])
+    cols = ["Model", "Kind", "Source", "Pairs", "Unique runs", *CASE_LABELS.values()]
+    frame = pd.DataFrame(rows, columns=cols).set_index(["Model", "Kind"])
     return _styler(frame, "rq1_four_cases", results)
 
 
@@ -94,7 +109,8 @@ def rq1_by_benchmark_table(results: Results) -> Styler:
         {
             "Benchmark": nums["benchmark"],
             "Model": nums["model"],
-            "Tests": nums["tests"].astype(str),
+            "Source": [source_label(results, m) for m in nums["model"]],
+            "Pairs": nums["tests"].astype(str),
             "Test-fail feedback": nums["feedback"].astype(str),
             "Unreliable": [share_cell(r, with_count=True) for _, r in nums.iterrows()],
         }
@@ -103,14 +119,22 @@ def rq1_by_benchmark_table(results: Results) -> Styler:
 
 
 def rq1_unreliable_causes_table(results: Results) -> Styler:
-    """Unreliable feedback by cause (rows) and test kind (EBT, PBT, All)."""
+    """Unreliable feedback by cause (rows), per model and test kind (columns ``<model> (<source>) EBT``, ``PBT``,
+    ``All``; a kind with no unreliable feedback of that model is left out)."""
     nums = rq1.unreliable_causes(results)
     frame = nums.assign(cell=[share_cell(r, with_count=True) for _, r in nums.iterrows()])
-    wide = frame.pivot(index="cause", columns="kind", values="cell")
-    wide = wide.reindex(index=list(dict.fromkeys(nums["cause"])), columns=["ebt", "pbt", "all"])
+    kinds = {"ebt": "EBT", "pbt": "PBT", "all": "All"}
+    columns = [
+        (model, kind)
+        for model in dict.fromkeys(nums["model"])
+        for kind in kinds
+        if kind == "all" or int(nums[(nums["model"] == model) & (nums["kind"] == kind)]["n"].max()) > 0
+    ]
+    wide = frame.pivot(index="cause", columns=["model", "kind"], values="cell")
+    wide = wide.reindex(index=list(dict.fromkeys(nums["cause"])), columns=pd.MultiIndex.from_tuples(columns))
     wide.index = [c.replace("_", " ") for c in wide.index]
     wide.index.name = "Cause"
-    wide.columns = ["EBT", "PBT", "All"]
+    wide.columns = [f"{m} ({source_label(results, m)}) {kinds[k]}" for m, k in columns]
     return _styler(wide, "rq1_unreliable_causes", results)
 
 
@@ -119,10 +143,14 @@ def rq2_refinement_outcomes_table(results: Results) -> Styler:
     nums = rq2.refinement_outcomes(results)
     rows = []
     for (model, rel), g in nums.groupby(["model", "reliability"], sort=True):
-        row = {"Model": model, "Feedback": rel, "Attempts": str(int(g["n"].iloc[0]))}
+        row = {"Model": model, "Feedback": rel, "Source": source_label(results, model), "Attempts": str(int(g["n"].iloc[0]))}
         row.update({TRANSITION_LABELS[r["transition"]]: share_cell(r, with_count=True) for _, r in g.iterrows()})
         rows.append(row)
-    cols = ["Model", "Feedback", "Attempts", *TRANSITION_LABELS.values()]
+    for skip in results.skipped:  # a coder whose feedback no model refined says so instead of a number
+        if skip.stage == "refine_codes" and skip.task_id is None:
+            row = {"Model": skip.model, "Feedback": "all", "Source": source_label(results, skip.model)}
+            rows.append(row | {"Attempts": skip.reason} | dict.fromkeys(TRANSITION_LABELS.values(), skip.reason))
+    cols = ["Model", "Feedback", "Source", "Attempts", *TRANSITION_LABELS.values()]
     return _styler(pd.DataFrame(rows, columns=cols).set_index(["Model", "Feedback"]), "rq2_refinement_outcomes", results)
 
 
@@ -148,11 +176,19 @@ def rq2_generated_test_diagnostic_table(results: Results) -> Styler:
 
 
 def rq3_screening_and_downstream_table(results: Results) -> Styler:
-    """Metrics (rows) per screening strategy (columns), downstream effect against ``accept_all``."""
+    """Metrics (rows) per model and screening strategy (columns ``<model> (<source>): <strategy>``), downstream
+    effect against ``accept_all`` (``not run: no refiner`` for a model whose feedback was not refined)."""
     nums = rq3.screening_and_downstream(results)
     rows: dict[str, dict[str, str]] = {}
+    downstream = [
+        "Refinement attempts",
+        "Regressions avoided",
+        "Fixes lost",
+        "Net pass-rate change (pp)",
+        "Difference vs accept all (pp)",
+    ]
     for _, r in nums.iterrows():
-        rows[r["strategy"]] = {
+        rows[f"{r['model']} ({source_label(results, r['model'])}): {r['strategy']}"] = {
             "Decisions": str(r["decisions"]),
             "Accepted": str(r["accepted"]),
             "Rejected": str(r["rejected"]),
@@ -172,6 +208,8 @@ def rq3_screening_and_downstream_table(results: Results) -> Styler:
                 {"pct": r["diff_vs_accept_all_pp"], "low": r["diff_low"], "high": r["diff_high"]}
             ),
         }
+        if r["refinement"] != "run":  # no refiner: the downstream rows say so instead of a number
+            rows[next(reversed(rows))].update(dict.fromkeys(downstream, str(r["refinement"])))
     frame = pd.DataFrame(rows)
     frame.index.name = "Metric"
     return _styler(frame, "rq3_screening_and_downstream", results)
