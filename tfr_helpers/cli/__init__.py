@@ -20,6 +20,7 @@ app.add_typer(benchmarks_app, name="benchmarks")
 from tfr_helpers.cli import (  # noqa: E402,F401
     analysis_cmds,
     benchmarks_cmds,
+    estimate_cmds,
     models_cmds,
     notebooks_cmds,
     pipeline_cmds,
