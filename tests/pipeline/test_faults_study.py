@@ -193,3 +193,22 @@ def test_truncated_reply_is_a_result_recorded_as_truncated(env, server, tmp_path
     assert [c.task_id for c in cut] == ["HumanEval/0"] and cut[0].code is None
     assert cut[0].call.finish_reason == "length" and "truncated at max_tokens" in (cut[0].parse_error or "")
     assert all(c.code is not None and c.call.finish_reason == "stop" for c in records if not c.call.truncated)
+
+
+def test_ledger_blocks_later_items_of_an_undone_unit_but_never_test_generation():
+    from dataclasses import dataclass
+
+    from tfr_helpers.pipeline.undone import Ledger
+
+    @dataclass(frozen=True)
+    class Item:
+        key: str
+        unit: tuple[str, str]
+
+    ledger = Ledger()
+    ledger.add("generate_codes", Item("m|T1", ("m", "T1")), "ProviderUnavailable: connection failed")
+    later = [Item("m|T1|ebt", ("m", "T1")), Item("m|T2|ebt", ("m", "T2"))]
+    assert ledger.runnable("generate_tests", later) == later  # tests come from the description alone
+    assert [i.key for i in ledger.runnable("evaluate_code_test_pairs", later)] == ["m|T2|ebt"]
+    assert ledger.counts() == {"generate_codes": 1, "evaluate_code_test_pairs": 1}
+    assert "1 item(s) are left undone (generate_codes 1): m|T1. Why: ProviderUnavailable" in ledger.message()

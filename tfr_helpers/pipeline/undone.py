@@ -56,7 +56,10 @@ def note_truncation(error: str, record: ModelCallRecord) -> str:
 
 
 def unit_of(item: Any) -> Unit:
-    """The (coder model, task id) unit a stage's work item belongs to."""
+    """The (coder model, task id) unit a stage's work item belongs to (an item may say so itself: ``.unit``)."""
+    unit = getattr(item, "unit", None)
+    if isinstance(unit, tuple):
+        return unit
     if hasattr(item, "refinement"):  # evaluate_refined_codes
         return item.refinement.model, item.refinement.task_id
     if hasattr(item, "strategy"):  # screen_feedback
