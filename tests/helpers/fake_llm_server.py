@@ -77,6 +77,15 @@ def anthropic_message(model: str, text: str, finish: str = "stop") -> dict[str, 
     }
 
 
+def text_usage(body: dict[str, Any], text: str, anthropic: bool) -> dict[str, int]:
+    """Usage as characters / 4 (rounded up) of the request's messages and of the reply."""
+    chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) + len(str(body.get("system", "")))
+    prompt, completion = -(-chars // 4), -(-len(text) // 4)
+    if anthropic:
+        return {"input_tokens": prompt, "output_tokens": completion}
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
 class FakeLLMServer:
     """The server; use as a context manager. ``base_url`` has no ``/v1`` (add it for the OpenAI SDK)."""
 
@@ -90,6 +99,8 @@ class FakeLLMServer:
         self.responder = responder
         """Text of ``ok`` replies computed from the request body (else ``default_text``)."""
         self.api_key = api_key
+        self.usage_from_text = False
+        """When True, usage counts tokens as characters / 4 (prompt and reply) instead of fixed numbers."""
         """When set, a request with another ``Authorization: Bearer`` key gets a 401."""
         self._refuse = 0
         self._seen = 0
@@ -238,6 +249,8 @@ class FakeLLMServer:
                 else:
                     self._send(404, b'{"error": {"message": "no such route"}}')
                     return
+                if server.usage_from_text:
+                    ok["usage"] = text_usage(body, text, anthropic="input_tokens" in ok["usage"])
                 if action.kind == "status":
                     err = {
                         "type": "error",

@@ -16,8 +16,9 @@ from typing import Any, TypeVar
 from tqdm.auto import tqdm
 
 from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, TaskLookup
+from tfr_helpers.models.budget import Budget, reservation
 from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components
-from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls, scrub
+from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls, read_call_log, scrub
 from tfr_helpers.models.errors import ModelError, NotSent
 from tfr_helpers.models.failfast import FailFast, Stop
 from tfr_helpers.models.registry import is_replayed, is_simulated, make_provider
@@ -62,6 +63,8 @@ class ModelClient:
         run_dir: Run directory; when given every call is appended to ``run_dir/calls/<stage>.jsonl``.
         tasks: Privileged lookup of full tasks, granted only to providers that declare ``needs_reference``
             (the simulated model); every other provider sees only the request's task view.
+        budget_usd: A spending cap for the run (:mod:`.budget`): a call that could pass it is not sent and
+            stops the client like a fatal reply; spending already logged in ``run_dir`` counts against it.
 
     The simulated provider bypasses the response cache (it is deterministic and free, and caching it would
     hide changes to the simulator); so do replayed generations (``replayed``: read from files whose content the
@@ -72,7 +75,11 @@ class ModelClient:
     """
 
     def __init__(
-        self, settings: ModelSettings | None = None, run_dir: Path | None = None, tasks: TaskLookup | None = None
+        self,
+        settings: ModelSettings | None = None,
+        run_dir: Path | None = None,
+        tasks: TaskLookup | None = None,
+        budget_usd: float | None = None,
     ) -> None:
         self.settings = settings or ModelSettings()
         self._tasks = tasks
@@ -86,6 +93,9 @@ class ModelClient:
         self._bg: _BackgroundLoop | None = None
         self._unpriced: set[str] = set()
         self._failfast = FailFast()
+        spent = count_calls(read_call_log(self.run_dir)).spent_usd if self.run_dir is not None else 0.0
+        self.budget = Budget(budget_usd, spent) if budget_usd is not None else None
+        """The spending cap (``budget_usd``; see :mod:`.budget`), or None."""
 
     # -- per-event-loop resources ----------------------------------------------------------------------
     def _provider(self, name: str) -> tuple[Provider, asyncio.Semaphore]:
@@ -146,7 +156,16 @@ class ModelClient:
             async def attempt() -> ProviderReply:
                 async with semaphore:
                     self._failfast.check()
-                    return await provider.generate(spec, request, params)
+                    if self.budget is None:
+                        return await provider.generate(spec, request, params)
+                    price = self.settings.prices.get(str(spec))
+                    held = self.budget.reserve(reservation(request, params.max_tokens, price))
+                    answer: ProviderReply | None = None
+                    try:
+                        answer = await provider.generate(spec, request, params)
+                        return answer
+                    finally:
+                        self.budget.settle(held, self._cost(str(spec), answer) if answer is not None else 0.0)
 
             try:
                 reply, retries = await call_with_retries(attempt, self.settings.retry)

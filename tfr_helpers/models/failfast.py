@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass
 
 from tfr_helpers.models.base import ModelSpec
+from tfr_helpers.models.budget import BudgetExhausted
 from tfr_helpers.models.calllog import scrub
 from tfr_helpers.models.credentials import BASE_URL_VARS, KEY_VARS
 from tfr_helpers.models.errors import AuthError, ModelError, ModelNotFound, NotSent, QuotaExhausted
@@ -30,6 +31,8 @@ class Stop:
         provider, model = self.spec.provider, str(self.spec)
         key_var = KEY_VARS.get(provider, f"the {provider} API key")
         said = scrub(str(self.error))
+        if isinstance(self.error, BudgetExhausted):
+            return f"{said[:1].upper()}{said[1:]}. No further calls were sent."
         if isinstance(self.error, AuthError):
             what = f"{provider} rejected the API key for {model} ({said})"
             fix = f"check {key_var} (in the environment or .env): it is missing, wrong or lacks access to the model"

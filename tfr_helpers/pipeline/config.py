@@ -158,6 +158,8 @@ class ExperimentConfig(_Strict):
     """Model layer options: concurrency per provider, retries, cache, prices, base URLs, sim options."""
     seed: int = 0
     """Seed of sampling (where supported), of the simulated model and of programs in the sandbox."""
+    budget_usd: float | None = Field(default=None, gt=0)
+    """Spending cap of the run in USD (null: none); a call that could pass it is not sent (needs model prices)."""
 
     @field_validator("tasks")
     @classmethod
@@ -224,6 +226,20 @@ class ExperimentConfig(_Strict):
     def test_samples_for(self, coder: str) -> int:
         """Test samples per task and kind for ``coder``'s tests."""
         return self.models.entry(coder).test_samples or self.test_samples_per_task
+
+    @model_validator(mode="after")
+    def _budget_needs_prices(self) -> ExperimentConfig:
+        from tfr_helpers.models.registry import is_replayed, is_simulated
+
+        if self.budget_usd is not None:
+            paid = [s for s in self.models.all_specs() if not is_simulated(s) and not is_replayed(s)]
+            unpriced = [s for s in paid if s not in self.model_settings.prices]
+            if unpriced:
+                raise ValueError(
+                    f"budget_usd needs the price of {unpriced[0]!r} in model_settings.prices "
+                    "(input_per_mtok, output_per_mtok): without it its calls could not be counted against the cap"
+                )
+        return self
 
     def selection_for(self, benchmark: str) -> Selection:
         """The task selection that applies to one benchmark."""

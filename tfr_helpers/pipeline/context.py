@@ -146,7 +146,12 @@ class RunContext:
             from tfr_helpers.models import ModelClient
 
             # the full tasks go only to providers that declare needs_reference (the simulated model)
-            self._client = ModelClient(self.config.resolved_model_settings(), self.store.root, self.tasks.__getitem__)
+            self._client = ModelClient(
+                self.config.resolved_model_settings(),
+                self.store.root,
+                self.tasks.__getitem__,
+                budget_usd=self.config.budget_usd,
+            )
         return self._client
 
     def call_models(self, jobs: Sequence[CallJob], stage: str) -> list[CallResult]:

@@ -85,7 +85,7 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, str]:
 @register_hash_input("config")
 def config_values(config: ExperimentConfig) -> dict[str, str]:
     """Each result-relevant configuration value under its dotted key."""
-    data = config.model_dump(mode="json", exclude={"run_name", "concurrency"})
+    data = config.model_dump(mode="json", exclude={"run_name", "concurrency", "budget_usd"})
     for transport in TRANSPORT_SETTINGS:
         data["model_settings"].pop(transport, None)
     return _flatten(data)
