@@ -79,12 +79,13 @@ def test_imports_work_and_no_capability_is_left(sandbox: Sandbox) -> None:
 
 
 def test_tmp_is_private_writable_and_emptied_between_programs() -> None:
-    write = TestSpec("w", "open('/tmp/left', 'w').write('x')\nopen('/dev/shm/left', 'w').write('x')")
-    look = TestSpec("r", "import os\nassert not os.path.exists('/tmp/left') and not os.path.exists('/dev/shm/left')")
+    name = "left-" + secrets.token_hex(6)
+    write = TestSpec("w", f"open('/tmp/{name}', 'w').write('x')\nopen('/dev/shm/{name}', 'w').write('x')")
+    look = TestSpec("r", f"import os\nassert not os.path.exists('/tmp/{name}') and not os.path.exists('/dev/shm/{name}')")
     with Sandbox(FAST, workers=1, preload=("unittest",)) as sb:  # one worker: the second program follows the first
         assert sb.run("", [write]).passed
         assert sb.run("", [look]).passed
-    assert not Path("/tmp/left").exists()
+    assert not Path(f"/tmp/{name}").exists() and not Path(f"/dev/shm/{name}").exists()
 
 
 def test_view_is_recorded(sandbox: Sandbox) -> None:

@@ -45,15 +45,26 @@ def _network_prefix() -> tuple[list[str], list[str]]:
     unshare = shutil.which("unshare")
     if unshare is None:
         return [], ["no network isolation: `unshare` (util-linux) not found"]
-    # as root also a private mount namespace, where each worker mounts a size-capped tmpfs for its workdirs
-    # when not root, a user namespace gives the same (network and mount namespaces for the view)
-    root = os.geteuid() == 0
-    # (and a pid namespace: the worker, its init, survives a program's kill(-1) and kills all it leaves behind)
-    userns = [unshare, "-r", "-n", "-m", "-p", "--kill-child"]
-    candidates = ([unshare, "-n", "-m"], [unshare, "-n"]) if root else (userns, userns[:4], userns[:3])
+    # As root: also a private mount namespace (the filesystem view, tmpfs workdirs). Not root: a user namespace
+    # gives the same, plus a pid namespace (the worker is its init: a program cannot kill it, and the worker's
+    # kill(-1) removes all a program leaves behind) with its own /proc (programs cannot list the user's other
+    # processes); each of those is dropped, with a warning, where the kernel refuses it.
+    # (Their environments are unreadable either way: ptrace checks fail across user namespaces.)
+    if os.geteuid() == 0:
+        candidates = [[unshare, "-n", "-m"], [unshare, "-n"]]
+    else:
+        full = [unshare, "-r", "-n", "-m", "-p", "--kill-child", "--mount-proc"]
+        candidates = [full, full[:6], full[:4], full[:3]]
+    lost = {
+        "--mount-proc": "programs can list the user's other processes and their command lines in /proc",
+        "-p": "no pid namespace: programs can kill their worker and setsid escapes outlive them",
+        "-m": "no private mount namespace: no filesystem view",
+    }
     for prefix in candidates:
         if subprocess.run([*prefix, "true"], capture_output=True).returncode == 0:
-            return prefix, []
+            relevant = {"-m"} if os.geteuid() == 0 else set(lost)  # as root the uid drop covers the others
+            missing = [w for opt, w in lost.items() if opt in relevant and opt not in prefix]
+            return prefix, missing
     return [], ["no network isolation: `unshare -n` is not permitted here (no user namespaces?)"]
 
 
@@ -200,8 +211,9 @@ class Sandbox:
         uid_drop = drop_uid and os.geteuid() == 0
         if not uid_drop:
             warnings.append(
-                "programs run as the calling user: fork bombs and setsid escapes are not contained"
-                + (" (not root)" if os.geteuid() != 0 else " (drop_uid=False)")
+                "programs run as the calling user (not root): its other processes count against RLIMIT_NPROC"
+                if os.geteuid() != 0
+                else "programs run as root (drop_uid=False): fork bombs and setsid escapes are not contained"
             )
         self._make_pools(uid_drop)
         if not self._self_test():  # imports must work for the sandbox uid inside the filesystem view
@@ -218,12 +230,7 @@ class Sandbox:
             warnings.append("no filesystem view (no private mount namespace): programs can read every file the user can")
         elif fs["errors"]:
             warnings.extend(f"filesystem view: {e}" for e in fs["errors"])
-        if fs is not None:
-            kept = []
-        elif uid_drop:
-            kept = ["CAP_DAC_READ_SEARCH"]
-        else:
-            kept = ["all, inside its own user namespace" if "-r" in self._prefix else "those of the calling user"]
+        kept = ["CAP_DAC_READ_SEARCH"] if uid_drop and fs is None else []  # else the child drops them all
         self.isolation = Isolation(
             network="netns" if self._prefix else "none",
             uid_drop=uid_drop,

@@ -77,8 +77,9 @@ _capset = _libc.capset
 def drop_capabilities() -> None:
     """Clear every capability of this process (effective, permitted, inheritable; ambient follows).
 
-    For a child that stays uid 0 inside a user namespace (the non-root path): with ``PR_SET_NO_NEW_PRIVS``
-    set afterwards an ``execve`` cannot give them back, so the program cannot unmount the filesystem view.
+    For a child that does not switch uid (the non-root path, where it is uid 0 of a user namespace): with
+    ``PR_SET_NO_NEW_PRIVS`` set afterwards an ``execve`` (of a setuid binary, or as uid 0) cannot give them
+    back, so the program cannot unmount the filesystem view.
     """
     if _capset(*_NO_CAPS) != 0:
         err = ctypes.get_errno()

@@ -162,7 +162,7 @@ class Worker:
         os.chdir(workdir)
         if self.uid is not None:
             privileges.drop_to_uid(self.uid, keep_read_search=self.view is None)
-        elif self.view is not None:  # uid 0 of a user namespace: its capabilities could undo the view
+        else:  # e.g. uid 0 of a user namespace, whose capabilities could undo the view
             privileges.drop_capabilities()
         limits = Limits(**job["limits"])
         cpu = math.ceil(limits.timeout_s * (len(job["tests"]) + 2) * 2) + 1
