@@ -69,6 +69,12 @@ def split_pair_id(feedback_id: str) -> tuple[str, int]:
     return (test_id, int(index)) if sep and index.isdigit() else (feedback_id, 0)
 
 
+def sample_suffix(feedback_id: str) -> str:
+    """Artifact name suffix of a pair or feedback: ``""`` for code sample 0, ``_c<i>`` for code sample ``i``."""
+    index = split_pair_id(feedback_id)[1]
+    return f"_c{index}" if index else ""
+
+
 class Record(BaseModel):
     """Base of all records: frozen, strict about unknown fields."""
 

@@ -41,6 +41,16 @@ def dataset_of(spec: str) -> ReplayDataset | None:
     return load_replay(spec.partition(":")[2])
 
 
+def check_datasets(config: ExperimentConfig) -> None:
+    """Load every replay dataset the run names, so bad files fail before any stage runs.
+
+    Raises:
+        ConfigError: An unknown dataset. DataError: Missing or corrupt files, a malformed line.
+    """
+    for spec in config.models.all_specs():
+        dataset_of(spec)
+
+
 def _replayed_roles(config: ExperimentConfig, coder: str) -> list[tuple[str, ReplayDataset]]:
     specs = dict.fromkeys((coder, config.models.tester_for(coder)))
     return [(spec, ds) for spec in specs if (ds := dataset_of(spec)) is not None]

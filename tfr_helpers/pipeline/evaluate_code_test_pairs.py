@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from tfr_helpers.models.registry import is_replayed
 from tfr_helpers.pipeline.classify import case_of, cause_of, reliability_of
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.feedback import build_feedback
@@ -20,21 +22,28 @@ from tfr_helpers.records import (
     ProgramRun,
     Task,
     TestOutcome,
+    pair_id,
 )
 
 
 @dataclass(frozen=True)
 class PairJob:
-    """Everything to evaluate for one (coder model, task)."""
+    """Everything to evaluate for one (coder model, task): its code samples and its generated tests."""
 
     task: Task
-    code: GeneratedCode
+    codes: tuple[GeneratedCode, ...]
+    """The code samples, in sample order."""
     tests: tuple[GeneratedTest, ...]
+
+    @property
+    def model(self) -> str:
+        """The coder."""
+        return self.codes[0].model
 
     @property
     def key(self) -> str:
         """Checkpoint key."""
-        return f"{self.code.model}|{self.task.task_id}"
+        return f"{self.model}|{self.task.task_id}"
 
 
 def test_spec(test: GeneratedTest) -> object:
@@ -51,63 +60,143 @@ def benchmark_specs(task: Task) -> list[object]:
     return list(benchmark_tests(task))
 
 
+class _Batch:
+    """Sandbox jobs keyed by what determines their outcome: an identical job is added (and run) once."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[tuple[str, ...], tuple[str, list[object]]] = {}
+        self.runs: dict[tuple[str, ...], ProgramRun] = {}
+
+    def add(self, key: tuple[str, ...], program: str, specs: Sequence[object]) -> tuple[str, ...]:
+        self.jobs.setdefault(key, (program, list(specs)))
+        return key
+
+    def run(self, ctx: RunContext, desc: str, generated: bool, rerun: bool = False) -> None:
+        keys = list(self.jobs)
+        done = ctx.run_programs([self.jobs[k] for k in keys], desc=desc, generated=generated, rerun=rerun)
+        self.runs = dict(zip(keys, done, strict=True))
+
+
+def _unique_tests(item: PairJob) -> dict[str, GeneratedTest]:
+    """Test source -> its first test, in order of first appearance (identical tests run once)."""
+    first: dict[str, GeneratedTest] = {}
+    for test in item.tests:
+        first.setdefault(test.source, test)
+    return first
+
+
 def evaluate_code_test_pairs(items: Sequence[PairJob], ctx: RunContext) -> list[BenchmarkVerdict | PairEvaluation]:
     """Run and label one chunk of (coder, task) units.
 
+    Every generated test runs against every code sample and the reference. One sandbox run per distinct
+    program executes all of the unit's distinct tests (one outcome per test); identical programs and identical
+    tests run once and their outcomes are shared by every pair they stand for.
+
     Args:
-        items: One job per (coder model, task) with that unit's generated tests.
+        items: One job per (coder model, task) with that unit's code samples and generated tests.
         ctx: The run context.
 
     Returns:
-        Per job: one :class:`BenchmarkVerdict` (subject ``generated``) then one :class:`PairEvaluation`
-        per generated test (none when the coder gave no usable code).
+        Per job and code sample: one :class:`BenchmarkVerdict` (subject ``generated``) then one
+        :class:`PairEvaluation` per generated test (none for a sample without usable code).
     """
-    # round 1: benchmark tests, generated tests on the generated code and on the reference
-    bench_jobs = [(item.code.code or "", benchmark_specs(item.task)) for item in items]
-    pair_items = [item for item in items if item.code.code and item.tests]
-    gen_jobs = [(item.code.code or "", [test_spec(t) for t in item.tests]) for item in pair_items]
-    ref_jobs = [(item.task.reference, [test_spec(t) for t in item.tests]) for item in pair_items]
-    bench_runs = ctx.run_programs(bench_jobs, desc="benchmark tests", generated=False)
-    runs = ctx.run_programs(gen_jobs + ref_jobs, desc="generated tests", generated=True)
-    gen_runs, ref_runs = runs[: len(pair_items)], runs[len(pair_items) :]
+    # round 1: benchmark tests on each distinct program; the distinct tests on each distinct program and the reference
+    bench, gen = _Batch(), _Batch()
+    for item in items:
+        distinct = _unique_tests(item)
+        sources, specs = tuple(distinct), [test_spec(t) for t in distinct.values()]
+        for code in item.codes:
+            bench.add((code.code or "", item.task.task_id), code.code or "", benchmark_specs(item.task))
+            if code.code and sources:
+                gen.add((code.code, *sources), code.code, specs)
+        if any(c.code for c in item.codes) and sources:
+            gen.add((item.task.reference, *sources), item.task.reference, specs)
+    bench.run(ctx, "benchmark tests", generated=False)
+    gen.run(ctx, "generated tests", generated=True)
 
     # round 2: a reference non-pass runs again, alone and with another seed, to tell a wrong test from a
     # nondeterministic reference
-    rerun_keys = [(i, j) for i, run in enumerate(ref_runs) for j, o in enumerate(run.outcomes) if o.status != "passed"]
-    rerun_jobs = [(pair_items[i].task.reference, [test_spec(pair_items[i].tests[j])]) for i, j in rerun_keys]
-    reruns = dict(
-        zip(rerun_keys, ctx.run_programs(rerun_jobs, desc="reference reruns", generated=True, rerun=True), strict=True)
-    )
+    reruns = _Batch()
+    for item in items:
+        sources = tuple(_unique_tests(item))
+        ref_run = gen.runs.get((item.task.reference, *sources))
+        for test in item.tests if ref_run is not None else []:
+            if ref_run.outcomes[sources.index(test.source)].status != "passed":  # type: ignore[union-attr]
+                reruns.add((item.task.reference, test.source), item.task.reference, [test_spec(test)])
+    reruns.run(ctx, "reference reruns", generated=True, rerun=True)
 
     out: list[BenchmarkVerdict | PairEvaluation] = []
-    pair_index = {id(item): i for i, item in enumerate(pair_items)}
-    for item, bench_run in zip(items, bench_runs, strict=True):
-        model, task_id = item.code.model, item.task.task_id
+    for item in items:
+        out += _records(ctx, item, bench, gen, reruns)
+    return out
+
+
+def _records(ctx: RunContext, item: PairJob, bench: _Batch, gen: _Batch, reruns: _Batch) -> list[Any]:
+    """The verdict and pair records of one unit, from the shared runs."""
+    task, model = item.task, item.model
+    sources = tuple(_unique_tests(item))
+    ref_run = gen.runs.get((task.reference, *sources))
+    per_pair = len(item.codes) == 1 and not is_replayed(model)  # one artifact per pair, as with one sample
+    out: list[Any] = []
+    for code in item.codes:
+        suffix = f"_s{code.sample_index}" if code.sample_index else ""
+        bench_run = bench.runs[(code.code or "", task.task_id)]
         run_path = ctx.store.artifact(
-            model, task_id, "executions/benchmark_generated.json", bench_run.model_dump_json(indent=1)
+            model, task.task_id, f"executions/benchmark_generated{suffix}.json", bench_run.model_dump_json(indent=1)
         )
         out.append(
             BenchmarkVerdict(
                 model=model,
-                task_id=task_id,
+                task_id=task.task_id,
                 subject="generated",
+                code_index=code.sample_index,
                 passed=bench_run.passed,
                 run=bench_run,
                 run_path=run_path,
             )
         )
-        if id(item) not in pair_index:
+        if not code.code or ref_run is None:
             continue
-        i = pair_index[id(item)]
-        for j, test in enumerate(item.tests):
-            rerun = reruns.get((i, j))
-            out.append(_pair(ctx, item, test, gen_runs[i], ref_runs[i], j, rerun.outcomes[0] if rerun else None))
+        gen_run = gen.runs[(code.code, *sources)]
+        pairs = []
+        for test in item.tests:
+            j = sources.index(test.source)
+            rerun = reruns.runs.get((task.reference, test.source))
+            pairs.append(_pair(item, code, test, gen_run, ref_run, j, rerun.outcomes[0] if rerun else None))
+        out += _with_artifacts(ctx, pairs, per_pair, f"executions/pairs{suffix}.json")
+    return out
+
+
+def _with_artifacts(ctx: RunContext, pairs: list[PairEvaluation], per_pair: bool, shared: str) -> list[PairEvaluation]:
+    """Write the pairs' human-readable records: one file per pair (and per feedback), or one file for all the
+    pairs of a code sample (many samples: thousands of pairs would otherwise be thousands of files)."""
+    if not pairs:
+        return []
+    if not per_pair:
+        rows = [p.model_dump(mode="json", exclude={"isolation", "record_path"}) for p in pairs]
+        path = ctx.store.artifact(pairs[0].model, pairs[0].task_id, shared, json.dumps(rows, indent=1))
+        return [p.model_copy(update={"record_path": path}) for p in pairs]
+    out = []
+    for p in pairs:
+        stem = f"{p.kind}_{p.test_id.rsplit('|', 1)[1]}"
+        if p.feedback is not None:
+            ctx.store.artifact(p.model, p.task_id, f"feedback/{stem}.md", p.feedback.text)
+        record = {
+            "test_id": p.test_id,
+            "generated": p.generated.model_dump(mode="json"),
+            "reference": p.reference.model_dump(mode="json"),
+            "reference_rerun": p.reference_rerun.model_dump(mode="json") if p.reference_rerun else None,
+            "case": p.case,
+            "cause": p.cause,
+        }
+        path = ctx.store.artifact(p.model, p.task_id, f"executions/{stem}.json", json.dumps(record, indent=1))
+        out.append(p.model_copy(update={"record_path": path}))
     return out
 
 
 def _pair(
-    ctx: RunContext,
     item: PairJob,
+    code: GeneratedCode,
     test: GeneratedTest,
     gen_run: ProgramRun,
     ref_run: ProgramRun,
@@ -118,24 +207,16 @@ def _pair(
     case = case_of(generated.status == "passed", reference.status == "passed")
     reliability = reliability_of(case)
     cause = cause_of(test.kind, test.source, reference, rerun) if reliability == "unreliable" else None
+    fid = pair_id(test.test_id, code.sample_index)
     feedback = None
-    model, task_id = item.code.model, item.task.task_id
     if generated.status != "passed":
         feedback = build_feedback(test.test_id, test.source, generated, gen_run.load_error)
-        ctx.store.artifact(model, task_id, f"feedback/{test.kind}_{test.index}.md", feedback.text)
-    record = {
-        "test_id": test.test_id,
-        "generated": generated.model_dump(mode="json"),
-        "reference": reference.model_dump(mode="json"),
-        "reference_rerun": rerun.model_dump(mode="json") if rerun else None,
-        "case": case,
-        "cause": cause,
-    }
-    path = ctx.store.artifact(model, task_id, f"executions/{test.kind}_{test.index}.json", json.dumps(record, indent=1))
+        feedback = feedback.model_copy(update={"feedback_id": fid})
     return PairEvaluation(
         test_id=test.test_id,
-        model=model,
-        task_id=task_id,
+        code_index=code.sample_index,
+        model=code.model,
+        task_id=item.task.task_id,
         benchmark=item.task.benchmark,
         kind=test.kind,
         generated=generated,
@@ -146,12 +227,11 @@ def _pair(
         cause=cause,
         feedback=feedback,
         isolation=gen_run.isolation,
-        record_path=path,
     )
 
 
 def pair_items(ctx: RunContext, records: StageRecords) -> list[PairJob]:
-    """One job per generated code with its generated tests."""
+    """One job per (coder, task) with its code samples and its generated tests."""
     from tfr_helpers.pipeline import inputs  # local: inputs imports this module's job type
 
     codes = records_of(records, "generate_codes", GeneratedCode)

@@ -8,7 +8,15 @@ from dataclasses import dataclass
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.evaluate_code_test_pairs import benchmark_specs, test_spec
 from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
-from tfr_helpers.records import BenchmarkVerdict, GeneratedTest, RefinedEvaluation, Refinement, Task, Transition
+from tfr_helpers.records import (
+    BenchmarkVerdict,
+    GeneratedTest,
+    RefinedEvaluation,
+    Refinement,
+    Task,
+    Transition,
+    sample_suffix,
+)
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,7 @@ def evaluate_refined_codes(items: Sequence[RefinedJob], ctx: RunContext) -> list
             )
             continue
         bench_run, gen_run = runs[id(item)]
-        stem = f"{item.test.kind}_{item.test.index}"
+        stem = f"{item.test.kind}_{item.test.index}" + sample_suffix(ref.feedback_id)
         path = ctx.store.artifact(
             ref.model,
             ref.task_id,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfr_helpers.models.registry import is_simulated
+from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
 from tfr_helpers.records import (
@@ -44,11 +45,11 @@ def call_totals(records: RunRecords) -> list[CallTotals]:
     """Calls, cache hits, errors, tokens and cost per (model, role, stage); one response counted once."""
     calls: dict[str, ModelCallRecord] = {}
     for code in records.generated_codes:
-        calls[f"code|{code.model}|{code.task_id}"] = code.call
+        calls[f"code|{code.model}|{code.task_id}|{code.sample_index}"] = code.call
     for test in records.generated_tests:
-        calls[f"test|{test.model}|{test.task_id}|{test.kind}"] = test.call
+        calls[f"test|{test.model}|{test.task_id}|{test.kind}|{test.sample_index}"] = test.call
     for fail in records.test_generation_failures:
-        calls[f"test|{fail.model}|{fail.task_id}|{fail.kind}"] = fail.call
+        calls[f"test|{fail.model}|{fail.task_id}|{fail.kind}|{fail.sample_index}"] = fail.call
     for dec in records.screening:
         if dec.call is not None:
             calls[f"screen|{dec.strategy}|{dec.feedback_id}"] = dec.call
@@ -106,6 +107,8 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
             screening=records.screening,
             refinements=records.refinements,
             refined_evaluations=records.refined_evaluations,
+            model_sources=coverage.model_sources(config),
+            skipped=coverage.skipped_work(config, ctx.tasks),
             call_totals=call_totals(records),
             stage_seconds=records.stage_seconds,
         )

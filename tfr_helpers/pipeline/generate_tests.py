@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfr_helpers.pipeline._artifacts import save_call
-from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
+from tfr_helpers.pipeline.context import CallJob, CallResult, RunContext, task_variables
 from tfr_helpers.pipeline.stages import Stage, StageRecords, register_stage
 from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind
@@ -14,13 +14,17 @@ from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, Test
 
 @dataclass(frozen=True)
 class TestJob:
-    """Ask the tester of coder ``model`` for ``count`` tests of one kind for ``task``."""
+    """Ask the tester of coder ``model`` ``samples`` times for ``count`` tests of one kind for ``task``.
+
+    ``count`` None keeps every test of a reply (a replayed test sample holds its tests as published).
+    """
 
     model: str
     tester: str
     task: Task
     kind: TestKind
-    count: int
+    count: int | None
+    samples: int = 1
 
     @property
     def key(self) -> str:
@@ -29,69 +33,87 @@ class TestJob:
 
 
 def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedTest | TestGenerationFailure | Undone]:
-    """Call the tester once per (coder, task, kind) and split each response into independent tests.
+    """Call the tester ``samples`` times per (coder, task, kind) and split each response into independent tests.
 
-    The tester sees the task description only, never the generated code.
+    The tester sees the task description only, never the generated code. Tests are numbered on across the
+    samples of a job (sample 0's ids are those of a run with one sample).
 
     Args:
         items: One job per (coder model, task, kind).
         ctx: The run context.
 
     Returns:
-        Up to ``count`` :class:`GeneratedTest` per job, or one :class:`TestGenerationFailure` when the
-        response held no parseable test, or :class:`Undone` when the call got no reply.
+        Per job and sample: up to ``count`` :class:`GeneratedTest`, or one :class:`TestGenerationFailure` when
+        the response held no parseable test; one :class:`Undone` for a job one of whose calls got no reply.
     """
-    from tfr_helpers.models import parse_tests
-
     jobs = [
         CallJob(
             item.tester,
             "tester",
             item.kind,
-            {**task_variables(item.task), "n_tests": str(item.count)},
+            {**task_variables(item.task), "n_tests": str(item.count) if item.count is not None else "several"},
             item.task,
+            sample_index=i,
         )
         for item in items
+        for i in range(item.samples)
     ]
+    results = iter(ctx.call_models(jobs, stage="generate_tests"))
     out: list[GeneratedTest | TestGenerationFailure | Undone] = []
-    for item, result in zip(items, ctx.call_models(jobs, stage="generate_tests"), strict=True):
-        fault = call_fault(result)
-        if fault is not None:
-            out.append(Undone(item.key, fault))
+    for item in items:
+        mine = [next(results) for _ in range(item.samples)]
+        faults = [f for f in map(call_fault, mine) if f is not None]
+        if faults:
+            out.append(Undone(item.key, faults[0]))
             continue
-        task_id = item.task.task_id
-        call = save_call(ctx, item.model, task_id, item.kind, result)
-        parsed = parse_tests(result.text or "", item.kind, item.task.entry_point, max_tests=item.count)
-        tests = list(parsed.tests)
-        dropped = [f"{d.name}: {d.reason}" for d in parsed.dropped]  # extras beyond count, broken tests
-        if not tests:
-            out.append(
-                TestGenerationFailure(
-                    model=item.model,
-                    task_id=task_id,
-                    kind=item.kind,
-                    parse_error=note_truncation(parsed.error or "no test found in the response", call),
-                    call=call,
-                    dropped_tests=dropped,
-                )
+        numbered = 0
+        for sample, result in enumerate(mine):
+            records = _sample_tests(ctx, item, sample, result, first=numbered)
+            numbered += sum(isinstance(r, GeneratedTest) for r in records)
+            out += records
+    return out
+
+
+def _sample_tests(
+    ctx: RunContext, item: TestJob, sample: int, result: CallResult, first: int
+) -> list[GeneratedTest | TestGenerationFailure]:
+    """The tests of one reply (numbered from ``first``), or its failure record."""
+    from tfr_helpers.models import parse_tests
+
+    task_id = item.task.task_id
+    call = save_call(ctx, item.model, task_id, item.kind + (f"_s{sample}" if sample else ""), result)
+    parsed = parse_tests(result.text or "", item.kind, item.task.entry_point, max_tests=item.count)
+    dropped = [f"{d.name}: {d.reason}" for d in parsed.dropped]  # extras beyond count, broken tests
+    if not parsed.tests:
+        return [
+            TestGenerationFailure(
+                model=item.model,
+                task_id=task_id,
+                kind=item.kind,
+                parse_error=note_truncation(parsed.error or "no test found in the response", call),
+                call=call,
+                sample_index=sample,
+                dropped_tests=dropped,
             )
-            continue
-        for index, test in enumerate(tests):
-            path = ctx.store.artifact(item.model, task_id, f"tests/{item.kind}_{index}.py", test.source)
-            out.append(
-                GeneratedTest(
-                    test_id=f"{item.model}|{task_id}|{item.kind}|{index}",
-                    model=item.model,
-                    task_id=task_id,
-                    kind=item.kind,
-                    index=index,
-                    name=test.name,
-                    source=test.source,
-                    call=call,
-                    test_path=path,
-                    dropped_tests=dropped,
-                )
+        ]
+    out: list[GeneratedTest | TestGenerationFailure] = []
+    for index, test in enumerate(parsed.tests, start=first):
+        path = ctx.store.artifact(item.model, task_id, f"tests/{item.kind}_{index}.py", test.source)
+        out.append(
+            GeneratedTest(
+                test_id=f"{item.model}|{task_id}|{item.kind}|{index}",
+                model=item.model,
+                task_id=task_id,
+                kind=item.kind,
+                index=index,
+                sample_index=sample,
+                name=test.name,
+                source=test.source,
+                call=call,
+                test_path=path,
+                dropped_tests=dropped,
             )
+        )
     return out
 
 

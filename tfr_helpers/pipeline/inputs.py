@@ -6,6 +6,8 @@ Items come out in canonical order (coder models, then tasks in run order, then k
 
 from __future__ import annotations
 
+from tfr_helpers.models.registry import is_replayed
+from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.evaluate_code_test_pairs import PairJob
 from tfr_helpers.pipeline.evaluate_refined_codes import RefinedJob
@@ -22,35 +24,47 @@ from tfr_helpers.records import (
     PairEvaluation,
     Refinement,
     TestKind,
+    split_pair_id,
 )
 
 
 def code_jobs(ctx: RunContext) -> list[CodeJob]:
-    """One job per (coder, task)."""
-    return [CodeJob(model, task) for model in ctx.config.models.coders for task in ctx.tasks.values()]
+    """One job per (coder, task the coder is run on), with the coder's number of code samples."""
+    config = ctx.config
+    return [
+        CodeJob(model, task, coverage.code_samples(config, model, task.task_id))
+        for model in config.models.coder_names
+        for task in coverage.coder_tasks(config, ctx.tasks, model)
+    ]
 
 
 def test_jobs(ctx: RunContext) -> list[TestJob]:
-    """One job per (coder, task, kind) with a positive count."""
-    counts: list[tuple[TestKind, int]] = [
-        ("ebt", ctx.config.ebts_per_task),
-        ("pbt", ctx.config.pbts_per_task),
-    ]
-    return [
-        TestJob(model, ctx.config.models.tester_for(model), task, kind, n)
-        for model in ctx.config.models.coders
-        for task in ctx.tasks.values()
-        for kind, n in counts
-        if n > 0
-    ]
+    """One job per (coder, task, kind) with a positive count and at least one test sample.
+
+    A replayed tester's samples keep all their tests (``count`` None): they hold the tests as published.
+    """
+    config = ctx.config
+    counts: list[tuple[TestKind, int]] = [("ebt", config.ebts_per_task), ("pbt", config.pbts_per_task)]
+    jobs = []
+    for model in config.models.coder_names:
+        tester = config.models.tester_for(model)
+        for task in coverage.coder_tasks(config, ctx.tasks, model):
+            for kind, n in counts:
+                samples = coverage.test_samples(config, model, task.task_id, kind) if n > 0 else 0
+                if samples:
+                    jobs.append(TestJob(model, tester, task, kind, None if is_replayed(tester) else n, samples))
+    return jobs
 
 
 def pair_jobs(ctx: RunContext, codes: list[GeneratedCode], tests: list[GeneratedTest]) -> list[PairJob]:
-    """One job per (coder, task): its generated code with all its generated tests."""
-    by_unit: dict[str, list[GeneratedTest]] = {}
+    """One job per (coder, task): its code samples with all its generated tests."""
+    by_unit: dict[tuple[str, str], list[GeneratedTest]] = {}
     for test in tests:
-        by_unit.setdefault(f"{test.model}|{test.task_id}", []).append(test)
-    return [PairJob(ctx.tasks[code.task_id], code, tuple(by_unit.get(f"{code.model}|{code.task_id}", []))) for code in codes]
+        by_unit.setdefault((test.model, test.task_id), []).append(test)
+    samples: dict[tuple[str, str], list[GeneratedCode]] = {}
+    for code in codes:
+        samples.setdefault((code.model, code.task_id), []).append(code)
+    return [PairJob(ctx.tasks[key[1]], tuple(mine), tuple(by_unit.get(key, []))) for key, mine in samples.items()]
 
 
 def _failed(pairs: list[PairEvaluation]) -> list[tuple[PairEvaluation, Feedback]]:
@@ -60,8 +74,8 @@ def _failed(pairs: list[PairEvaluation]) -> list[tuple[PairEvaluation, Feedback]
 def screen_jobs(
     ctx: RunContext, codes: list[GeneratedCode], tests: list[GeneratedTest], pairs: list[PairEvaluation]
 ) -> list[ScreenJob]:
-    """One job per (strategy, test-fail feedback)."""
-    code_of = {(c.model, c.task_id): c.code or "" for c in codes}
+    """One job per (strategy, test-fail feedback); the LLM strategies only for coders with a judge."""
+    code_of = {(c.model, c.task_id, c.sample_index): c.code or "" for c in codes}
     test_of = {t.test_id: t for t in tests}
     items = [
         ScreeningItem(
@@ -69,31 +83,39 @@ def screen_jobs(
             task=ctx.tasks[p.task_id].view(),
             coder=p.model,  # type: ignore[arg-type]
             judge=ctx.config.models.judge_for(p.model),
-            code=code_of[(p.model, p.task_id)],
+            code=code_of[(p.model, p.task_id, p.code_index)],
             test=test_of[p.test_id],
             outcome=p.generated,
         )
         for p, fb in _failed(pairs)
     ]
-    return [ScreenJob(strategy, item) for item in items for strategy in ctx.config.screening]
+    judged = {m: coverage.judges(ctx.config, m) for m in ctx.config.models.coder_names}
+    return [
+        ScreenJob(strategy, item)
+        for item in items
+        for strategy in ctx.config.screening
+        if judged[item.coder] or strategy not in coverage.LLM_STRATEGIES
+    ]
 
 
 def refine_jobs(
     ctx: RunContext, codes: list[GeneratedCode], tests: list[GeneratedTest], pairs: list[PairEvaluation]
 ) -> list[RefineJob]:
-    """One job per test-fail feedback."""
-    code_of = {(c.model, c.task_id): c.code or "" for c in codes}
+    """One job per test-fail feedback of a coder that has a refiner (never a replay dataset)."""
+    code_of = {(c.model, c.task_id, c.sample_index): c.code or "" for c in codes}
+    refined = {m: coverage.refines(ctx.config, m) for m in ctx.config.models.coder_names}
     test_of = {t.test_id: t for t in tests}
     return [
         RefineJob(
             p.model,
             ctx.config.models.refiner_for(p.model),
             ctx.tasks[p.task_id],
-            code_of[(p.model, p.task_id)],
+            code_of[(p.model, p.task_id, p.code_index)],
             test_of[p.test_id],
             fb,
         )
         for p, fb in _failed(pairs)
+        if refined[p.model]
     ]
 
 
@@ -104,6 +126,10 @@ def refined_jobs(
     refinements: list[Refinement],
 ) -> list[RefinedJob]:
     """One job per refinement, with the generated code's benchmark verdict as ``before``."""
-    before = {(v.model, v.task_id): v.passed for v in verdicts}
+    before = {(v.model, v.task_id, v.code_index): v.passed for v in verdicts}
     test_of = {t.test_id: t for t in tests}
-    return [RefinedJob(ctx.tasks[r.task_id], r, test_of[r.feedback_id], before[(r.model, r.task_id)]) for r in refinements]
+    jobs = []
+    for r in refinements:
+        test_id, code_index = split_pair_id(r.feedback_id)
+        jobs.append(RefinedJob(ctx.tasks[r.task_id], r, test_of[test_id], before[(r.model, r.task_id, code_index)]))
+    return jobs

@@ -9,7 +9,7 @@ from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
 from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
 from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
-from tfr_helpers.records import Feedback, GeneratedCode, GeneratedTest, PairEvaluation, Refinement, Task
+from tfr_helpers.records import Feedback, GeneratedCode, GeneratedTest, PairEvaluation, Refinement, Task, sample_suffix
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement
         if fault is not None:
             out.append(Undone(item.key, fault))
             continue
-        stem = f"{item.test.kind}_{item.test.index}"
+        stem = f"{item.test.kind}_{item.test.index}" + sample_suffix(item.feedback.feedback_id)
         task_id = item.task.task_id
         call = save_call(ctx, item.model, task_id, f"refine_{stem}", result)
         parsed = parse_code(result.text or "", item.task.entry_point)

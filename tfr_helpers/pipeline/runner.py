@@ -12,8 +12,10 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from tfr_helpers.errors import ConfigError, RunDirError
+from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline.config import ExperimentConfig
 from tfr_helpers.pipeline.context import RunContext
+from tfr_helpers.pipeline.progress import StageProgress
 from tfr_helpers.pipeline.results_io import decode_records, encode_records
 from tfr_helpers.pipeline.stages import Stage, registered_stages
 from tfr_helpers.pipeline.store import RunStore
@@ -75,7 +77,8 @@ def _execute(
     done = ctx.store.done_keys(name)
     pending = [item for item in items if item.key not in done]
     size = _chunk_size(ctx, stage)
-    with tqdm(total=len(pending), desc=stage, disable=not progress or not pending, leave=False) as bar:
+    bar = tqdm(total=len(pending), desc=stage, disable=not progress or not pending, leave=False)
+    with bar, StageProgress(ctx, stage, len(items), len(items) - len(pending)) as live:
         for start in range(0, len(pending), size):
             chunk = pending[start : start + size]
             ledger.stop = ledger.stop or ctx.model_stop()
@@ -84,6 +87,8 @@ def _execute(
                     ledger.add(stage, item, "not attempted: the run stopped")
                 continue
             _checkpoint_chunk(ctx, stage, chunk, fn(chunk, ctx), ledger)
+            live.advance(len(chunk))
+            bar.set_postfix_str(live.postfix(), refresh=False)
             bar.update(len(chunk))
     ledger.stop = ledger.stop or ctx.model_stop()
     return _load(ctx, stage, items, ledger, ran=True)
@@ -159,6 +164,7 @@ def run_stages(
     from tfr_helpers.models import check_credentials
 
     check_credentials(config.models.all_specs(), config.resolved_model_settings())
+    coverage.check_datasets(config)  # a missing or corrupt replay dataset fails before any stage runs
     store = RunStore(Path(run_dir) if run_dir is not None else default_run_dir(config))
     store.bind_config(config.model_dump(mode="json"), config.config_hash(), config.fingerprint())
     ctx = RunContext(config, store, select_tasks(config, store))

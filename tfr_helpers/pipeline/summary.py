@@ -41,6 +41,9 @@ class RunSummary:
     """Call errors, code without usable code, test-generation failures, refinements without code."""
     undone: dict[str, int] = field(default_factory=dict)
     """Stage -> items left undone by failed calls (not checkpointed; a rerun continues them)."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    """``<coder> <stage>: <reason>`` -> items (tasks, or 1 for a whole stage) the run left out by design
+    (a task a replay dataset lacks, fewer samples than asked, no refiner or judge for a dataset)."""
 
     def lines(self) -> list[str]:
         """A short human-readable report."""
@@ -64,6 +67,8 @@ class RunSummary:
                 f"calls behind the results: {self.calls}, tokens in/out: {self.input_tokens}/{self.output_tokens}, "
                 f"cost ${self.cost_usd:.4f} (original usage, replies served from the cache included)"
             )
+        for what, n in self.skipped.items():
+            out.append(f"skipped: {what} ({n} {'item' if n == 1 else 'items'})")
         if self.undone:
             items = ", ".join(f"{stage} {n}" for stage, n in self.undone.items())
             out.append(f"undone: {sum(self.undone.values())} items ({items}); rerun to continue")
@@ -99,6 +104,7 @@ def summarize(
         causes=dict(Counter(p.cause for p in results.pair_evaluations if p.cause)),
         transitions=dict(Counter(r.transition for r in results.refined_evaluations)),
         decisions={k: dict(v) for k, v in decisions.items()},
+        skipped=dict(Counter(f"{s.model} {s.stage}: {s.reason}" for s in results.skipped)),
         calls=sum(t.calls for t in totals),
         input_tokens=sum(t.input_tokens for t in totals),
         output_tokens=sum(t.output_tokens for t in totals),

@@ -123,4 +123,25 @@ def code_reply(code: ReplayCode, header: str) -> str:
     body = code.program.rstrip("\n")
     if code.compiles:
         return f"{header}\n\n{fence}python\n{body}\n{fence}\n"
-    return f"{header}\nIt does not compile as published; shown as text, not as code.\n\n{fence}text\n{body}\n{fence}\n"
+    return f"{header}\n{NOT_COMPILING}\n\n{fence}text\n{body}\n{fence}\n"
+
+
+NOT_COMPILING = "It does not compile as published; shown as text, not as code."
+_TEXT_FENCE = re.compile(r"^(`{3,})text\n(.*)\n\1$", re.S | re.M)
+
+
+def published_program(text: str) -> str | None:
+    """The program of a code reply that holds a sample which does not compile (see :func:`code_reply`).
+
+    The pipeline runs such a program as published, so it counts as generated code that fails to load.
+
+    Args:
+        text: A replay provider's code reply.
+
+    Returns:
+        The program (ending in a newline), or None when the reply is not one of a non-compiling sample.
+    """
+    if NOT_COMPILING not in text:
+        return None
+    found = _TEXT_FENCE.search(text)
+    return found.group(2) + "\n" if found else None
