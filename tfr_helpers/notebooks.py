@@ -129,6 +129,7 @@ def run_notebooks(
     names: tuple[str, ...] = NOTEBOOKS,
     notebooks_dir: Path = NOTEBOOKS_DIR,
     kernel_name: str | None = None,
+    progress: bool = True,
 ) -> NotebookRunSummary:
     """Execute the notebook series on one params file into ``<run_dir>/notebooks/`` and export HTML.
 
@@ -157,7 +158,7 @@ def run_notebooks(
     out_dir = run_dir / "notebooks"
     out_dir.mkdir(parents=True, exist_ok=True)
     reports = []
-    for name in tqdm(names, desc="notebooks", unit="nb"):
+    for name in tqdm(names, desc="notebooks", unit="nb", disable=not progress):
         out = out_dir / name
         start = time.perf_counter()
         log.info("executing %s -> %s", name, out)

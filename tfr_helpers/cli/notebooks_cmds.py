@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -15,18 +16,37 @@ RunDirOption = Annotated[
 ]
 
 
+def _notebook(run_dir: Path | None) -> Callable[[], str]:
+    """``[01_rq1_feedback_reliability] ``: the notebook papermill is executing (the last one it saved)."""
+
+    def prefix() -> str:
+        saved = sorted((run_dir / "notebooks").glob("*.ipynb"), key=lambda p: p.stat().st_mtime) if run_dir else []
+        return f"[{saved[-1].stem}] " if saved else ""
+
+    return prefix
+
+
 @app.command("run")
-def run(params: ParamsOption = Path("papermill_params/default.yaml"), run_dir: RunDirOption = None) -> None:
+def run(
+    params: ParamsOption = Path("papermill_params/default.yaml"),
+    run_dir: RunDirOption = None,
+    progress: Annotated[
+        bool, typer.Option(help="Show live progress (notebook, stage, done/total, calls and runs per second, cost, ETA).")
+    ] = True,
+) -> None:
     """Run the study: the notebook series with papermill, HTML exports, and a short summary.
 
     Exit codes: 0 done; 2 a user error or a failed notebook; 3 items left undone because their model calls
     failed (or a wrong key, unknown model or exhausted quota stopped the run): rerun to continue.
     """
-    from tfr_helpers.notebooks import run_notebooks
+    from tfr_helpers.cli.live import live_progress
+    from tfr_helpers.notebooks import resolve_run_dir, run_notebooks
     from tfr_helpers.pipeline.undone import EXIT_INCOMPLETE, RunIncomplete
 
+    resolved = resolve_run_dir(params, run_dir) if params.is_file() else None
     try:
-        summary = run_notebooks(params, run_dir)
+        with live_progress(resolved or Path("."), enabled=progress and resolved is not None, prefix=_notebook(resolved)):
+            summary = run_notebooks(params, run_dir, progress=not progress)
     except RunIncomplete as exc:
         typer.echo(f"tfr: error: {exc}", err=True)
         raise typer.Exit(EXIT_INCOMPLETE) from None

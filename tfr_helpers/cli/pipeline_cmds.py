@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from tfr_helpers.cli import app
-from tfr_helpers.pipeline import STAGES, load_config, run_stages
+from tfr_helpers.cli.live import live_progress
+from tfr_helpers.pipeline import STAGES, default_run_dir, load_config, run_stages
 from tfr_helpers.pipeline.undone import EXIT_INCOMPLETE, RunIncomplete
 
 
@@ -21,7 +22,9 @@ def stage(
         Optional[Path],  # noqa: UP045 (typer needs Optional on 3.11)
         typer.Option(help="Run directory (default: runs/<run_name>)."),
     ] = None,
-    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    progress: Annotated[
+        bool, typer.Option(help="Show live progress (stage, done/total, calls and sandbox runs per second, cost, ETA).")
+    ] = True,
 ) -> None:
     """Run one pipeline stage, or all of them, resuming work already recorded in the run directory.
 
@@ -31,7 +34,8 @@ def stage(
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     config = load_config(params)
     try:
-        summary = run_stages(config, run_dir, name, progress=progress)
+        with live_progress(run_dir or default_run_dir(config), enabled=progress):
+            summary = run_stages(config, run_dir, name, progress=False)
     except RunIncomplete as exc:
         for line in exc.summary.lines() if exc.summary is not None else []:
             typer.echo(line)
