@@ -38,11 +38,10 @@ def _write(run: Path, snap: Snapshot) -> None:
 def test_rates_and_eta_come_from_the_stage_so_far() -> None:
     calls, runs, eta = SNAP.rates()
     assert (calls, runs, eta) == (3.0, 0.0, 80.0)  # 60 calls in 20 s; 20 items in 20 s, 80 left
-    assert describe(SNAP) == (
-        "generate_tests 40/120 | 3.0 calls/s | 0.0 sandbox runs/s | $0.0123 | ETA 0:01:20 (0:00:20 in stage)"
-    )
+    assert describe(SNAP) == ("generate_tests 40/120 | 3.0 calls/s | 0.0 sandbox runs/s | $0.0123 | 00:20 | ETA 01:20")
     assert "ETA ?" in describe(dataclasses.replace(SNAP, done=20))  # nothing finished yet in this invocation
-    assert describe(dataclasses.replace(SNAP, done=120)).endswith("| done (0:00:20 in stage)")
+    assert describe(dataclasses.replace(SNAP, done=120)).endswith("| 00:20 | done")
+    assert "| 1:00:20 | ETA 4:01:20" in describe(dataclasses.replace(SNAP, time=4620.0))
 
 
 def test_log_output_prints_each_stage_its_end_and_throttles_the_rest(tmp_path: Path) -> None:
@@ -59,8 +58,8 @@ def test_log_output_prints_each_stage_its_end_and_throttles_the_rest(tmp_path: P
     live.poll()  # unchanged: nothing new
     lines = out.getvalue().splitlines()
     assert lines == [
-        "[00_setup] generate_tests 40/120 | 3.0 calls/s | 0.0 sandbox runs/s | $0.0123 | ETA 0:01:20 (0:00:20 in stage)",
-        "[00_setup] generate_tests 120/120 | 1.5 calls/s | 0.0 sandbox runs/s | $0.0123 | done (0:00:40 in stage)",
+        "[00_setup] generate_tests 40/120 | 3.0 calls/s | 0.0 sandbox runs/s | $0.0123 | 00:20 | ETA 01:20",
+        "[00_setup] generate_tests 120/120 | 1.5 calls/s | 0.0 sandbox runs/s | $0.0123 | 00:40 | done",
     ]
 
 
@@ -75,9 +74,15 @@ def test_a_terminal_gets_one_line_redrawn_in_place(tmp_path: Path) -> None:
     live.poll()
     _write(tmp_path, dataclasses.replace(SNAP, done=60, time=1030.0))
     live.poll()
+    _write(tmp_path, dataclasses.replace(SNAP, done=120, time=1040.0, running=False))  # the stage's end stays
+    live.poll()
+    _write(tmp_path, dataclasses.replace(SNAP, stage="evaluate_code_test_pairs", done=0, time=1041.0))
+    live.poll()
     live.stop()
-    assert out.getvalue().count("\r\x1b[K") == 2 and out.getvalue().endswith("\n")
-    assert out.getvalue().count("\n") == 1
+    screen = [line.rsplit("\r\x1b[K", 1)[-1] for line in out.getvalue().split("\n")]
+    assert out.getvalue().count("\r\x1b[K") == 4
+    assert screen[0].startswith("generate_tests 120/120") and screen[1].startswith("evaluate_code_test_pairs 0/120")
+    assert screen[2] == ""  # stop() ends the status line
 
 
 def test_tfr_stage_prints_progress_in_logs_and_leaves_the_last_snapshot(tmp_path: Path, shared_benchmarks: Path) -> None:
@@ -100,5 +105,5 @@ def test_tfr_stage_prints_progress_in_logs_and_leaves_the_last_snapshot(tmp_path
     assert last.done == last.total > 0 and last.sandbox_runs > 0
     progress = [line for line in proc.stderr.splitlines() if "calls/s" in line]
     assert progress and progress[-1].startswith(f"evaluate_refined_codes {last.done}/{last.total} | ")
-    assert "sandbox runs/s | $0.0000 | done" in progress[-1]
+    assert "sandbox runs/s | $0.0000 | " in progress[-1] and progress[-1].endswith("| done")
     assert "\r" not in proc.stderr  # not a terminal: plain lines, no redrawn bars

@@ -48,9 +48,9 @@ class LiveProgress:
             return
         self._last = snap
         line = self.prefix() + describe(snap)
-        if self.tty:
-            self.stream.write("\r\x1b[K" + line)
-            self._drawn = True
+        if self.tty:  # redraw in place; a finished stage keeps its line
+            self.stream.write("\r\x1b[K" + line + ("" if snap.running else "\n"))
+            self._drawn = snap.running
         else:
             printed, now = self._printed, time.monotonic()
             new_stage = printed is None or (printed.stage, printed.stage_start) != (snap.stage, snap.stage_start)

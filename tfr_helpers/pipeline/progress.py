@@ -4,7 +4,8 @@ The runner wraps each stage's work in :class:`StageProgress`; a daemon thread wr
 items done of total, model calls answered, sandbox runs, cost spent, and the same numbers at the stage's start)
 so that anything outside the process can show the run as it goes: ``tfr run`` while papermill executes a
 notebook's kernel, ``tfr stage`` in-process (:mod:`tfr_helpers.cli.live`). :func:`describe` turns a snapshot into
-one line: ``generate_tests 40/120 | 3.1 calls/s | 0.0 sandbox runs/s | $0.0123 | ETA 0:00:26``.
+one line: ``generate_tests 40/120 | 3.1 calls/s | 0.0 sandbox runs/s | $0.0123 | 00:13 | ETA 00:26``
+(elapsed in the stage, then the time left at the stage's pace so far).
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def read_snapshot(run_dir: Path) -> Snapshot | None:
 
 def _clock(seconds: float) -> str:
     seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+    hours = f"{seconds // 3600}:" if seconds >= 3600 else ""
+    return f"{hours}{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
 
 
 def describe(snap: Snapshot) -> str:
@@ -70,7 +72,7 @@ def describe(snap: Snapshot) -> str:
     left = "done" if snap.done >= snap.total else (f"ETA {_clock(eta)}" if eta is not None else "ETA ?")
     return (
         f"{snap.stage} {snap.done}/{snap.total} | {calls:.1f} calls/s | {runs:.1f} sandbox runs/s | "
-        f"${snap.cost_usd:.4f} | {left} ({_clock(snap.time - snap.stage_start)} in stage)"
+        f"${snap.cost_usd:.4f} | {_clock(snap.time - snap.stage_start)} | {left}"
     )
 
 
