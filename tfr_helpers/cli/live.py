@@ -9,6 +9,7 @@ notebook's kernel (``tfr run``); a thread here polls it. On a TTY one status lin
 from __future__ import annotations
 
 import contextlib
+import shutil
 import sys
 import threading
 import time
@@ -48,8 +49,9 @@ class LiveProgress:
             return
         self._last = snap
         line = self.prefix() + describe(snap)
-        if self.tty:  # redraw in place; a finished stage keeps its line
-            self.stream.write("\r\x1b[K" + line + ("" if snap.running else "\n"))
+        if self.tty:  # redraw in place (cut to the width: a wrapped line cannot be redrawn); a finished stage stays
+            width = shutil.get_terminal_size().columns - 1
+            self.stream.write("\r\x1b[K" + line[:width] + ("" if snap.running else "\n"))
             self._drawn = snap.running
         else:
             printed, now = self._printed, time.monotonic()

@@ -17,11 +17,11 @@ RunDirOption = Annotated[
 
 
 def _notebook(run_dir: Path | None) -> Callable[[], str]:
-    """``[01_rq1_feedback_reliability] ``: the notebook papermill is executing (the last one it saved)."""
+    """``[01_rq1] ``: the notebook papermill is executing (the last one it saved)."""
 
     def prefix() -> str:
         saved = sorted((run_dir / "notebooks").glob("*.ipynb"), key=lambda p: p.stat().st_mtime) if run_dir else []
-        return f"[{saved[-1].stem}] " if saved else ""
+        return f"[{'_'.join(saved[-1].stem.split('_')[:2])}] " if saved else ""
 
     return prefix
 
