@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.helpers.fake_batches import FakeBatches
+
 
 @dataclass
 class Action:
@@ -99,9 +101,11 @@ class FakeLLMServer:
         self.responder = responder
         """Text of ``ok`` replies computed from the request body (else ``default_text``)."""
         self.api_key = api_key
+        """When set, a request with another ``Authorization: Bearer`` key gets a 401."""
         self.usage_from_text = False
         """When True, usage counts tokens as characters / 4 (prompt and reply) instead of fixed numbers."""
-        """When set, a request with another ``Authorization: Bearer`` key gets a 401."""
+        self.batches = FakeBatches(self.live_answer)
+        """The files and batch endpoints (see :mod:`tests.helpers.fake_batches`)."""
         self._refuse = 0
         self._seen = 0
         self._window = (0, 0)
@@ -172,6 +176,17 @@ class FakeLLMServer:
         with self._lock:
             self.script.extend(actions)
 
+    def live_answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """The ``ok`` answer to one request body (used for batch items)."""
+        text = self.responder(body) if self.responder is not None else self.default_text
+        anthropic = path.rstrip("/").endswith("/messages")
+        answer = (
+            anthropic_message(str(body.get("model")), text) if anthropic else chat_completion(str(body.get("model")), text)
+        )
+        if self.usage_from_text:
+            answer["usage"] = text_usage(body, text, anthropic=anthropic)
+        return 200, answer
+
     def _next(self) -> Action:
         with self._lock:
             return self.script.popleft() if self.script else Action("ok")
@@ -205,6 +220,9 @@ class FakeLLMServer:
                 except ValueError:
                     body = {"_raw": raw.decode("utf-8", "replace")}
                 headers = {k.lower(): v for k, v in self.headers.items()}
+                if FakeBatches.handles(self.path):
+                    self._batch("POST", headers, raw, body)
+                    return
                 if server._refusing():
                     with server._lock:
                         server.requests.append(LoggedRequest(time.monotonic(), self.path, headers, body, False))
@@ -219,6 +237,15 @@ class FakeLLMServer:
                 finally:
                     with server._lock:
                         server.in_flight -= 1
+
+            def do_GET(self) -> None:  # noqa: N802 - stdlib name
+                self._batch("GET", {k.lower(): v for k, v in self.headers.items()}, b"", {})
+
+            def _batch(self, method: str, headers: dict[str, str], raw: bytes, body: dict[str, Any]) -> None:
+                with server._lock:
+                    server.requests.append(LoggedRequest(time.monotonic(), self.path, headers, body))
+                status, payload = server.batches.route(method, self.path, headers, raw, server.base_url)
+                self._send(status, payload if isinstance(payload, bytes) else json.dumps(payload).encode())
 
             def _answer(self, action: Action, body: dict[str, Any]) -> None:
                 if action.delay:

@@ -257,7 +257,15 @@ class ModelClient:
         stage: str,
         progress: bool = True,
     ) -> list[ModelReply]:
-        """Answer many requests concurrently (limited per provider); order preserved, progress with tqdm."""
+        """Answer many requests concurrently (limited per provider); order preserved, progress with tqdm.
+
+        Models whose provider has batch mode on (``settings.batch``) are answered through one provider batch per
+        model (:mod:`.batch`), the rest live.
+        """
+        from tfr_helpers.models.batch import call_many_batched, uses_batch
+
+        if any(uses_batch(self, spec) for spec, _ in items):
+            return self._run(call_many_batched(self, items, stage))
 
         async def run_all() -> list[ModelReply]:
             with tqdm(total=len(items), desc=stage, disable=not progress) as bar:

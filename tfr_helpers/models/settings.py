@@ -97,6 +97,10 @@ class ModelSettings(_Settings):
     """Base URL per provider (``openai-compatible`` needs one here or in ``OPENAI_COMPATIBLE_BASE_URL``)."""
     provider_options: dict[str, dict[str, object]] = Field(default_factory=dict)
     """Extra options per provider; ``provider_options["sim"]`` goes to ``SimProvider(**options)``."""
+    batch: dict[str, bool] = Field(default_factory=dict)
+    """Providers whose calls go through their Batch API, e.g. ``{openai: true}`` (half price, up to 24 h)."""
+    batch_poll_s: float = Field(default=30.0, gt=0)
+    """Seconds between two polls of a batch's status."""
 
     def sampling_for(self, model: str) -> SamplingSettings:
         """Sampling settings of one ``provider:model``."""

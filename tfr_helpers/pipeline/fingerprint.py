@@ -38,7 +38,16 @@ HashInput = Callable[["ExperimentConfig"], dict[str, str]]
 HASH_INPUTS: dict[str, HashInput] = {}
 """Registered hash inputs by name, in registration order."""
 
-TRANSPORT_SETTINGS = ("concurrency", "default_concurrency", "retry", "cache_dir", "cache_mode", "prices")
+TRANSPORT_SETTINGS = (
+    "concurrency",
+    "default_concurrency",
+    "retry",
+    "cache_dir",
+    "cache_mode",
+    "prices",
+    "batch",
+    "batch_poll_s",
+)
 """``model_settings`` keys that change how calls are made, never what they answer."""
 
 

@@ -56,6 +56,8 @@ def _chunk_size(ctx: RunContext, stage: str) -> int:
         return ctx.config.concurrency.checkpoint_every
     if _registry()[stage].sandboxed:
         return 8 * (ctx.config.concurrency.sandbox_workers or 2)
+    if any(ctx.config.model_settings.batch.values()):  # one provider batch for the stage, not one per chunk
+        return 1_000_000_000
     return 4 * ctx.config.concurrency.model_calls
 
 
