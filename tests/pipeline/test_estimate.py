@@ -119,3 +119,11 @@ def test_cli_prints_the_table_offline_for_the_openai_params(tmp_path: Path, shar
     assert proc.returncode == 0, proc.stderr
     assert "generate_codes     openai:gpt-5-mini              coder                  60" in proc.stdout
     assert "total openai:gpt-5-mini: $" in proc.stdout and "projected" in proc.stdout
+
+
+def test_batch_mode_prices_its_provider_at_half(study: dict[str, Any]) -> None:
+    config = study["config"]
+    settings = config.model_settings.model_copy(update={"batch": {"openai-compatible": True}})
+    batched = estimate(config.model_copy(update={"model_settings": settings}))
+    live, half = estimate(config).cost_by_model()[MODEL], batched.cost_by_model()[MODEL]
+    assert live[2] > 0 and half == pytest.approx(tuple(c / 2 for c in live))
