@@ -39,16 +39,19 @@ def atomic_path(path: Path) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (flushed and fsynced before the rename); return ``path``."""
+def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> Path:
+    """Write ``data`` to ``path`` atomically (flushed and, unless ``fsync=False``, fsynced before the rename);
+    return ``path``. ``fsync=False`` is for files that can be rebuilt (thousands of human-readable artifacts of one
+    stage: an fsync each would dominate its time on a busy disk)."""
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if fsync:
+                os.fsync(fh.fileno())
     return path
 
 
-def atomic_write_text(path: Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically (flushed and fsynced before the rename); return ``path``."""
-    return atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, *, fsync: bool = True) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_write_bytes`); return ``path``."""
+    return atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)

@@ -123,11 +123,21 @@ def test_identical_programs_and_tests_run_once_and_count_with_multiplicity(priva
     # 4 code samples x 6 tests (3 samples x 2 asserts) = 24 pairs; the correct program (3 copies) passes all 6,
     # `return 0.5` passes the first assert and fails the second (3 copies of each test)
     assert summary.cases == {"pass_pass": 3 * 6 + 3, "fail_pass": 3}
-    # distinct programs: 2 (benchmark) + 2 (generated tests) + the reference; no rerun (the reference passes)
-    assert summary.sandbox_runs == 2 + 2 + 1
+    # one run per distinct program (2: benchmark and generated tests together) + the reference; no rerun
+    assert summary.sandbox_runs == 2 + 1
+    results = load_results(tmp_path / "run")
+    assert [v.passed for v in results.benchmark_verdicts] == [True, True, False, True]
+    assert {len(v.run.outcomes) for v in results.benchmark_verdicts} == {1}  # HumanEval's check, split back out
     analyze(tmp_path / "run")
     rows = json.loads((tmp_path / "run" / "analysis" / "summary.json").read_text())["tables"]["rq1_four_cases"]["rows"]
     assert {(r["n"], r["unique"]) for r in rows} == {(24, 4)}  # 2 programs x 2 distinct asserts
+    # results.json stores each repeated outcome once and reads back to the same records
+    raw = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert all(set(p["reference"]) == {"$shared"} for p in raw["pair_evaluations"])
+    outcomes = {json.dumps(v, sort_keys=True) for v in raw["shared_values"]}
+    assert len(raw["shared_values"]) == len(outcomes) < 24
+    results = load_results(tmp_path / "run")
+    assert [p.generated.status for p in results.pair_evaluations].count("failed") == 3
 
 
 def test_a_bad_import_line_is_refused_before_any_stage_runs(private_cache: Path, tmp_path: Path) -> None:

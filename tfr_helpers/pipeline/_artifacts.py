@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tfr_helpers.models.registry import is_simulated
+from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline.context import CallResult, RunContext
 from tfr_helpers.records import ModelCallRecord
 
@@ -18,10 +19,11 @@ def save_call(ctx: RunContext, model: str, task_id: str, name: str, result: Call
         result: The call.
     """
     record = result.record
-    prompt_path = ctx.store.artifact(model, task_id, f"prompt_{name}.md", result.prompt)
+    durable = not coverage.compact_artifacts(ctx.config, model)
+    prompt_path = ctx.store.artifact(model, task_id, f"prompt_{name}.md", result.prompt, durable)
     body = result.text if result.text is not None else f"(no response: {record.error})"
     head = f"<!-- model: {record.model}{' (simulated)' if is_simulated(record.model) else ''} -->\n\n"
-    response_path = ctx.store.artifact(model, task_id, f"response_{name}.md", head + body)
+    response_path = ctx.store.artifact(model, task_id, f"response_{name}.md", head + body, durable)
     return record.model_copy(
         update={
             "prompt_path": record.prompt_path or prompt_path,

@@ -87,6 +87,13 @@ def judges(config: ExperimentConfig, coder: str) -> bool:
     return not is_replayed(config.models.judge_for(coder))
 
 
+def compact_artifacts(config: ExperimentConfig, coder: str) -> bool:
+    """Whether ``coder``'s per-pair artifacts are written compactly: one pairs file per code sample and no
+    decision file for a strategy that calls no model (replayed data, or several code samples: tens of thousands
+    of pairs would otherwise be tens of thousands of small files)."""
+    return is_replayed(coder) or config.code_samples_for(coder) > 1
+
+
 def _kinds(config: ExperimentConfig) -> list[tuple[TestKind, int]]:
     counts: list[tuple[TestKind, int]] = [("ebt", config.ebts_per_task), ("pbt", config.pbts_per_task)]
     return [(k, n) for k, n in counts if n > 0]

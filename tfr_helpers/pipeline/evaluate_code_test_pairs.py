@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tfr_helpers.models.registry import is_replayed
+from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline.classify import case_of, cause_of, reliability_of
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.feedback import build_feedback
@@ -77,12 +77,41 @@ class _Batch:
         self.runs = dict(zip(keys, done, strict=True))
 
 
+@dataclass
+class _Outcomes:
+    """Where each unit finds its runs once the batches ran."""
+
+    bench: dict[tuple[str, ...], ProgramRun]
+    """(program, task id) -> the program's run on the benchmark tests."""
+    gen: dict[tuple[str, ...], ProgramRun]
+    """(program, *distinct test sources) -> the program's run on those tests, in that order."""
+    rerun: dict[tuple[str, str], TestOutcome]
+    """(reference, test source) -> the reference's second outcome on a test it did not pass."""
+
+
 def _unique_tests(item: PairJob) -> dict[str, GeneratedTest]:
     """Test source -> its first test, in order of first appearance (identical tests run once)."""
     first: dict[str, GeneratedTest] = {}
     for test in item.tests:
         first.setdefault(test.source, test)
     return first
+
+
+def _split(run: ProgramRun, start: int, stop: int | None) -> ProgramRun:
+    """The part of a run holding the outcomes of specs ``start:stop`` (one outcome per snippet or test spec)."""
+    return run.model_copy(update={"outcomes": run.outcomes[start:stop]})
+
+
+def _combined(ctx: RunContext, item: PairJob, bench_specs: list[Any]) -> bool:
+    """Whether a unit's benchmark tests run in the same sandbox run as its generated tests (many samples:
+    one run per program instead of two). Only when the limits agree and each benchmark spec gives exactly one
+    outcome (snippets: HumanEval's ``check``, MBPP's asserts), so the outcomes split back by position."""
+    limits = ctx.config.sandbox
+    return (
+        coverage.compact_artifacts(ctx.config, item.model)
+        and limits.timeout_s == limits.generated_test_timeout_s
+        and all(getattr(spec, "kind", None) == "snippet" for spec in bench_specs)
+    )
 
 
 def evaluate_code_test_pairs(items: Sequence[PairJob], ctx: RunContext) -> list[BenchmarkVerdict | PairEvaluation]:
@@ -100,49 +129,83 @@ def evaluate_code_test_pairs(items: Sequence[PairJob], ctx: RunContext) -> list[
         Per job and code sample: one :class:`BenchmarkVerdict` (subject ``generated``) then one
         :class:`PairEvaluation` per generated test (none for a sample without usable code).
     """
-    # round 1: benchmark tests on each distinct program; the distinct tests on each distinct program and the reference
+    found = _run(ctx, items)
+    out: list[BenchmarkVerdict | PairEvaluation] = []
+    for item in items:
+        out += _records(ctx, item, found)
+    return out
+
+
+def _run(ctx: RunContext, items: Sequence[PairJob]) -> _Outcomes:
+    """Run every distinct program of the chunk on its benchmark tests and its distinct generated tests, the
+    references on the generated tests, then the reference's non-passes again."""
+    # round 1: benchmark tests on each distinct program; the distinct tests on each distinct program and the
+    # reference (for many samples, a program's benchmark tests and generated tests in one run)
     bench, gen = _Batch(), _Batch()
+    combined: dict[tuple[str, ...], int] = {}  # key of a combined run -> number of benchmark outcomes first
     for item in items:
         distinct = _unique_tests(item)
         sources, specs = tuple(distinct), [test_spec(t) for t in distinct.values()]
+        bspecs = benchmark_specs(item.task)
+        together = bool(sources) and _combined(ctx, item, bspecs)
         for code in item.codes:
-            bench.add((code.code or "", item.task.task_id), code.code or "", benchmark_specs(item.task))
+            program = code.code or ""
+            if together and code.code:
+                key = ("+bench", item.task.task_id, program, *sources)
+                combined[gen.add(key, program, bspecs + specs)] = len(bspecs)
+                continue
+            bench.add((program, item.task.task_id), program, bspecs)
             if code.code and sources:
-                gen.add((code.code, *sources), code.code, specs)
+                gen.add((program, *sources), program, specs)
         if any(c.code for c in item.codes) and sources:
             gen.add((item.task.reference, *sources), item.task.reference, specs)
     bench.run(ctx, "benchmark tests", generated=False)
     gen.run(ctx, "generated tests", generated=True)
+    found = _Outcomes(bench=dict(bench.runs), gen={}, rerun={})
+    for key, run in gen.runs.items():
+        if key in combined:  # ("+bench", task id, program, *sources)
+            found.bench[(key[2], key[1])] = _split(run, 0, combined[key])
+            found.gen[key[2:]] = _split(run, combined[key], None)
+        else:
+            found.gen[key] = run
 
-    # round 2: a reference non-pass runs again, alone and with another seed, to tell a wrong test from a
-    # nondeterministic reference
+    # round 2: a reference non-pass runs again with another seed, to tell a wrong test from a nondeterministic
+    # reference: alone per test (one sample), or all of a unit's non-passes in one run (many samples)
     reruns = _Batch()
     for item in items:
         sources = tuple(_unique_tests(item))
-        ref_run = gen.runs.get((item.task.reference, *sources))
-        for test in item.tests if ref_run is not None else []:
-            if ref_run.outcomes[sources.index(test.source)].status != "passed":  # type: ignore[union-attr]
-                reruns.add((item.task.reference, test.source), item.task.reference, [test_spec(test)])
+        ref_run = found.gen.get((item.task.reference, *sources))
+        failing = [s for s, o in zip(sources, ref_run.outcomes, strict=True) if o.status != "passed"] if ref_run else []
+        if failing and coverage.compact_artifacts(ctx.config, item.model):
+            reruns.add(
+                (item.task.reference, *failing), item.task.reference, [test_spec(_unique_tests(item)[s]) for s in failing]
+            )
+        else:
+            for source in failing:
+                reruns.add((item.task.reference, source), item.task.reference, [test_spec(_unique_tests(item)[source])])
     reruns.run(ctx, "reference reruns", generated=True, rerun=True)
+    for key, run in reruns.runs.items():
+        for source, outcome in zip(key[1:], run.outcomes, strict=False):
+            found.rerun[(key[0], source)] = outcome
+    return found
 
-    out: list[BenchmarkVerdict | PairEvaluation] = []
-    for item in items:
-        out += _records(ctx, item, bench, gen, reruns)
-    return out
 
-
-def _records(ctx: RunContext, item: PairJob, bench: _Batch, gen: _Batch, reruns: _Batch) -> list[Any]:
+def _records(ctx: RunContext, item: PairJob, found: _Outcomes) -> list[Any]:
     """The verdict and pair records of one unit, from the shared runs."""
     task, model = item.task, item.model
     sources = tuple(_unique_tests(item))
-    ref_run = gen.runs.get((task.reference, *sources))
-    per_pair = len(item.codes) == 1 and not is_replayed(model)  # one artifact per pair, as with one sample
+    ref_run = found.gen.get((task.reference, *sources))
+    per_pair = not coverage.compact_artifacts(ctx.config, model)
     out: list[Any] = []
     for code in item.codes:
         suffix = f"_s{code.sample_index}" if code.sample_index else ""
-        bench_run = bench.runs[(code.code or "", task.task_id)]
+        bench_run = found.bench[(code.code or "", task.task_id)]
         run_path = ctx.store.artifact(
-            model, task.task_id, f"executions/benchmark_generated{suffix}.json", bench_run.model_dump_json(indent=1)
+            model,
+            task.task_id,
+            f"executions/benchmark_generated{suffix}.json",
+            bench_run.model_dump_json(indent=1),
+            per_pair,
         )
         out.append(
             BenchmarkVerdict(
@@ -157,12 +220,12 @@ def _records(ctx: RunContext, item: PairJob, bench: _Batch, gen: _Batch, reruns:
         )
         if not code.code or ref_run is None:
             continue
-        gen_run = gen.runs[(code.code, *sources)]
+        gen_run = found.gen[(code.code, *sources)]
         pairs = []
         for test in item.tests:
             j = sources.index(test.source)
-            rerun = reruns.runs.get((task.reference, test.source))
-            pairs.append(_pair(item, code, test, gen_run, ref_run, j, rerun.outcomes[0] if rerun else None))
+            rerun = found.rerun.get((task.reference, test.source))
+            pairs.append(_pair(item, code, test, gen_run, ref_run, j, rerun))
         out += _with_artifacts(ctx, pairs, per_pair, f"executions/pairs{suffix}.json")
     return out
 
@@ -174,7 +237,7 @@ def _with_artifacts(ctx: RunContext, pairs: list[PairEvaluation], per_pair: bool
         return []
     if not per_pair:
         rows = [p.model_dump(mode="json", exclude={"isolation", "record_path"}) for p in pairs]
-        path = ctx.store.artifact(pairs[0].model, pairs[0].task_id, shared, json.dumps(rows, indent=1))
+        path = ctx.store.artifact(pairs[0].model, pairs[0].task_id, shared, json.dumps(rows, indent=1), False)
         return [p.model_copy(update={"record_path": path}) for p in pairs]
     out = []
     for p in pairs:

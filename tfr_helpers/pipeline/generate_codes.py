@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, CallResult, RunContext, task_variables
 from tfr_helpers.pipeline.stages import Stage, StageRecords, register_stage
@@ -69,7 +70,8 @@ def _code(ctx: RunContext, item: CodeJob, index: int, result: CallResult) -> Gen
         from tfr_helpers.replay.units import published_program
 
         code = published_program(result.text or "")  # does not compile: runs, and fails to load
-    code_path = ctx.store.artifact(item.model, task_id, f"code{suffix}.py", code) if code else None
+    durable = not coverage.compact_artifacts(ctx.config, item.model)
+    code_path = ctx.store.artifact(item.model, task_id, f"code{suffix}.py", code, durable) if code else None
     return GeneratedCode(
         model=item.model,
         task_id=task_id,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, CallResult, RunContext, task_variables
 from tfr_helpers.pipeline.stages import Stage, StageRecords, register_stage
@@ -97,8 +98,9 @@ def _sample_tests(
             )
         ]
     out: list[GeneratedTest | TestGenerationFailure] = []
+    durable = not coverage.compact_artifacts(ctx.config, item.model)
     for index, test in enumerate(parsed.tests, start=first):
-        path = ctx.store.artifact(item.model, task_id, f"tests/{item.kind}_{index}.py", test.source)
+        path = ctx.store.artifact(item.model, task_id, f"tests/{item.kind}_{index}.py", test.source, durable)
         out.append(
             GeneratedTest(
                 test_id=f"{item.model}|{task_id}|{item.kind}|{index}",

@@ -107,8 +107,7 @@ def _checkpoint_chunk(ctx: RunContext, stage: str, chunk: Sequence[Any], out: li
     for record in out:
         if not isinstance(record, Undone) and output_key(record) in groups:
             groups[output_key(record)].append(record)
-    for key, records in groups.items():
-        ctx.store.append(_checkpoint(stage), key, encode_records(records))
+    ctx.store.append_many(_checkpoint(stage), [(key, encode_records(records)) for key, records in groups.items()])
 
 
 def _load(ctx: RunContext, stage: str, items: Sequence[Any], ledger: Ledger, ran: bool = False) -> list[Any]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
 from tfr_helpers.pipeline.strategies import ScreeningItem, Verdict, resolve_strategy
 from tfr_helpers.pipeline.undone import Undone, call_fault
-from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, ScreeningDecision
+from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, ScreeningDecision, sample_suffix
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,12 @@ def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[Screeni
             out.append(Undone(job.key, fault))
             continue
         test, coder, task_id = job.item.test, job.item.coder, job.item.task.task_id
-        stem = f"{job.strategy}_{test.kind}_{test.index}"
+        stem = f"{job.strategy}_{test.kind}_{test.index}" + sample_suffix(job.item.feedback.feedback_id)
         call = save_call(ctx, coder, task_id, f"screening_{stem}", verdict.call) if verdict.call else None
         text = f"# {job.strategy}: {verdict.decision}\n\n{verdict.reasoning or ''}\n"
-        path = ctx.store.artifact(coder, task_id, f"screening/{stem}.md", text)
+        path = None
+        if verdict.call is not None or not coverage.compact_artifacts(ctx.config, coder):
+            path = ctx.store.artifact(coder, task_id, f"screening/{stem}.md", text)
         out.append(
             ScreeningDecision(
                 feedback_id=job.item.feedback.feedback_id,

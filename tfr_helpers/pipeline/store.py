@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,10 +87,14 @@ class RunStore:
         return json.loads(path.read_text())
 
     # artifacts -----------------------------------------------------------------------------------
-    def artifact(self, model: str, task_id: str, name: str, text: str) -> str:
-        """Write a human-readable artifact under ``<model>/<task>/``; returns its run-relative path."""
+    def artifact(self, model: str, task_id: str, name: str, text: str, durable: bool = True) -> str:
+        """Write a human-readable artifact under ``<model>/<task>/``; returns its run-relative path.
+
+        ``durable=False`` skips the fsync (still atomic): for the thousands of artifacts of many samples or
+        replayed data, which the checkpoints and the call log can rebuild.
+        """
         rel = f"{model_dirname(model)}/{task_dirname(task_id)}/{name}"
-        atomic_write_text(self.root / rel, text)
+        atomic_write_text(self.root / rel, text, fsync=durable)
         return rel
 
     # checkpoints ---------------------------------------------------------------------------------
@@ -122,27 +127,35 @@ class RunStore:
 
     def append(self, name: str, key: str, data: Any) -> None:
         """Append one record line (once per key), flushed and fsynced before returning."""
+        self.append_many(name, [(key, data)])
+
+    def append_many(self, name: str, entries: Sequence[tuple[str, Any]]) -> None:
+        """Append record lines (once per key) with one flush and fsync for all of them (a chunk of a stage:
+        thousands of small records would otherwise cost one fsync each)."""
         done = self.done_keys(name)
-        if key in done:
+        fresh = {key: data for key, data in entries if key not in done}
+        if not fresh:
             return
         path = self.checkpoint_path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"v": CHECKPOINT_VERSION, "key": key, "data": data}, sort_keys=True)
+        lines = [json.dumps({"v": CHECKPOINT_VERSION, "key": k, "data": d}, sort_keys=True) for k, d in fresh.items()]
         with open(path, "ab+") as fh:
             # a torn line left by a killed writer must not swallow the next record
             if fh.tell() > 0:
                 fh.seek(-1, os.SEEK_END)
                 if fh.read(1) != b"\n":
                     fh.write(b"\n")
-            fh.write(line.encode("utf-8") + b"\n")
+            fh.write("".join(line + "\n" for line in lines).encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
-        done.add(key)
+        done.update(fresh)
 
     # results ---------------------------------------------------------------------------------------
     def write_results(self, results: Results) -> str:
-        """Write ``results.json`` atomically."""
-        atomic_write_text(self.root / "results.json", results.model_dump_json(indent=1))
+        """Write ``results.json`` atomically (repeated values stored once: see ``results_io.encode_results``)."""
+        from tfr_helpers.pipeline.results_io import encode_results
+
+        atomic_write_text(self.root / "results.json", encode_results(results))
         return "results.json"
 
 
@@ -162,4 +175,3 @@ def _mismatch(root: Path, existing: dict[str, Any], config_hash: str, fingerprin
         f"{root} holds a run of another configuration ({changed}). Resuming would mix records made before "
         "and after the change: use a new --run-dir or change run_name to start afresh, or undo the change to resume"
     )
-
