@@ -27,14 +27,14 @@ def test_is_simulated_asks_the_provider_entry(spec: str, expected: bool) -> None
 
 def test_a_registered_provider_is_a_valid_spec_and_can_declare_itself_simulated() -> None:
     try:
-        register_provider("replay", lambda settings: SimProvider(), simulated=True)
-        assert ModelSpec.parse("replay:dataset-v1").provider == "replay"
-        assert is_simulated("replay:dataset-v1")
-        assert isinstance(make_provider("replay", ModelSettings()), SimProvider)
+        register_provider("synthetic", lambda settings: SimProvider(), simulated=True)
+        assert ModelSpec.parse("synthetic:dataset-v1").provider == "synthetic"
+        assert is_simulated("synthetic:dataset-v1")
+        assert isinstance(make_provider("synthetic", ModelSettings()), SimProvider)
     finally:
-        _REGISTRY.pop("replay", None)
-    with pytest.raises(ConfigError, match="provider one of openai, anthropic, openai-compatible, sim$"):
-        ModelSpec.parse("replay:dataset-v1")
+        _REGISTRY.pop("synthetic", None)
+    with pytest.raises(ConfigError, match="provider one of openai, anthropic, openai-compatible, sim"):
+        ModelSpec.parse("synthetic:dataset-v1")
 
 
 def test_provider_names_cannot_hold_a_colon() -> None:
