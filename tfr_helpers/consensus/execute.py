@@ -1,0 +1,289 @@
+"""Building matrices from replayed generations: every unique program on every unique test, in the sandbox.
+
+Two execution semantics (:data:`~tfr_helpers.consensus.matrix.Semantics`):
+
+- ``single`` (default): each test is its own unit (``def test_assert_k(): ...``) with its own timeout; a timeout
+  or crash loses only that test.
+- ``packed``: CodeT's released form (``CodeT/src/_execution.py``, restated): after the program, one function
+  ``check()`` runs every unique test of the task, each inside its own ``try`` with a ``timeout`` s alarm,
+  recording True/False; the whole run is killed after ``timeout * tests + 0.1`` s. A program whose packed run
+  does not finish, or fails to compile together with the tests (one test illegal in a function body drops every
+  program of the task), is dropped: it does not execute. Tests run in the order first seen (the release
+  iterates a ``set``).
+
+The benchmark verdict of each unique program (its truth) is its run on the benchmark tests. Results are stored
+per task in the run directory with a fingerprint of everything that was run, so a second call loads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tfr_helpers.benchmarks import benchmark_tests, load_tasks
+from tfr_helpers.consensus.matrix import Semantics, TaskMatrix, TaskTruth, from_outcomes, load_task, save_task
+from tfr_helpers.errors import DataError
+from tfr_helpers.records import ProgramRun, Task
+from tfr_helpers.replay import ReplayDataset, ReplayTask
+from tfr_helpers.sandbox import Limits, TestSpec
+
+PACKED_RESULT = "CodeTPackedResult"
+"""Exception the packed harness raises at its end, carrying one ``0``/``1`` per test as its message."""
+
+
+@dataclass(frozen=True)
+class TaskInputs:
+    """A task's unique programs and tests, ready to run."""
+
+    task_id: str
+    programs: list[tuple[str, list[int]]]
+    """``(program, code sample indices)`` per unique program, in first-seen order."""
+    tests: list[tuple[str, int]]
+    """``(test text, occurrences)`` per unique test."""
+    units: list[str]
+    """Per unique test, its runnable unit (a ``def test_*`` function)."""
+    suites: list[list[int]]
+    """Per test sample holding tests: indices into ``tests``."""
+
+
+def task_inputs(task: ReplayTask) -> TaskInputs:
+    """Unique programs and tests of one replayed task (tests keyed by their text, as CodeT counts them)."""
+    programs: dict[str, list[int]] = {}
+    for code in task.code_samples:
+        programs.setdefault(code.program, []).append(code.index)
+    index: dict[str, int] = {}
+    counts: list[int] = []
+    units: list[str] = []
+    suites = []
+    for sample in task.test_samples:
+        suite = []
+        for test in sample.tests:
+            if test.text not in index:
+                index[test.text] = len(units)
+                units.append(test.source)
+                counts.append(0)
+            counts[index[test.text]] += 1
+            suite.append(index[test.text])
+        if suite:
+            suites.append(suite)
+    return TaskInputs(task.task_id, list(programs.items()), list(zip(index, counts, strict=True)), units, suites)
+
+
+def packed_source(tests: Sequence[str], timeout: float) -> str:
+    """CodeT's packed harness for ``tests`` (statements), ending in ``raise CodeTPackedResult('0110...')``."""
+    lines = [
+        "import contextlib as _ctl, signal as _sig",
+        "class _PackedTimeout(Exception):",
+        "    pass",
+        f"class {PACKED_RESULT}(Exception):",
+        "    pass",
+        "@_ctl.contextmanager",
+        "def time_limit(seconds):",
+        "    def _handler(signum, frame):",
+        "        raise _PackedTimeout('Timed out!')",
+        "    _sig.setitimer(_sig.ITIMER_REAL, seconds)",
+        "    _sig.signal(_sig.SIGALRM, _handler)",
+        "    try:",
+        "        yield",
+        "    finally:",
+        "        _sig.setitimer(_sig.ITIMER_REAL, 0)",
+        "def check():",
+        "    pass_result = []",
+    ]
+    for test in tests:
+        body = test.strip().replace("\n", "\n            ")
+        lines += [
+            "    try:",
+            f"        with time_limit({timeout}):",
+            f"            {body}",
+            "            pass_result.append(True)",
+            "    except Exception as e:",
+            "        pass_result.append(False)",
+        ]
+    lines += ["    return pass_result", "final_result = check()"]
+    lines.append(f"raise {PACKED_RESULT}(''.join('1' if r is True else '0' for r in final_result))")
+    return "\n".join(lines) + "\n"
+
+
+def verdicts(run: ProgramRun, semantics: Semantics, tests: int) -> list[bool] | None:
+    """Per-test pass/fail of one program run, or None when the program did not execute."""
+    if run.load_error is not None:
+        return None
+    if semantics == "single":
+        return [o.status == "passed" for o in run.outcomes]
+    out = run.outcomes[0] if run.outcomes else None
+    if out is None or out.exc_type != PACKED_RESULT or len(out.message or "") != tests:
+        return None  # the packed run timed out, crashed, or failed to compile: CodeT drops the program
+    return [c == "1" for c in out.message or ""]
+
+
+Job = tuple[str, list[TestSpec], Limits]
+
+
+def test_jobs(inputs: TaskInputs, semantics: Semantics, timeout: float, base: Limits) -> list[Job]:
+    """One sandbox job per unique program against the task's tests."""
+    if not inputs.tests:
+        return []
+    if semantics == "packed":
+        spec = TestSpec("codet_packed", packed_source([t for t, _ in inputs.tests], timeout), "snippet")
+        limits = Limits(**{**base.__dict__, "timeout_s": timeout * len(inputs.tests) + 0.1})
+        return [(p, [spec], limits) for p, _ in inputs.programs]
+    specs = [TestSpec(f"t{j}", unit, "function") for j, unit in enumerate(inputs.units)]
+    limits = Limits(**{**base.__dict__, "timeout_s": timeout})
+    return [(p, specs, limits) for p, _ in inputs.programs]
+
+
+def fingerprint(inputs: TaskInputs, truth_specs: list[TestSpec], semantics: Semantics, timeouts: tuple[float, float]) -> str:
+    """Hash of everything a task's stored matrix depends on."""
+    doc = [inputs.programs, inputs.tests, inputs.units, inputs.suites, [s.source for s in truth_specs], semantics, timeouts]
+    return hashlib.sha256(json.dumps(doc).encode()).hexdigest()
+
+
+def run_jobs(sandbox: object, jobs: Sequence[Job], workers: int, tick: Callable[[], None]) -> list[ProgramRun]:
+    """Run jobs (each with its own limits) across ``workers`` threads of one sandbox; results in order."""
+    results: list[ProgramRun | None] = [None] * len(jobs)
+    lock, position, errors = threading.Lock(), [0], []
+
+    def drain() -> None:
+        while True:
+            with lock:
+                i = position[0]
+                position[0] += 1
+            if i >= len(jobs) or errors:
+                return
+            try:
+                program, specs, limits = jobs[i]
+                results[i] = sandbox.run(program, specs, limits)  # type: ignore[attr-defined]
+            except BaseException as exc:  # noqa: BLE001 - re-raised below
+                errors.append(exc)
+                return
+            tick()
+
+    threads = [threading.Thread(target=drain, daemon=True) for _ in range(max(1, min(workers, len(jobs))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return [r for r in results if r is not None]
+
+
+def benchmark_tasks(dataset: ReplayDataset) -> dict[str, Task]:
+    """The benchmark tasks of a dataset's task ids.
+
+    Raises:
+        DataError: The dataset names a task the benchmark lacks.
+    """
+    known = {t.task_id: t for t in load_tasks(dataset.benchmark, selected=False)}
+    unknown = [t for t in dataset.tasks if t not in known]
+    if unknown:
+        raise DataError(
+            f"{dataset.name} names tasks {dataset.benchmark} lacks: {unknown[:5]}; use the benchmark's own task ids"
+        )
+    return {t: known[t] for t in dataset.tasks}
+
+
+@dataclass(frozen=True)
+class BuildStats:
+    """What building the matrices took."""
+
+    tasks: int
+    cached_tasks: int
+    program_runs: int
+    """Sandbox runs made now (unique programs on the generated tests, and on the benchmark tests)."""
+    executions: int
+    """Program x test executions made now (unique programs x unique tests)."""
+    seconds: float
+
+
+def matrix_root(run_dir: Path, dataset: str, semantics: Semantics) -> Path:
+    """Where a dataset's matrices live in a run directory."""
+    return run_dir / "consensus" / dataset.replace("/", "_") / semantics
+
+
+def build_matrices(
+    dataset: ReplayDataset,
+    run_dir: Path,
+    semantics: Semantics = "single",
+    timeout: float = 0.1,
+    truth_timeout: float = 1.0,
+    workers: int | None = None,
+    batch: int = 16,
+    progress: bool = False,
+) -> tuple[list[TaskMatrix], dict[str, TaskTruth], BuildStats]:
+    """Run (or load) every task's matrix and benchmark verdicts.
+
+    Args:
+        dataset: The replayed generations.
+        run_dir: Run directory; matrices go to ``consensus/<dataset>/<semantics>/``.
+        semantics: ``single`` or ``packed`` (CodeT's released protocol).
+        timeout: Per-test timeout in seconds (CodeT: 0.1).
+        truth_timeout: Timeout of a program's run on the benchmark tests.
+        workers: Sandbox workers (default: CPU count).
+        batch: Tasks run together before their files are written (a killed call resumes from the last batch).
+        progress: Show a progress bar.
+
+    Returns:
+        Matrices in dataset order, truths by task id, and what it took.
+    """
+    import os
+    import time
+
+    from tqdm.auto import tqdm
+
+    from tfr_helpers.sandbox import Sandbox
+    from tfr_helpers.sandbox.worker import LIGHT_PRELOAD
+
+    t0 = time.monotonic()
+    tasks = benchmark_tasks(dataset)
+    root = matrix_root(run_dir, dataset.name, semantics)
+    matrices: dict[str, TaskMatrix] = {}
+    truths: dict[str, TaskTruth] = {}
+    todo: list[tuple[TaskInputs, list[TestSpec], str]] = []
+    for task_id, replay_task in dataset.tasks.items():
+        inputs = task_inputs(replay_task)
+        specs = benchmark_tests(tasks[task_id])
+        key = fingerprint(inputs, specs, semantics, (timeout, truth_timeout))
+        stored = load_task(root, task_id, key)
+        if stored is not None and stored[1] is not None:
+            matrices[task_id], truths[task_id] = stored[0], stored[1]
+        else:
+            todo.append((inputs, specs, key))
+    runs = executions = 0
+    workers = workers or os.cpu_count() or 1
+    if todo:
+        total = sum(2 * len(i.programs) for i, _, _ in todo)
+        bar = tqdm(total=total, desc=f"matrices ({semantics})", disable=not progress)
+        base = Limits()
+        with Sandbox(base, workers=workers, preload=LIGHT_PRELOAD) as sandbox:
+            for start in range(0, len(todo), batch):
+                chunk = todo[start : start + batch]
+                jobs: list[Job] = []
+                for inputs, specs, _ in chunk:
+                    jobs += test_jobs(inputs, semantics, timeout, base)
+                    truth_limits = Limits(**{**base.__dict__, "timeout_s": truth_timeout})
+                    jobs += [(p, specs, truth_limits) for p, _ in inputs.programs]
+                results = iter(run_jobs(sandbox, jobs, workers, lambda: bar.update(1)))
+                for inputs, _, key in chunk:
+                    m = len(inputs.tests)
+                    tested = (
+                        [verdicts(next(results), semantics, m) for _ in inputs.programs]
+                        if m
+                        else [None] * len(inputs.programs)
+                    )
+                    correct = [next(results).passed for _ in inputs.programs]
+                    matrix = from_outcomes(inputs.task_id, semantics, inputs.programs, inputs.tests, inputs.suites, tested)
+                    truth = TaskTruth(task_id=inputs.task_id, correct=correct)
+                    save_task(root, matrix, truth, key)
+                    matrices[inputs.task_id], truths[inputs.task_id] = matrix, truth
+                    runs += (2 if m else 1) * len(inputs.programs)
+                    executions += m * len(inputs.programs)
+        bar.close()
+    ordered = [matrices[t] for t in dataset.tasks]
+    stats = BuildStats(len(ordered), len(ordered) - len(todo), runs, executions, time.monotonic() - t0)
+    return ordered, truths, stats
