@@ -20,8 +20,9 @@ from tfr_helpers.models.base import ModelRequest
 from tfr_helpers.models.errors import NotSent
 from tfr_helpers.models.settings import Price
 
-CHARS_PER_TOKEN = 2.5
-"""Characters per input token assumed by a reservation (fewer than any tokenizer's average: an upper bound)."""
+CHARS_PER_TOKEN = 2.0
+"""Characters per input token assumed by a reservation: an upper bound of the tokens (prompts measured 3.3 to 5.2
+characters per token with the o200k and cl100k tokenizers, code down to 2.2; see benchmarks/perf/token_estimate.py)."""
 
 
 class BudgetExhausted(NotSent):

@@ -36,8 +36,9 @@ from tfr_helpers.pipeline.stages import registered_stages
 from tfr_helpers.pipeline.store import RunStore
 from tfr_helpers.records import ModelCallRecord
 
-CHARS_PER_TOKEN = (4.5, 3.7, 3.0)
-"""Characters per token for the low, point and high input-token estimates (rule of thumb for English and code)."""
+CHARS_PER_TOKEN = (5.2, 4.4, 3.2)
+"""Characters per token for the low, point and high input-token estimates, measured on the planned prompts with the
+o200k and cl100k tokenizers (``benchmarks/perf/token_estimate.py``): 3.3 to 5.2, mean 4.2 to 4.6 per template."""
 DEFAULT_FAIL_RATE = (0.1, 0.5)
 """Assumed share of (generated test, code sample) pairs that fail, when no evaluated run is given."""
 PROJECTED = ("screen_feedback", "refine_codes")
@@ -184,11 +185,18 @@ def _project(ctx: _Recorder, stage: Any, records: dict[str, list[Any]], fail_rat
 
 
 def _expected(records: dict[str, list[Any]], stage_name: str, ctx: _Recorder) -> dict[str, float]:
-    """Expected records per (coder, task) of a generating stage: generated tests (up to ``count``) or code samples."""
+    """Expected records per (coder, task) of a generating stage: generated tests (``count`` per sample; a replayed
+    sample, ``count`` None, is taken to hold the configured number) or code samples."""
     stage = next(s for s in registered_stages() if s.name == stage_name)
     items = stage.items(ctx, records)
     units = max(1, len(ctx.config.models.coders) * len(ctx.tasks))
-    return {"per_unit": sum(getattr(i, "count", 1) for i in items) / units}
+    per_sample = {"ebt": ctx.config.ebts_per_task, "pbt": ctx.config.pbts_per_task}
+    total = 0
+    for item in items:
+        count = getattr(item, "count", 1)
+        count = count if count is not None else per_sample.get(getattr(item, "kind", ""), 1)
+        total += count * getattr(item, "samples", 1)
+    return {"per_unit": total / units}
 
 
 # -- numbers -----------------------------------------------------------------------------------------------

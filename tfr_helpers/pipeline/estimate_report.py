@@ -75,7 +75,7 @@ class Estimate:
     ratios: list[float] = field(default_factory=list)
     """Reported / approximated input tokens of the cache entries matching planned requests."""
     notes: list[str] = field(default_factory=list)
-    chars_per_token: tuple[float, float, float] = (4.5, 3.7, 3.0)
+    chars_per_token: tuple[float, float, float] = (5.2, 4.4, 3.2)
 
     def calls_by(self, stage: str, role: str | None = None) -> Range:
         """Planned calls (cache hits included) of one stage (and role)."""
@@ -130,8 +130,8 @@ class Estimate:
                 "pass --run-dir of an evaluated run for exact counts"
             )
         out.append(
-            f"  input tokens: prompt characters / {point} (range /{low} to /{high}); no offline tokenizer "
-            "(tiktoken downloads its encodings)"
+            f"  input tokens: prompt characters / {point} (range /{low} to /{high}), measured on these prompts with "
+            "the o200k/cl100k tokenizers (benchmarks/perf/token_estimate.py); other models' tokenizers differ"
         )
         if self.ratios:
             mean = sum(self.ratios) / len(self.ratios)
