@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tfr_helpers.analysis.sources import source_of
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedCode,
@@ -33,6 +34,7 @@ class Attempt:
         refinement: The refinement call and code (None before ``refine_codes`` has run).
         refined: The refined code's evaluation (None before ``evaluate_refined_codes`` has run).
         decisions: Screening decisions on the feedback, by strategy.
+        source: The coder's source (``simulated`` / ``replayed`` / ``live``).
     """
 
     pair: PairEvaluation
@@ -42,6 +44,8 @@ class Attempt:
     refinement: Refinement | None
     refined: RefinedEvaluation | None
     decisions: dict[str, ScreeningDecision] = field(default_factory=dict)
+    source: str = "live"
+    """Where the coder's outputs come from: ``simulated``, ``replayed`` (real, published or imported) or ``live``."""
 
     @property
     def feedback_id(self) -> str:
@@ -105,6 +109,7 @@ def build_attempts(results: Results) -> list[Attempt]:
     decisions: dict[str, dict[str, ScreeningDecision]] = {}
     for d in results.screening:
         decisions.setdefault(d.feedback_id, {})[d.strategy] = d
+    sources = {m: source_of(results, m).source for m in {p.model for p in results.pair_evaluations}}
     attempts = []
     for pair in results.pair_evaluations:
         if pair.feedback is None:
@@ -120,6 +125,7 @@ def build_attempts(results: Results) -> list[Attempt]:
                 refinement=refinements.get(fid),
                 refined=refined.get(fid),
                 decisions=decisions.get(fid, {}),
+                source=sources[pair.model],
             )
         )
     return attempts

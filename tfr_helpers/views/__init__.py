@@ -12,6 +12,7 @@ from tfr_helpers.views.display import (
     prose,
     run_paths,
     simulated_banner,
+    sources,
     tasks_overview,
 )
 from tfr_helpers.views.glue import read_headline, record_headline
@@ -35,5 +36,6 @@ __all__: list[str] = [
     "results_so_far",
     "run_paths",
     "simulated_banner",
+    "sources",
     "tasks_overview",
 ]

@@ -15,6 +15,7 @@ from typing import get_args
 
 import ipywidgets as W
 
+from tfr_helpers.analysis.sources import real_note
 from tfr_helpers.records import Decision, Transition
 from tfr_helpers.views.cases import ALL, Attempt, Filters, build_attempts, strategies
 from tfr_helpers.views.progress import results_so_far
@@ -22,7 +23,7 @@ from tfr_helpers.views.render import header_html, rows_html
 
 log = logging.getLogger(__name__)
 
-FILTER_NAMES = ("model", "benchmark", "reliability", "transition", "strategy", "decision")
+FILTER_NAMES = ("model", "source", "benchmark", "reliability", "transition", "strategy", "decision")
 """Names of the filter dropdowns, in display order (keys of :attr:`CaseBrowser.filters`)."""
 
 
@@ -61,8 +62,8 @@ class CaseBrowser:
         self.widget = W.VBox(
             [
                 W.HTML(self._title()),
-                W.HBox(list(self.filters.values())[:3]),
-                W.HBox(list(self.filters.values())[3:]),
+                W.HBox(list(self.filters.values())[:4]),
+                W.HBox(list(self.filters.values())[4:]),
                 self.status,
                 self.attempts_list,
                 W.HBox([self.prev_button, self.next_button]),
@@ -74,8 +75,12 @@ class CaseBrowser:
 
     def _title(self) -> str:
         warn = " · <span style='color:#b00'>SIMULATED MODEL: a demo, not evidence</span>"
+        if self.results.simulated and real_note(self.results):
+            warn = " · <span style='color:#b00'>simulated rows: a demo, not evidence</span>"
         sim = warn if self.results.simulated else ""
-        return f"<h3 style='margin:0'>Case browser: run {html.escape(self.results.run_name)}{sim}</h3>"
+        real = real_note(self.results)
+        note = f"<div style='font-size:90%'>{html.escape(real)} Filter by source to see one kind.</div>" if real else ""
+        return f"<h3 style='margin:0'>Case browser: run {html.escape(self.results.run_name)}{sim}</h3>{note}"
 
     def _make_filters(self) -> dict[str, W.Dropdown]:
         def options(values: list[str]) -> list[str]:
@@ -86,6 +91,7 @@ class CaseBrowser:
         transitions += ["not refined"] if any(a.refined is None for a in self.attempts) else []
         spec = {
             "model": options([a.model for a in self.attempts]),
+            "source": options([a.source for a in self.attempts]),
             "benchmark": options([a.benchmark for a in self.attempts]),
             "reliability": options(["reliable", "unreliable"]),
             "transition": options(transitions),

@@ -22,6 +22,8 @@ class Filters:
     """A selection of attempts; every field set to :data:`ALL` matches everything."""
 
     model: str = ALL
+    source: str = ALL
+    """``simulated``, ``replayed`` (real generations read from files) or ``live``."""
     benchmark: str = ALL
     reliability: str = ALL
     transition: str = ALL
@@ -34,6 +36,7 @@ class Filters:
             return False
         pairs = [
             (self.model, attempt.model),
+            (self.source, attempt.source),
             (self.benchmark, attempt.benchmark),
             (self.reliability, attempt.reliability),
             (self.transition, attempt.transition),

@@ -11,31 +11,56 @@ import pandas as pd
 import yaml
 from IPython.display import HTML, Markdown
 
-from tfr_helpers.models.registry import is_simulated
+from tfr_helpers.analysis.sources import skipped_frame, source_label, sources_frame
+from tfr_helpers.models.registry import is_replayed, is_simulated
 from tfr_helpers.records import Results
 
 
 def simulated_banner(results_or_specs: Results | list[str]) -> HTML:
-    """A red banner when the run uses the simulated model (a demo, not evidence), else the models used."""
+    """A red banner when the run uses the simulated model (a demo, not evidence); a green one naming the
+    replayed models (real generations, published or imported); else the models used. A run with both shows
+    both, saying which rows each covers (every table has a Source column)."""
     if isinstance(results_or_specs, Results):
-        simulated, specs = results_or_specs.simulated, _specs(results_or_specs.config)
+        specs = _specs(results_or_specs.config)
     else:
         specs = list(results_or_specs)
-        simulated = any(is_simulated(s) for s in specs)
-    names = html.escape(", ".join(specs))
+    simulated = [s for s in specs if is_simulated(s)]
+    replayed = [s for s in specs if is_replayed(s)]
+    parts = []
     if simulated:
-        return HTML(
+        rows = " (the rows whose source is simulated)" if len(simulated) < len(specs) else ""
+        parts.append(
             "<div style='background:#fde8e8;border:2px solid #b00;padding:8px;font-weight:bold'>"
-            f"SIMULATED MODEL ({names}): every number below is a demo of the pipeline, not evidence "
-            "about real LLMs.</div>"
+            f"SIMULATED MODEL ({html.escape(', '.join(simulated))}): every number{rows} below is a demo of the "
+            "pipeline, not evidence about real LLMs.</div>"
         )
-    return HTML(f"<div style='border:1px solid #888;padding:6px'>Models: {names}</div>")
+    if replayed:
+        parts.append(
+            "<div style='background:#e8f6e8;border:2px solid #070;padding:8px;font-weight:bold'>"
+            f"REAL GENERATIONS, REPLAYED ({html.escape(', '.join(replayed))}): code and tests a real model produced "
+            "earlier, published with their paper or imported; the rows whose source is replayed are evidence.</div>"
+        )
+    if parts:
+        return HTML("".join(parts))
+    return HTML(f"<div style='border:1px solid #888;padding:6px'>Models: {html.escape(', '.join(specs))}</div>")
 
 
 def _specs(config: dict[str, Any]) -> list[str]:
     models = config.get("models", {}) if isinstance(config, dict) else {}
-    found = [*models.get("coders", []), models.get("tester"), models.get("refiner"), models.get("judge")]
+    coders = [c.get("model") if isinstance(c, dict) else c for c in models.get("coders", [])]
+    found = [*coders, models.get("tester"), models.get("refiner"), models.get("judge")]
     return list(dict.fromkeys(str(s) for s in found if s))
+
+
+def sources(results: Results) -> pd.DataFrame:
+    """Where each model's outputs come from (simulated / replayed with dataset, producing model and license /
+    live), with what the run skipped for each coder (tasks a dataset lacks, stages without a refiner or judge)."""
+    frame = sources_frame(results)[["model", "label", "dataset", "producer", "license", "note"]]
+    skipped = skipped_frame(results)
+    notes = {
+        m: "; ".join(f"{r} ({n})" for r, n in zip(g["reason"], g["items"], strict=True)) for m, g in skipped.groupby("model")
+    }
+    return frame.assign(skipped=[notes.get(m, "") for m in frame["model"]]).rename(columns={"label": "source"})
 
 
 def config_markdown(config: Any) -> Markdown:
@@ -107,6 +132,7 @@ def headline(results: Results, section: str) -> dict[str, Any]:
             "test_fail_feedback": len(fails),
             "unreliable": unreliable,
             "unreliable_pct": round(100 * unreliable / len(fails), 1) if fails else None,
+            "by_model": _rq1_by_model(results),
         }
     elif section == "rq2":
         transitions = Counter(r.transition for r in results.refined_evaluations)
@@ -119,6 +145,22 @@ def headline(results: Results, section: str) -> dict[str, Any]:
     else:
         raise ValueError(f"unknown section {section!r}; use setup, rq1, rq2 or rq3")
     return numbers
+
+
+def _rq1_by_model(results: Results) -> dict[str, dict[str, Any]]:
+    """RQ1 headline numbers per coder (never pooled across sources), with the coder's source."""
+    out = {}
+    for model in dict.fromkeys(p.model for p in results.pair_evaluations):
+        mine = [p for p in results.pair_evaluations if p.model == model]
+        fb = [p for p in mine if p.feedback is not None]
+        bad = sum(p.reliability == "unreliable" for p in fb)
+        out[model] = {
+            "source": source_label(results, model),
+            "pairs": len(mine),
+            "test_fail_feedback": len(fb),
+            "unreliable_pct": round(100 * bad / len(fb), 1) if fb else None,
+        }
+    return out
 
 
 def run_paths(run_dir: str | Path) -> Markdown:

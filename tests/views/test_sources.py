@@ -1,0 +1,76 @@
+"""A run with simulated and replayed (real) coders side by side: every view says which rows are which."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tfr_helpers import analysis, views
+from tfr_helpers.pipeline import run_stages
+from tfr_helpers.pipeline.config import config_from_dict
+
+FIXTURE = Path(__file__).parents[1] / "replay" / "data" / "import3"
+REPLAY = f"replay:{FIXTURE}"
+
+
+@pytest.fixture(scope="module")
+def mixed_run(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> Path:
+    run = tmp_path_factory.mktemp("mixed") / "run"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TFR_BENCHMARK_DIR", str(shared_benchmarks))
+        mp.setenv("TFR_CACHE_DIR", str(run.parent / "cache"))
+        config = config_from_dict(
+            {
+                "run_name": "mixed",
+                "benchmarks": ["humaneval"],
+                "tasks": {"humaneval": ["HumanEval/0", "HumanEval/2", "HumanEval/4"]},
+                "models": {"coders": ["sim:default", {"model": REPLAY, "code_samples": 2}]},
+                "ebts_per_task": 3,
+                "pbts_per_task": 0,
+                "screening": ["accept_all", "llm_judge"],
+            }
+        )
+        run_stages(config, run, progress=False)
+        analysis.analyze(run)
+        analysis.write_refinement_cases(run)
+    return run
+
+
+def test_the_case_browser_filters_by_source(mixed_run: Path) -> None:
+    browser = views.CaseBrowser(mixed_run)
+    assert set(browser.filters["source"].options) == {views.ALL, "simulated", "replayed"}
+    browser.filters["source"].value = "replayed"
+    assert browser.matching and {a.model for a in browser.matching} == {REPLAY}
+    assert {a.transition for a in browser.matching} == {"not refined"}
+    browser.filters["source"].value = "simulated"
+    assert browser.matching and {a.model for a in browser.matching} == {"sim:default"}
+    assert "Replayed rows are real generations" in browser.widget.children[0].value
+
+
+def test_banner_sources_and_tables_name_each_source(mixed_run: Path) -> None:
+    results = analysis.load_results(mixed_run)
+    banner = views.simulated_banner(results).data
+    assert "SIMULATED MODEL (sim:default)" in banner and f"REAL GENERATIONS, REPLAYED ({REPLAY})" in banner
+    table = views.sources(results).set_index("model")
+    assert table.loc["sim:default", "source"] == "simulated"
+    assert table.loc[REPLAY, "source"] == "replayed (imported)" and table.loc[REPLAY, "producer"] == "hand-written fixture"
+    assert "not run: no refiner" in table.loc[REPLAY, "skipped"] and not table.loc["sim:default", "skipped"]
+    four = analysis.rq1_four_cases_table(results).data.reset_index()
+    assert dict(zip(four["Model"], four["Source"], strict=True)) == {
+        "sim:default": "simulated",
+        REPLAY: "replayed (imported): hand-written fixture",
+    }
+    caption = analysis.rq1_four_cases_table(results).caption or ""
+    assert caption.startswith("Rows whose source is simulated: simulated model") and "hand-written fixture" in caption
+    rq2 = analysis.rq2_refinement_outcomes_table(results).data.reset_index()
+    assert (rq2.loc[rq2["Model"] == REPLAY, "Attempts"] == "not run: no refiner").all()
+    headline = views.headline(results, "rq1")["by_model"]
+    assert headline[REPLAY]["source"].startswith("replayed") and headline["sim:default"]["source"] == "simulated"
+
+
+def test_refinement_cases_name_the_sources(mixed_run: Path) -> None:
+    text = (mixed_run / "refinement_cases.md").read_text()
+    assert f"- `{REPLAY}`: replayed (imported) (real generations by hand-written fixture" in text
+    assert f"- `{REPLAY}` (replayed (imported): hand-written fixture): refinement not run: no refiner" in text
+    assert "· simulated" in text  # every attempt heading names its source
