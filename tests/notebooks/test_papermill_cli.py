@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +50,8 @@ def test_papermill_f_smoke_then_tfr_run_give_identical_results(tmp_path: Path) -
         timeout=1800,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    progress = r"^\[0\d_\w+\] \w+ \d+/\d+ \| [\d.]+ calls/s \| [\d.]+ sandbox runs/s \| \$[\d.]+ \| "
+    assert re.search(progress, done.stderr, re.M), done.stderr[-3000:]  # live progress from the kernels, in the log
     for name in ("config.json", "tasks.json"):
         assert json.loads((by_papermill / name).read_text()) == json.loads((by_tfr / name).read_text()), name
     for name in ("checkpoints/generated_codes.jsonl", "checkpoints/generated_tests.jsonl", "calls/generate_codes.jsonl"):
