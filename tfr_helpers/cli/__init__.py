@@ -20,12 +20,14 @@ app.add_typer(benchmarks_app, name="benchmarks")
 from tfr_helpers.cli import (  # noqa: E402,F401
     analysis_cmds,
     benchmarks_cmds,
+    cache_cmds,
     estimate_cmds,
     models_cmds,
     notebooks_cmds,
     pipeline_cmds,
     replay_cmds,
     sandbox_cmds,
+    select_cmds,
 )
 
 

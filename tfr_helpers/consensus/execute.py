@@ -146,7 +146,8 @@ def fingerprint(inputs: TaskInputs, truth_specs: list[TestSpec], semantics: Sema
 def run_jobs(sandbox: object, jobs: Sequence[Job], workers: int, tick: Callable[[], None]) -> list[ProgramRun]:
     """Run jobs (each with its own limits) across ``workers`` threads of one sandbox; results in order."""
     results: list[ProgramRun | None] = [None] * len(jobs)
-    lock, position, errors = threading.Lock(), [0], []
+    lock, position = threading.Lock(), [0]
+    errors: list[BaseException] = []
 
     def drain() -> None:
         while True:
@@ -271,11 +272,9 @@ def build_matrices(
                 results = iter(run_jobs(sandbox, jobs, workers, lambda: bar.update(1)))
                 for inputs, _, key in chunk:
                     m = len(inputs.tests)
-                    tested = (
-                        [verdicts(next(results), semantics, m) for _ in inputs.programs]
-                        if m
-                        else [None] * len(inputs.programs)
-                    )
+                    tested: list[list[bool] | None] = [None] * len(inputs.programs)
+                    if m:
+                        tested = [verdicts(next(results), semantics, m) for _ in inputs.programs]
                     correct = [next(results).passed for _ in inputs.programs]
                     matrix = from_outcomes(inputs.task_id, semantics, inputs.programs, inputs.tests, inputs.suites, tested)
                     truth = TaskTruth(task_id=inputs.task_id, correct=correct)
