@@ -195,7 +195,8 @@ def config_from_namespace(namespace: Mapping[str, Any], notebook: str = "") -> E
 
 
 def file_parameters(path: Path | str) -> dict[str, Any]:
-    """A params YAML's top-level keys, as papermill's ``-f`` would inject them.
+    """A params YAML's top-level keys, as papermill's ``-f`` would inject them, plus the config model's default of
+    each :data:`QUICK_STUDY` key the file leaves out (so ``tfr run`` runs what ``tfr stage`` runs for any file).
 
     Raises:
         ConfigError: the file is missing, not YAML, not a mapping, or holds an unknown key (validated whole).
@@ -203,8 +204,9 @@ def file_parameters(path: Path | str) -> dict[str, Any]:
     from tfr_helpers.pipeline.config import load_config
 
     load_config(path)  # the same validation `tfr stage` applies, before any notebook starts
-    data = yaml.safe_load(Path(path).read_text()) or {}
-    return dict(json.loads(json.dumps(data, default=str)))
+    data = dict(json.loads(json.dumps(yaml.safe_load(Path(path).read_text()) or {}, default=str)))
+    defaults = ExperimentConfig().model_dump(mode="json")
+    return {**{key: defaults[key] for key in QUICK_STUDY if key not in data}, **data}
 
 
 # -- writing and checking the committed cells --------------------------------------------------------------

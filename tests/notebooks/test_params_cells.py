@@ -97,3 +97,11 @@ def test_file_parameters_validates_before_any_notebook_starts(tmp_path: Path) ->
     bad.write_text("run_name: x\ntask: 3\n")
     with pytest.raises(ConfigError, match="task: unknown key"):
         file_parameters(bad)
+
+
+def test_tfr_run_fills_the_quick_study_keys_a_file_leaves_out_with_the_model_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "partial.yaml"
+    path.write_text("benchmarks: [humaneval]\nebts_per_task: 2\n")
+    injected = file_parameters(path)
+    assert injected == {"run_name": "default", "tasks": "all", "benchmarks": ["humaneval"], "ebts_per_task": 2}
+    assert config_from_namespace({**_cell_namespace(), **injected}) == load_config(path)
