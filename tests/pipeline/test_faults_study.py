@@ -16,6 +16,7 @@ from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.models import credentials
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.results_io import resolve_shared
 from tfr_helpers.pipeline.undone import RunIncomplete
 
 from .conftest import without_timing
@@ -39,7 +40,7 @@ def comparable(run_dir: Path) -> Any:
             return [strip(v) for v in data]
         return data
 
-    return strip(without_timing(json.loads((run_dir / "results.json").read_text())))
+    return strip(without_timing(resolve_shared(json.loads((run_dir / "results.json").read_text()))))
 
 
 @pytest.fixture(scope="module")

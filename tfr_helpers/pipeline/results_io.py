@@ -140,7 +140,8 @@ def encode_results(results: Results) -> str:
     return json.dumps(data, indent=1)
 
 
-def _resolve_shared(data: Any) -> Any:
+def resolve_shared(data: Any) -> Any:
+    """A loaded ``results.json`` with its shared values put back in place (in place; returns it)."""
     table = data.pop(SHARED_KEY, None) if isinstance(data, dict) else None
     if table is not None:
         _unshare([(f, r) for name, f in _SHARED_FIELDS.items() for r in data.get(name, [])], table)
@@ -166,7 +167,7 @@ def load_results(run_dir: Path | str) -> Results:
     if not path.is_file():
         raise RunDirError(f"{path} is missing; finish the run first (tfr stage all --params F --run-dir {run})")
     try:
-        return Results.model_validate(_resolve_shared(json.loads(path.read_text(encoding="utf-8"))))
+        return Results.model_validate(resolve_shared(json.loads(path.read_text(encoding="utf-8"))))
     except (IndexError, TypeError, KeyError) as exc:
         raise RunDirError(f"{path} has a broken shared value reference ({exc}); rerun finalize_results") from exc
     except ValidationError as exc:
