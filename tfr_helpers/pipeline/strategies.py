@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import import_module
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.classify import TEST_CODE_ERRORS
@@ -78,6 +79,18 @@ def register_strategy(name: str) -> Callable[[Strategy], Strategy]:
     return register
 
 
+FAMILIES: dict[str, Callable[[str], Strategy]] = {}
+"""Parametrised strategies: ``<prefix>@<arg>`` names are built by ``FAMILIES[prefix](arg)`` when first resolved."""
+
+BUILTIN_MODULES = ("tfr_helpers.consensus.screening",)
+"""Package modules that register more strategies (imported when a name is resolved)."""
+
+
+def register_strategy_family(prefix: str, factory: Callable[[str], Strategy]) -> None:
+    """Make ``<prefix>@<arg>`` a strategy name (e.g. a threshold: ``consensus_dawid_skene@0.7``)."""
+    FAMILIES[prefix] = factory
+
+
 def resolve_strategy(name: str) -> Strategy:
     """The strategy called ``name``: a registered one, a ``tfr.screening`` entry point, or ``module:function``.
 
@@ -88,9 +101,15 @@ def resolve_strategy(name: str) -> Strategy:
     global _plugins_loaded
     if name not in STRATEGIES and not _plugins_loaded:
         _plugins_loaded = True
+        for module in BUILTIN_MODULES:
+            import_module(module)
         for ep_name, fn in load_entry_points(ENTRY_POINT_GROUP).items():
             STRATEGIES.setdefault(ep_name, fn)  # type: ignore[arg-type]
     if name in STRATEGIES:
+        return STRATEGIES[name]
+    prefix, _, arg = name.partition("@")
+    if arg and prefix in FAMILIES:
+        STRATEGIES[name] = FAMILIES[prefix](arg)
         return STRATEGIES[name]
     if ":" not in name:
         raise ConfigError(

@@ -1,0 +1,168 @@
+"""Consensus screeners for RQ3: accept or reject test-fail feedback from the same model's code x test matrix.
+
+A screener sees what a practitioner has before refinement and nothing more: the generated programs (all code
+samples of the coder for the task) and the generated tests, and how each program fared on each test. It reads
+the ``generated`` outcome of each pair record, never the reference's outcome, the case, the reliability or
+the benchmark verdicts; the matrix it builds (:func:`run_matrices`) has no field for them.
+
+Registered strategies (usable in the ``screening`` list of a params file):
+
+- ``consensus_codet_top``: accept when the failing test is passed by the top CodeT consensus level (at least half
+  of its samples); the top level is what CodeT would select.
+- ``consensus_b4``, ``consensus_dual_critic``, ``consensus_dawid_skene``: accept when the failing test's score from
+  that method clears a threshold (B4: the test is in the best candidate's ``y``; dual-critic: ``t_j``;
+  Dawid-Skene: the test's sensitivity ``alpha_j``). Default 0.5; another threshold is part of the name,
+  ``consensus_dawid_skene@0.7``.
+
+A task with fewer than two programs, or where the method finds no consensus, gives no evidence: the feedback
+is accepted (as ``accept_all`` would) and the reasoning says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tfr_helpers.consensus.matrix import TaskMatrix, from_outcomes
+from tfr_helpers.consensus.ranking import Ranking, resolve_selector
+from tfr_helpers.errors import ConfigError
+from tfr_helpers.pipeline.context import RunContext
+from tfr_helpers.pipeline.results_io import decode_records
+from tfr_helpers.pipeline.strategies import ScreeningItem, Strategy, Verdict, register_strategy, register_strategy_family
+from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation
+
+DEFAULT_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class RunMatrix:
+    """One coder's matrix for one task, and where each generated test sits in it."""
+
+    matrix: TaskMatrix
+    test_index: dict[str, int]
+    """Generated test id -> unique test index."""
+
+
+def _records(ctx: RunContext, checkpoint: str, cls: type) -> list:
+    return [r for e in ctx.store.read_checkpoint(checkpoint) for r in decode_records(e["data"]) if isinstance(r, cls)]
+
+
+def run_matrices(ctx: RunContext, units: set[tuple[str, str]]) -> dict[tuple[str, str], RunMatrix]:
+    """The matrices of the given (coder, task) units from the run's code, test and pair records.
+
+    Only :attr:`PairEvaluation.generated` is read from a pair record. Programs are the unique code texts of
+    the coder's samples, tests the unique test sources; identical ones count with their multiplicity.
+    """
+    codes = [c for c in _records(ctx, "generated_codes", GeneratedCode) if (c.model, c.task_id) in units]
+    tests = [t for t in _records(ctx, "generated_tests", GeneratedTest) if (t.model, t.task_id) in units]
+    pairs = [p for p in _records(ctx, "test_execution_feedback", PairEvaluation) if (p.model, p.task_id) in units]
+    passed = {(p.model, p.task_id, p.test_id, p.code_index): p.generated.status == "passed" for p in pairs}
+    ran = {(p.model, p.task_id, p.code_index) for p in pairs if p.generated.status != "not_run"}
+    out = {}
+    for coder, task_id in units:
+        programs: dict[str, list[int]] = {}
+        for c in sorted((c for c in codes if (c.model, c.task_id) == (coder, task_id)), key=lambda c: c.sample_index):
+            if c.code is not None:
+                programs.setdefault(c.code, []).append(c.sample_index)
+        unique: dict[str, list[GeneratedTest]] = {}
+        for t in (t for t in tests if (t.model, t.task_id) == (coder, task_id)):
+            unique.setdefault(t.source, []).append(t)
+        index = {t.test_id: j for j, group in enumerate(unique.values()) for t in group}
+        suites: dict[tuple[str, int], list[int]] = {}
+        for t in (t for group in unique.values() for t in group):
+            suites.setdefault((t.kind, t.sample_index), []).append(index[t.test_id])
+        verdicts: list[list[bool] | None] = []
+        for samples in programs.values():
+            first = samples[0]
+            if (coder, task_id, first) not in ran:
+                verdicts.append(None)
+                continue
+            verdicts.append([passed.get((coder, task_id, g[0].test_id, first), False) for g in unique.values()])
+        matrix = from_outcomes(
+            task_id,
+            "single",
+            list(programs.items()),
+            [(src, len(g)) for src, g in unique.items()],
+            list(suites.values()),
+            verdicts,
+        )
+        out[(coder, task_id)] = RunMatrix(matrix, index)
+    return out
+
+
+def _no_evidence(run: RunMatrix | None, ranking: Ranking | None) -> str:
+    if run is None or len(run.matrix.program_ids) < 2:
+        return "fewer than two programs: no consensus, accepted as accept_all would"
+    if ranking is not None and not ranking.levels:
+        return f"no consensus ({ranking.fallback}): accepted as accept_all would"
+    return ""
+
+
+def _screen(items: Sequence[ScreeningItem], ctx: RunContext, decide: Callable[[RunMatrix, int], Verdict]) -> list[Verdict]:
+    runs = run_matrices(ctx, {(i.coder, i.task.task_id) for i in items})
+    out = []
+    for item in items:
+        run = runs.get((item.coder, item.task.task_id))
+        why = _no_evidence(run, None)
+        if why or run is None or item.test.test_id not in run.test_index:
+            out.append(Verdict("accept", why or "the test is not in the matrix: accepted as accept_all would"))
+            continue
+        out.append(decide(run, run.test_index[item.test.test_id]))
+    return out
+
+
+@register_strategy("consensus_codet_top")
+def consensus_codet_top(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
+    """Accept when at least half of the samples in CodeT's top consensus level pass the failing test."""
+
+    def decide(run: RunMatrix, j: int) -> Verdict:
+        ranking = resolve_selector("codet")(run.matrix)
+        why = _no_evidence(run, ranking)
+        if why:
+            return Verdict("accept", why)
+        top = ranking.levels[0]
+        w = run.matrix.weights[top]
+        share = float((w * run.matrix.matrix[top, j]).sum() / w.sum())
+        reason = f"{share:.0%} of the {int(w.sum())} samples in CodeT's top consensus level pass this test"
+        return Verdict("accept" if share >= 0.5 else "reject", reason)
+
+    return _screen(items, ctx, decide)
+
+
+def threshold_screener(method: str, threshold: float) -> Strategy:
+    """A screener accepting feedback whose test score from ``method`` is at least ``threshold``."""
+
+    def screener(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
+        def decide(run: RunMatrix, j: int) -> Verdict:
+            ranking = resolve_selector(method)(run.matrix)
+            why = _no_evidence(run, ranking)
+            if why or ranking.test_scores is None:
+                return Verdict("accept", why or f"{method} scores no test: accepted as accept_all would")
+            score = float(np.asarray(ranking.test_scores)[j])
+            verb = "clears" if score >= threshold else "is below"
+            return Verdict(
+                "accept" if score >= threshold else "reject", f"{method} test score {score:.3f} {verb} {threshold:g}"
+            )
+
+        return _screen(items, ctx, decide)
+
+    screener.__doc__ = f"Accept when the failing test's {method} score is at least {threshold:g}."
+    return screener
+
+
+def _family(method: str) -> Callable[[str], Strategy]:
+    def make(arg: str) -> Strategy:
+        try:
+            threshold = float(arg)
+        except ValueError:
+            raise ConfigError(f"consensus_{method}@{arg}: the part after @ is a threshold number, e.g. 0.5") from None
+        return threshold_screener(method, threshold)
+
+    return make
+
+
+for _method in ("b4", "dual_critic", "dawid_skene"):
+    register_strategy(f"consensus_{_method}")(threshold_screener(_method, DEFAULT_THRESHOLD))
+    register_strategy_family(f"consensus_{_method}", _family(_method))
