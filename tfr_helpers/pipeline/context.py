@@ -6,6 +6,8 @@ The sandbox and the model client are created on first use, so a rerun of a finis
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +31,11 @@ class Counters:
     model_calls: int = 0
     """Model requests issued through the client (cache hits included)."""
     sandbox_runs: int = 0
-    """Programs run in the sandbox."""
+    """Programs run in the sandbox (executed now, not served from the execution cache)."""
+    exec_cache_hits: int = 0
+    """Program runs served from the execution cache (``tfr_helpers.sandbox.cache``)."""
+    exec_cache_misses: int = 0
+    """Program runs looked up and executed (absent, corrupt, uncacheable or bypassed)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,7 @@ class RunContext:
     counters: Counters = field(default_factory=Counters)
     _sandbox: Any = None
     _client: Any = None
+    _exec_cache: Any = None
 
     # sandbox ------------------------------------------------------------------------------------
     def limits(self, generated: bool, rerun: bool = False) -> Any:
@@ -127,6 +134,21 @@ class RunContext:
         """
         if not jobs:
             return []
+        from tfr_helpers.sandbox.cache import ExecutionCache
+
+        if self._exec_cache is None:
+            self._exec_cache = ExecutionCache()
+        cache = self._exec_cache
+        before = (cache.stats.hits, cache.stats.misses)
+        limits = self.limits(generated, rerun)
+        context = json.dumps({"preload": self.preload(), "root": os.geteuid() == 0})
+        runs = cache.run_many(jobs, limits, lambda todo: self._execute(todo, desc, limits), context=context, use=not rerun)
+        self.counters.exec_cache_hits += cache.stats.hits - before[0]
+        self.counters.exec_cache_misses += cache.stats.misses - before[1]
+        return runs
+
+    def _execute(self, jobs: list[tuple[str, Sequence[Any]]], desc: str, limits: Any) -> list[ProgramRun]:
+        """Run ``jobs`` in the sandbox (started on first use)."""
         if self._sandbox is None:
             from tfr_helpers.sandbox import Sandbox
 
@@ -137,7 +159,7 @@ class RunContext:
             )
             self._sandbox.__enter__()
         self.counters.sandbox_runs += len(jobs)
-        return list(self._sandbox.run_many(list(jobs), progress=False, desc=desc, limits=self.limits(generated, rerun)))
+        return list(self._sandbox.run_many(jobs, progress=False, desc=desc, limits=limits))
 
     # models -------------------------------------------------------------------------------------
     def client(self) -> Any:

@@ -22,6 +22,8 @@ class RunSummary:
     """Model requests issued by this invocation (cache hits included; see :attr:`invocation_calls`)."""
     sandbox_runs: int
     """Programs run in the sandbox by this invocation."""
+    exec_cache: tuple[int, int] = (0, 0)
+    """Program runs served from the execution cache and looked up but executed (hits, misses)."""
     invocation_calls: CallCounts = field(default_factory=CallCounts)
     """This invocation's calls split honestly: sent, from the cache, failed, retries, and the cost spent now."""
     run_calls: CallCounts = field(default_factory=CallCounts)
@@ -51,6 +53,8 @@ class RunSummary:
         out.append("stages: " + ", ".join(f"{k} {v:.1f}s" for k, v in self.stage_seconds.items()))
         calls = f" ({self.invocation_calls.describe()})" if self.model_calls else ""
         out.append(f"this invocation: {self.model_calls} model calls{calls}, {self.sandbox_runs} sandbox runs")
+        if any(self.exec_cache):
+            out.append(f"execution cache: {self.exec_cache[0]} hits, {self.exec_cache[1]} misses")
         if self.run_calls != self.invocation_calls and self.run_calls != CallCounts():
             out.append(f"all invocations (calls/): {self.run_calls.describe()}")
         for title, counts in (
@@ -86,7 +90,8 @@ def summarize(
     """Build the summary of one invocation (with result counts when ``results`` is given)."""
     calls = calls or CallCounts()
     logged = count_calls(read_call_log(run_dir))
-    base = RunSummary(run_dir, seconds, counters.model_calls, counters.sandbox_runs, calls, logged)
+    hits_misses = (counters.exec_cache_hits, counters.exec_cache_misses)
+    base = RunSummary(run_dir, seconds, counters.model_calls, counters.sandbox_runs, hits_misses, calls, logged)
     if results is None:
         return base
     decisions: dict[str, Counter[str]] = {}
@@ -98,6 +103,7 @@ def summarize(
         seconds,
         counters.model_calls,
         counters.sandbox_runs,
+        hits_misses,
         calls,
         logged,
         cases=dict(Counter(p.case for p in results.pair_evaluations)),

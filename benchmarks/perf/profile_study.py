@@ -1,0 +1,309 @@
+"""Where the study's stage time goes: per stage and per benchmark, and the total before and after the speed-ups.
+
+Runs the study's stages (``papermill_params/default.yaml`` unless ``--params``) in a fresh run directory with an
+empty cache directory, with the sandbox instrumented from outside (no library code changes for the profile):
+
+- ``runs``: programs run in the sandbox; ``tests``: test outcomes executed (``not_run`` excluded);
+- ``wall``: stage wall time (the runner's); ``cpu``: this process plus the workers and their forked programs
+  (``/proc/<worker>/stat`` utime+stime+cutime+cstime around every job, and at worker start-up);
+- ``busy``: worker-seconds spent on jobs; ``hyp``: test time of Hypothesis tests (functions of a spec that uses
+  Hypothesis); ``sleep``: wall of BigCodeBench jobs whose program or tests call ``sleep(``;
+- ``start``: worker start-up wall (workers started); ``idle``: worker-seconds alive in the stage but not on a job.
+
+Per benchmark, a job is attributed by its benchmark tests or reference (exact), else by the entry point its
+program defines (BigCodeBench: ``task_func``).
+
+Modes: ``--mode both`` (default) runs the study twice, ``before`` (execution cache off, the old pool sizing:
+``TFR_EXEC_CACHE=0 TFR_SANDBOX_POOLS=old``) and ``after`` (defaults), then a rerun with only the screening
+strategies changed against the ``after`` cache directory (a new run directory, as a changed configuration needs);
+it prints the three totals and the load average around each.
+
+Usage: ``uv run python benchmarks/perf/profile_study.py [--params F] [--tasks N] [--mode both|before|after]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+CLK = os.sysconf("SC_CLK_TCK")
+SLEEP = re.compile(r"\bsleep\(")
+DEF = re.compile(r"^def (\w+)\(", re.M)
+COLUMNS = ("runs", "tests", "wall", "cpu", "busy", "hyp", "sleep", "start", "idle")
+
+
+def _proc_cpu(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / CLK
+    except OSError:
+        return 0.0
+
+
+def _self_cpu() -> float:
+    s = resource.getrusage(resource.RUSAGE_SELF)
+    return s.ru_utime + s.ru_stime
+
+
+@dataclass
+class Row:
+    values: dict[str, float] = field(default_factory=lambda: dict.fromkeys(COLUMNS, 0.0))
+
+    def add(self, **kv: float) -> None:
+        for k, v in kv.items():
+            self.values[k] += v
+
+
+@dataclass
+class Profile:
+    """Everything measured in one run of the study."""
+
+    stage: str = "-"
+    rows: dict[tuple[str, str], Row] = field(default_factory=lambda: defaultdict(Row))
+    spans: dict[str, list[float]] = field(default_factory=dict)
+    """Stage -> [first start, last end] of its stage-function calls."""
+    workers: list[list[float]] = field(default_factory=list)
+    """[started, stopped or inf] per worker."""
+    benchmark_of: dict[str, str] = field(default_factory=dict)
+    """Benchmark test source or reference -> benchmark."""
+    entry_points: dict[str, str] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def attribute(self, program: str, tests: Any) -> str:
+        for t in tests:
+            if t.source in self.benchmark_of:
+                return self.benchmark_of[t.source]
+        if program in self.benchmark_of:
+            return self.benchmark_of[program]
+        if "def task_func(" in program:
+            return "bigcodebench"
+        for name in DEF.findall(program):
+            if name in self.entry_points:
+                return self.entry_points[name]
+        return "other"
+
+
+@contextmanager
+def instrumented(profile: Profile) -> Iterator[None]:
+    """Patch the worker handle, ``Sandbox.run`` and the stage registry to feed ``profile``; undo on exit."""
+    from tfr_helpers.pipeline import stages as stages_mod
+    from tfr_helpers.sandbox import pool
+
+    orig_init, orig_close, orig_run = pool._WorkerHandle.__init__, pool._WorkerHandle.close, pool.Sandbox.run
+    orig_request = pool._WorkerHandle.request
+    orig_stages = dict(stages_mod._REGISTRY)
+
+    def init(self: Any, cmd: list[str]) -> None:
+        t0 = time.monotonic()
+        orig_init(self, cmd)
+        t1 = time.monotonic()
+        self._profile_span = [t1, float("inf")]
+        with profile.lock:
+            profile.workers.append(self._profile_span)
+            profile.rows[(profile.stage, "(workers)")].add(start=t1 - t0, cpu=_proc_cpu(self.proc.pid))
+
+    def close(self: Any) -> None:
+        span = getattr(self, "_profile_span", None)
+        if span is not None:
+            span[1] = min(span[1], time.monotonic())
+        orig_close(self)
+
+    def request(self: Any, job: Any, timeout: float) -> Any:
+        c0 = _proc_cpu(self.proc.pid)
+        try:
+            return orig_request(self, job, timeout)
+        finally:  # the worker reaps its forked child before replying: cutime holds the program's CPU
+            _JOB_CPU.value = getattr(_JOB_CPU, "value", 0.0) + _proc_cpu(self.proc.pid) - c0
+
+    def run(self: Any, program: str, tests: Any, limits: Any = None) -> Any:
+        _JOB_CPU.value = 0.0
+        t0 = time.monotonic()
+        result = orig_run(self, program, tests, limits)
+        wall = time.monotonic() - t0
+        bench = profile.attribute(program, tests)
+        hyp_names = {n for t in tests if "hypothesis" in t.source or "@given" in t.source for n in DEF.findall(t.source)}
+        hyp = sum(o.duration_s or 0.0 for o in result.outcomes if o.name in hyp_names)
+        sleeps = bench == "bigcodebench" and (SLEEP.search(program) or any(SLEEP.search(t.source) for t in tests))
+        with profile.lock:
+            profile.rows[(profile.stage, bench)].add(
+                runs=1,
+                tests=sum(o.status != "not_run" for o in result.outcomes),
+                busy=wall,
+                hyp=hyp,
+                sleep=wall if sleeps else 0.0,
+                cpu=_JOB_CPU.value,
+            )
+        return result
+
+    def wrap(stage: Any) -> Any:
+        def stage_run(items: Any, ctx: Any) -> Any:
+            if not profile.benchmark_of:
+                _index_tasks(profile, ctx.tasks.values())
+            profile.stage = stage.name
+            c0, t0 = _self_cpu(), time.monotonic()
+            try:
+                return stage.run(items, ctx)
+            finally:
+                span = profile.spans.setdefault(stage.name, [t0, t0])
+                span[1] = time.monotonic()
+                profile.rows[(stage.name, "(driver)")].add(cpu=_self_cpu() - c0)
+
+        return replace(stage, run=stage_run)
+
+    stages_mod.registered_stages()
+    pool._WorkerHandle.__init__ = init  # type: ignore[method-assign]
+    pool._WorkerHandle.close = close  # type: ignore[method-assign]
+    pool.Sandbox.run = run  # type: ignore[method-assign]
+    pool._WorkerHandle.request = request  # type: ignore[method-assign]
+    for name, stage in orig_stages.items():
+        stages_mod._REGISTRY[name] = wrap(stage)
+    try:
+        yield
+    finally:
+        pool._WorkerHandle.__init__ = orig_init  # type: ignore[method-assign]
+        pool._WorkerHandle.close = orig_close  # type: ignore[method-assign]
+        pool.Sandbox.run = orig_run  # type: ignore[method-assign]
+        pool._WorkerHandle.request = orig_request  # type: ignore[method-assign]
+        stages_mod._REGISTRY.update(orig_stages)
+
+
+_JOB_CPU = threading.local()
+"""CPU of the current thread's job (set by the patched ``_WorkerHandle.request``)."""
+
+
+def _index_tasks(profile: Profile, tasks: Any) -> None:
+    from tfr_helpers.benchmarks import benchmark_tests
+
+    for task in tasks:
+        bench = task.benchmark
+        profile.benchmark_of[task.reference] = bench
+        profile.entry_points.setdefault(task.entry_point, bench)
+        for spec in benchmark_tests(task):
+            profile.benchmark_of[spec.source] = bench
+
+
+def idle_seconds(profile: Profile, stage: str) -> float:
+    start, end = profile.spans.get(stage, (0.0, 0.0))
+    alive = sum(max(0.0, min(end, w[1]) - max(start, w[0])) for w in profile.workers)
+    busy = sum(r.values["busy"] for (s, _), r in profile.rows.items() if s == stage)
+    return max(0.0, alive - busy)
+
+
+def run_study(
+    params: Path, tasks: int | None, cache_dir: Path, env: dict[str, str], screening: list[str] | None = None
+) -> tuple[Profile, Any]:
+    """Run every stage once into a fresh run directory; the profile and the run summary."""
+    from tfr_helpers.pipeline import load_config, run_stages
+
+    overrides: dict[str, Any] = {}
+    if tasks is not None:
+        overrides["tasks"] = tasks
+    if screening is not None:
+        overrides["screening"] = screening
+    config = load_config(params, overrides)
+    saved = {k: os.environ.get(k) for k in (*env, "TFR_CACHE_DIR")}
+    os.environ.update(env, TFR_CACHE_DIR=str(cache_dir))
+    profile = Profile()
+    try:
+        with instrumented(profile), tempfile.TemporaryDirectory(prefix="tfr-profile-") as run_dir:
+            summary = run_stages(config, Path(run_dir) / "run", progress=False)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    for stage in summary.stage_seconds:
+        profile.rows[(stage, "(all)")].add(wall=summary.stage_seconds[stage], idle=idle_seconds(profile, stage))
+    return profile, summary
+
+
+def table(profile: Profile, summary: Any) -> list[str]:
+    """Markdown table: one row per stage (totals), then its benchmarks."""
+    head = "| stage | benchmark | " + " | ".join(COLUMNS) + " |"
+    out = [head, "|" + "---|" * (len(COLUMNS) + 2)]
+    total = Row()
+    for stage in summary.stage_seconds:
+        parts = {b: r for (s, b), r in profile.rows.items() if s == stage and b != "(all)"}
+        agg = Row()
+        agg.add(**profile.rows[(stage, "(all)")].values)
+        for r in parts.values():
+            agg.add(**{k: v for k, v in r.values.items() if k not in ("wall", "idle")})
+        total.add(**agg.values)
+        out.append(_line(stage, "**all**", agg))
+        for bench in sorted(parts):
+            if bench not in ("(driver)",) and any(parts[bench].values[k] for k in ("runs", "start")):
+                out.append(_line("", bench, parts[bench]))
+    out.append(_line("**total**", "", total))
+    return out
+
+
+def _line(stage: str, bench: str, row: Row) -> str:
+    cells = [f"{int(row.values[c])}" if c in ("runs", "tests") else f"{row.values[c]:.1f}" for c in COLUMNS]
+    return f"| {stage} | {bench} | " + " | ".join(cells) + " |"
+
+
+def cache_line(summary: Any) -> str:
+    hits, misses = summary.exec_cache
+    return f"execution cache: {hits} hits, {misses} misses; sandbox runs {summary.sandbox_runs}"
+
+
+def load() -> str:
+    return "load average %.1f %.1f %.1f" % os.getloadavg()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    root = Path(__file__).resolve().parents[2]
+    parser.add_argument("--params", type=Path, default=root / "papermill_params" / "default.yaml")
+    parser.add_argument("--tasks", type=int, default=None, help="first N tasks per benchmark (default: the params')")
+    parser.add_argument("--mode", choices=("both", "before", "after"), default="both")
+    parser.add_argument("--no-rerun", action="store_true", help="skip the screening-change rerun")
+    args = parser.parse_args(argv)
+    modes = {
+        "before": {"TFR_EXEC_CACHE": "0", "TFR_SANDBOX_POOLS": "old"},
+        "after": {"TFR_EXEC_CACHE": "1", "TFR_SANDBOX_POOLS": "auto"},
+    }
+    wanted = ["before", "after"] if args.mode == "both" else [args.mode]
+    totals: dict[str, tuple[float, str, str]] = {}
+    with tempfile.TemporaryDirectory(prefix="tfr-profile-cache-") as tmp:
+        for mode in wanted:
+            cache = Path(tmp) / mode
+            l0 = load()
+            profile, summary = run_study(args.params, args.tasks, cache, modes[mode])
+            totals[mode] = (sum(summary.stage_seconds.values()), l0, load())
+            print(f"\n## {mode} ({', '.join(f'{k}={v}' for k, v in modes[mode].items())}; {l0} at start, {load()} at end)\n")
+            print("\n".join(table(profile, summary)))
+            print("\n" + cache_line(summary))
+            sys.stdout.flush()
+            if mode == "after" and not args.no_rerun:
+                from tfr_helpers.pipeline import load_config
+
+                screening = list(load_config(args.params).screening)
+                changed = screening[:-1] if len(screening) > 1 else [*screening, "accept_all"]
+                l0 = load()
+                _, again = run_study(args.params, args.tasks, cache, modes[mode], screening=changed)
+                totals["rerun"] = (sum(again.stage_seconds.values()), l0, load())
+                stages = ", ".join(f"{k} {v:.1f}s" for k, v in again.stage_seconds.items())
+                print(f"\nrerun with screening {changed}: {stages}\n{cache_line(again)}")
+    print("\n## total stage time\n")
+    for mode, (seconds, l0, l1) in totals.items():
+        print(f"- {mode}: {seconds:.1f} s ({l0} at start, {l1} at end; {os.cpu_count()} CPUs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
