@@ -127,3 +127,11 @@ def test_batch_mode_prices_its_provider_at_half(study: dict[str, Any]) -> None:
     batched = estimate(config.model_copy(update={"model_settings": settings}))
     live, half = estimate(config).cost_by_model()[MODEL], batched.cost_by_model()[MODEL]
     assert live[2] > 0 and half == pytest.approx(tuple(c / 2 for c in live))
+
+
+def test_the_budget_is_compared_with_the_cost_range(study: dict[str, Any]) -> None:
+    config = study["config"]
+    low, _, high = estimate(config).total_cost
+    for cap, verdict in ((high * 2, "above the high estimate"), (low / 2, "below the low estimate")):
+        table = estimate(config.model_copy(update={"budget_usd": cap})).table()
+        assert any(line.startswith(f"budget_usd: ${cap:.4f}, {verdict}") for line in table)

@@ -298,6 +298,7 @@ def estimate(
         ratios=ratios,
         notes=notes,
         chars_per_token=CHARS_PER_TOKEN,
+        budget_usd=config.budget_usd,
     )
 
 

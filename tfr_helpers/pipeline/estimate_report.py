@@ -76,6 +76,8 @@ class Estimate:
     """Reported / approximated input tokens of the cache entries matching planned requests."""
     notes: list[str] = field(default_factory=list)
     chars_per_token: tuple[float, float, float] = (5.2, 4.4, 3.2)
+    budget_usd: float | None = None
+    """The params' spending cap, compared with the cost range."""
 
     def calls_by(self, stage: str, role: str | None = None) -> Range:
         """Planned calls (cache hits included) of one stage (and role)."""
@@ -114,6 +116,16 @@ class Estimate:
         for model, cost in self.cost_by_model().items():
             out.append(f"total {model}: {_usd(cost)}")
         out.append(f"total: {_usd(self.total_cost)}")
+        if self.budget_usd is not None:
+            low, point, high = self.total_cost
+            verdict = (
+                "above the high estimate"
+                if self.budget_usd >= high
+                else "inside the range: the run may stop at the cap"
+                if self.budget_usd >= low
+                else "below the low estimate: the run will stop at the cap (raise budget_usd or use batch mode)"
+            )
+            out.append(f"budget_usd: ${self.budget_usd:.4f}, {verdict}")
         out += self.assumptions()
         return out
 
