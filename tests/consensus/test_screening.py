@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.analysis import load_results
+from tfr_helpers.consensus.from_run import selection_by_coder
 from tfr_helpers.consensus.screening import run_matrices
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import run_stages
@@ -65,6 +66,11 @@ def test_consensus_screeners_accept_reliable_and_reject_unreliable_feedback(gene
         # B4's best candidate y is the right test alone; dual-critic t -> (1, 0); Dawid-Skene alpha alike
         got = {fid: decisions[(name, fid)] for fid in reliable}
         assert got == {fid: "accept" if r == "reliable" else "reject" for fid, r in reliable.items()}, name
+    # the same run's records as a selection: CodeT's top level is the correct program (2 of 3 samples)
+    [(coder, report)] = selection_by_coder(results, ["codet", "mbr_exec_hard"]).items()
+    assert coder == f"replay:{generations}" and report.tasks == 1
+    assert report.row("codet").pass_at[1] == pytest.approx(1.0)
+    assert report.row("random").pass_at[1] == pytest.approx(2 / 3)
 
 
 @pytest.mark.usefixtures("benchmark_data")

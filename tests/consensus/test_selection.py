@@ -78,3 +78,15 @@ def test_truth_that_does_not_fit_the_matrix_is_a_clear_error():
 def test_malformed_matrix_is_refused(change, message):
     with pytest.raises(ValueError, match=message):
         TaskMatrix.model_validate({**A.model_dump(), **change})
+
+
+def test_plot_selection_draws_one_bar_per_strategy_and_the_baseline():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from tfr_helpers.consensus.figures import plot_selection
+
+    report = selection_report([A, B], {A.task_id: A_TRUTH, B.task_id: B_TRUTH}, ["codet", "maxpass_soft"])
+    ax = plot_selection(report)
+    assert [p.get_height() for p in ax.patches] == pytest.approx([100 * (2 / 3 + 1 / 2) / 2, 100 * (2 / 3 + 1 / 2) / 2])
+    assert ax.lines[0].get_ydata()[0] == pytest.approx(100 * (0.4 + 0.5) / 2)

@@ -21,11 +21,11 @@ is accepted (as ``accept_all`` would) and the reasoning says why.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from tfr_helpers.consensus.matrix import TaskMatrix, from_outcomes
+from tfr_helpers.consensus.from_run import RunMatrix, matrices_from_records
 from tfr_helpers.consensus.ranking import Ranking, resolve_selector
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.context import RunContext
@@ -36,60 +36,18 @@ from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation
 DEFAULT_THRESHOLD = 0.5
 
 
-@dataclass(frozen=True)
-class RunMatrix:
-    """One coder's matrix for one task, and where each generated test sits in it."""
-
-    matrix: TaskMatrix
-    test_index: dict[str, int]
-    """Generated test id -> unique test index."""
-
-
-def _records(ctx: RunContext, checkpoint: str, cls: type) -> list:
+def _records(ctx: RunContext, checkpoint: str, cls: type) -> list[Any]:
     return [r for e in ctx.store.read_checkpoint(checkpoint) for r in decode_records(e["data"]) if isinstance(r, cls)]
 
 
 def run_matrices(ctx: RunContext, units: set[tuple[str, str]]) -> dict[tuple[str, str], RunMatrix]:
-    """The matrices of the given (coder, task) units from the run's code, test and pair records.
-
-    Only :attr:`PairEvaluation.generated` is read from a pair record. Programs are the unique code texts of
-    the coder's samples, tests the unique test sources; identical ones count with their multiplicity.
-    """
-    codes = [c for c in _records(ctx, "generated_codes", GeneratedCode) if (c.model, c.task_id) in units]
-    tests = [t for t in _records(ctx, "generated_tests", GeneratedTest) if (t.model, t.task_id) in units]
-    pairs = [p for p in _records(ctx, "test_execution_feedback", PairEvaluation) if (p.model, p.task_id) in units]
-    passed = {(p.model, p.task_id, p.test_id, p.code_index): p.generated.status == "passed" for p in pairs}
-    ran = {(p.model, p.task_id, p.code_index) for p in pairs if p.generated.status != "not_run"}
-    out = {}
-    for coder, task_id in units:
-        programs: dict[str, list[int]] = {}
-        for c in sorted((c for c in codes if (c.model, c.task_id) == (coder, task_id)), key=lambda c: c.sample_index):
-            if c.code is not None:
-                programs.setdefault(c.code, []).append(c.sample_index)
-        unique: dict[str, list[GeneratedTest]] = {}
-        for t in (t for t in tests if (t.model, t.task_id) == (coder, task_id)):
-            unique.setdefault(t.source, []).append(t)
-        index = {t.test_id: j for j, group in enumerate(unique.values()) for t in group}
-        suites: dict[tuple[str, int], list[int]] = {}
-        for t in (t for group in unique.values() for t in group):
-            suites.setdefault((t.kind, t.sample_index), []).append(index[t.test_id])
-        verdicts: list[list[bool] | None] = []
-        for samples in programs.values():
-            first = samples[0]
-            if (coder, task_id, first) not in ran:
-                verdicts.append(None)
-                continue
-            verdicts.append([passed.get((coder, task_id, g[0].test_id, first), False) for g in unique.values()])
-        matrix = from_outcomes(
-            task_id,
-            "single",
-            list(programs.items()),
-            [(src, len(g)) for src, g in unique.items()],
-            list(suites.values()),
-            verdicts,
-        )
-        out[(coder, task_id)] = RunMatrix(matrix, index)
-    return out
+    """The matrices of the given (coder, task) units from the run's checkpoints (generated outcomes only)."""
+    return matrices_from_records(
+        _records(ctx, "generated_codes", GeneratedCode),
+        _records(ctx, "generated_tests", GeneratedTest),
+        _records(ctx, "test_execution_feedback", PairEvaluation),
+        units,
+    )
 
 
 def _no_evidence(run: RunMatrix | None, ranking: Ranking | None) -> str:
