@@ -107,8 +107,8 @@ def open_run(namespace: Mapping[str, Any], run_dir: str | None = None) -> tuple[
     Args:
         namespace: The notebook's ``globals()``: its parameters cell declares the experiment's keys (see
             :mod:`tfr_helpers.notebook_params`), papermill may have injected new values after it.
-        run_dir: Overrides ``namespace["run_dir"]``; empty means ``runs/<run_name>`` of the project (not of
-            the notebook's directory).
+        run_dir: Overrides ``namespace["run_dir"]``; empty means ``runs/<run_name>``; a relative path is taken
+            from the project's root (not from the notebook's directory, papermill's ``--cwd``).
 
     Raises:
         ConfigError: a bad value (the message names the key) or an unknown injected parameter.
@@ -118,8 +118,8 @@ def open_run(namespace: Mapping[str, Any], run_dir: str | None = None) -> tuple[
 
     config = config_from_namespace(namespace)
     chosen = str(namespace.get("run_dir", "") if run_dir is None else run_dir)
-    run = Path(chosen) if chosen else NOTEBOOKS_DIR.parent / default_run_dir(config)
-    return config, run.resolve()
+    run = Path(chosen) if chosen else default_run_dir(config)
+    return config, (run if run.is_absolute() else NOTEBOOKS_DIR.parent / run).resolve()
 
 
 def run_notebooks(

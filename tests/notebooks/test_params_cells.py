@@ -105,3 +105,11 @@ def test_tfr_run_fills_the_quick_study_keys_a_file_leaves_out_with_the_model_def
     injected = file_parameters(path)
     assert injected == {"run_name": "default", "tasks": "all", "benchmarks": ["humaneval"], "ebts_per_task": 2}
     assert config_from_namespace({**_cell_namespace(), **injected}) == load_config(path)
+
+
+def test_open_run_takes_a_relative_run_dir_from_the_project_root() -> None:
+    from tfr_helpers.notebooks import open_run
+
+    config, run = open_run({**_cell_namespace(), "run_dir": "runs/try"})
+    assert run == ROOT / "runs" / "try" and config.run_name == "quick"
+    assert open_run(_cell_namespace())[1] == ROOT / "runs" / "quick"
