@@ -148,18 +148,36 @@ with the forking process's resident memory (page tables to copy, pages to unmap 
 """
 
 
-class _Pool:
-    """Workers started with one command; started lazily on first use."""
+WAITS = re.compile(r"\bsleep\(|\bsubprocess\b|\bPopen\b|\bos\.system\(|\burlopen\(|\bsocket\.")
+"""Programs or tests that wait (sleep, child processes, sockets) hold a worker, not a core: with
+``TFR_SANDBOX_POOLS=auto`` (the default) they run in extra *waiting* workers, :data:`WAIT_FACTOR` per core,
+started one by one as needed, beside the one-per-core workers (BigCodeBench has tasks whose tests sleep ~30 s)."""
+WAIT_FACTOR = 4
 
-    def __init__(self, cmd: list[str], size: int) -> None:
-        self.cmd, self.size = cmd, size
+
+def pool_mode() -> str:
+    """``TFR_SANDBOX_POOLS``: ``auto`` (default; waiting workers) or ``old`` (one job per core, as before)."""
+    mode = os.environ.get("TFR_SANDBOX_POOLS", "auto").strip().lower() or "auto"
+    if mode not in ("auto", "old"):
+        raise SandboxError(f"TFR_SANDBOX_POOLS={mode!r}: use auto or old")
+    return mode
+
+
+class _Pool:
+    """Workers started with one command; started lazily on first use (``grow``: one by one, when all are busy)."""
+
+    def __init__(self, cmd: list[str], size: int, grow: bool = False) -> None:
+        self.cmd, self.size, self.grow = cmd, size, grow
         self.idle: queue.Queue[_WorkerHandle] = queue.Queue()
         self.all: list[_WorkerHandle] = []
         self.lock = threading.Lock()
 
     def get(self) -> _WorkerHandle:
         with self.lock:
-            if not self.all:
+            if self.grow and self.idle.empty() and len(self.all) < self.size:
+                self.all.append(_WorkerHandle(self.cmd))
+                return self.all[-1]
+            if not self.all and not self.grow:
                 self.all = [_WorkerHandle(self.cmd) for _ in range(self.size)]
                 for handle in self.all:
                     self.idle.put(handle)
@@ -206,6 +224,7 @@ class Sandbox:
     ) -> None:
         self.limits = limits or Limits()
         self.n_workers = max(1, workers or os.cpu_count() or 1)
+        self.wait_slots = WAIT_FACTOR * self.n_workers if pool_mode() == "auto" else 0
         self._preload = preload
         self._prefix, warnings = _network_prefix()
         uid_drop = drop_uid and os.geteuid() == 0
@@ -261,12 +280,12 @@ class Sandbox:
             if "-m" in self._prefix:
                 base.append("--mount-ns")
         if self._preload is not None:
-            self._pools = {"one": _Pool([*base, "--preload=" + ",".join(self._preload)], self.n_workers)}
+            cmds = {"one": [*base, "--preload=" + ",".join(self._preload)]}
         else:
-            self._pools = {
-                "light": _Pool([*base, "--preload=" + ",".join(LIGHT_PRELOAD)], self.n_workers),
-                "heavy": _Pool(base, self.n_workers),
-            }
+            cmds = {"light": [*base, "--preload=" + ",".join(LIGHT_PRELOAD)], "heavy": base}
+        self._pools = {kind: _Pool(cmd, self.n_workers) for kind, cmd in cmds.items()}
+        if self.wait_slots:
+            self._pools.update({f"{kind}-wait": _Pool(cmd, self.wait_slots, grow=True) for kind, cmd in cmds.items()})
 
     @property
     def _all(self) -> list[_WorkerHandle]:
@@ -274,10 +293,11 @@ class Sandbox:
         return [h for pool in self._pools.values() for h in pool.all]
 
     def _pool_for(self, program: str, tests: Sequence[TestSpec]) -> _Pool:
-        if "one" in self._pools:
-            return self._pools["one"]
-        heavy = HEAVY.search(program) or any(HEAVY.search(t.source) or HEAVY.search(t.setup) for t in tests)
-        return self._pools["heavy" if heavy else "light"]
+        kind = "one"
+        if "one" not in self._pools:
+            heavy = HEAVY.search(program) or any(HEAVY.search(t.source) or HEAVY.search(t.setup) for t in tests)
+            kind = "heavy" if heavy else "light"
+        return self._pools[kind + "-wait" if self.wait_slots and waits(program, tests) else kind]
 
     def _self_test(self) -> bool:
         pool = self._pool_for(*_SELF_TEST)
@@ -334,13 +354,16 @@ class Sandbox:
     ) -> list[ProgramRun]:
         """Run many ``(program, tests)`` jobs in parallel across the workers; results in input order."""
         results: list[ProgramRun | None] = [None] * len(jobs)
-        todo: queue.Queue[int] = queue.Queue()
-        for i in range(len(jobs)):
-            todo.put(i)
+        waiting = [i for i, (p, t) in enumerate(jobs) if self.wait_slots and waits(p, t)]
+        queues: list[queue.Queue[int]] = [queue.Queue(), queue.Queue()]  # waiting jobs (own workers), the rest
+        for i in waiting:
+            queues[0].put(i)
+        for i in sorted(set(range(len(jobs))) - set(waiting)):
+            queues[1].put(i)
         bar = tqdm(total=len(jobs), desc=desc or "sandbox", disable=not progress)
         errors: list[BaseException] = []
 
-        def drain() -> None:
+        def drain(todo: queue.Queue[int]) -> None:
             while True:
                 try:
                     i = todo.get_nowait()
@@ -353,7 +376,12 @@ class Sandbox:
                     return
                 bar.update(1)
 
-        threads = [threading.Thread(target=drain, daemon=True) for _ in range(min(self.n_workers, len(jobs)))]
+        counts = (min(self.wait_slots, len(waiting)), min(self.n_workers, len(jobs) - len(waiting)))
+        threads = [
+            threading.Thread(target=drain, args=(todo,), daemon=True)
+            for todo, n in zip(queues, counts, strict=True)
+            for _ in range(n)
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -373,6 +401,11 @@ class Sandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def waits(program: str, tests: Sequence[TestSpec]) -> bool:
+    """True when the program or a test matches :data:`WAITS`."""
+    return bool(WAITS.search(program) or any(WAITS.search(t.source) or WAITS.search(t.setup) for t in tests))
 
 
 def run_program(program: str, tests: Sequence[TestSpec], limits: Limits | None = None) -> ProgramRun:
