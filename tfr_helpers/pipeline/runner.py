@@ -55,7 +55,11 @@ def _chunk_size(ctx: RunContext, stage: str) -> int:
     if ctx.config.concurrency.checkpoint_every:
         return ctx.config.concurrency.checkpoint_every
     if _registry()[stage].sandboxed:
-        return 8 * (ctx.config.concurrency.sandbox_workers or 2)
+        # every chunk ends in a barrier (its sandbox batches wait for their slowest program while the other
+        # workers idle): large chunks make few barriers (TFR_SANDBOX_POOLS=old: the former 8 per worker)
+        from tfr_helpers.sandbox.pool import pool_mode
+
+        return (8 if pool_mode() == "old" else 64) * (ctx.config.concurrency.sandbox_workers or 2)
     if any(ctx.config.model_settings.batch.values()):  # one provider batch for the stage, not one per chunk
         return 1_000_000_000
     return 4 * ctx.config.concurrency.model_calls
