@@ -65,6 +65,9 @@ def test_banner_sources_and_tables_name_each_source(mixed_run: Path) -> None:
     assert caption.startswith("Rows whose source is simulated: simulated model") and "hand-written fixture" in caption
     rq2 = analysis.rq2_refinement_outcomes_table(results).data.reset_index()
     assert (rq2.loc[rq2["Model"] == REPLAY, "Attempts"] == "not run: no refiner").all()
+    ax = analysis.plot_four_cases(results)
+    assert "replayed rows: real generations" in ax.get_title()
+    assert any("(replayed)" in t.get_text() for t in ax.get_xticklabels())
     headline = views.headline(results, "rq1")["by_model"]
     assert headline[REPLAY]["source"].startswith("replayed") and headline["sim:default"]["source"] == "simulated"
 

@@ -20,6 +20,7 @@ from matplotlib.axes import Axes  # noqa: E402
 
 from tfr_helpers.analysis import rq1, rq2, rq3  # noqa: E402
 from tfr_helpers.analysis.frames import pairs_frame  # noqa: E402
+from tfr_helpers.analysis.sources import real_note  # noqa: E402
 from tfr_helpers.analysis.stats import share_columns, wilson  # noqa: E402
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS  # noqa: E402
 from tfr_helpers.records import Results  # noqa: E402
@@ -50,14 +51,20 @@ def _bars(frame: pd.DataFrame, x: str, hue: str, order: list[str], hue_order: li
 
 
 def _title(ax: Axes, text: str, results: Results) -> None:
-    ax.set_title(f"{text}\n({SIMULATED_NOTE})" if results.simulated else text, fontsize=10)
+    if results.simulated and real_note(results):
+        text = f"{text}\n(simulated rows: {SIMULATED_NOTE}; replayed rows: real generations)"
+    elif results.simulated:
+        text = f"{text}\n({SIMULATED_NOTE})"
+    elif real_note(results):
+        text = f"{text}\n(replayed: real, published generations)"
+    ax.set_title(text, fontsize=10)
 
 
 def plot_four_cases(results: Results, ax: Axes | None = None) -> Axes:
     """Share of each RQ1 case per model and benchmark, with 95% Wilson intervals."""
     ax = ax if ax is not None else plt.subplots(figsize=(8, 4))[1]
     pairs = pairs_frame(results)
-    pairs["group"] = pairs["model"] + "\n" + pairs["benchmark"]
+    pairs["group"] = pairs["model"] + " (" + pairs["source"] + ")\n" + pairs["benchmark"]
     rows = [
         {"group": g, "case": CASE_LABELS[c], **share_columns(wilson(int((sub["case"] == c).sum()), len(sub)))}
         for g, sub in pairs.groupby("group", sort=True)
@@ -65,7 +72,7 @@ def plot_four_cases(results: Results, ax: Axes | None = None) -> Axes:
     ]
     frame = pd.DataFrame(rows, columns=["group", "case", "k", "n", "pct", "low", "high"])
     _bars(frame, "group", "case", sorted(pairs["group"].unique()), list(CASE_LABELS.values()), ax)
-    ax.set(xlabel="", ylabel="percent of generated tests")
+    ax.set(xlabel="", ylabel="percent of (code sample, test) pairs")
     _title(ax, "Four cases per model and benchmark", results)
     return ax
 
