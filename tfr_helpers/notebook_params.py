@@ -222,7 +222,7 @@ def stale_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[str]:
     import nbformat
 
     stale = []
-    for path in sorted(notebooks_dir.glob("[0-9][0-9]_*.ipynb")):
+    for path in sorted(notebooks_dir.glob("[0-9][0-9]*_*.ipynb")):
         cell = _parameters_cell(nbformat.read(str(path), as_version=4), path)
         if cell.source != parameters_source(path.name):
             stale.append(path.name)

@@ -29,6 +29,7 @@ NOTEBOOKS = (
     "01_rq1_feedback_reliability.ipynb",
     "02_rq2_refinement.ipynb",
     "03_rq3_screening.ipynb",
+    "03b_consensus_selection.ipynb",
     "04_case_browser.ipynb",
 )
 """The series, in execution order; running 00..03 performs the whole study."""

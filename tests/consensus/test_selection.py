@@ -90,3 +90,18 @@ def test_plot_selection_draws_one_bar_per_strategy_and_the_baseline():
     ax = plot_selection(report)
     assert [p.get_height() for p in ax.patches] == pytest.approx([100 * (2 / 3 + 1 / 2) / 2, 100 * (2 / 3 + 1 / 2) / 2])
     assert ax.lines[0].get_ydata()[0] == pytest.approx(100 * (0.4 + 0.5) / 2)
+
+
+def test_stored_selection_reads_matrices_back_without_running(tmp_path):
+    from tfr_helpers.consensus.execute import matrix_root
+    from tfr_helpers.consensus.matrix import save_task
+    from tfr_helpers.consensus.stored import stored_selection
+
+    assert stored_selection("mine", "packed", tmp_path) is None  # never built
+    root = matrix_root(tmp_path, "mine", "packed")
+    save_task(root, A, A_TRUTH, "f1")
+    save_task(root, B, B_TRUTH, "f2")
+    report = stored_selection("mine", "packed", tmp_path)
+    assert report is not None and report.tasks == 2
+    assert report.row("codet").pass_at[1] == pytest.approx((2 / 3 + 1 / 2) / 2)
+    assert stored_selection("mine", "packed", tmp_path, expected_tasks=164) is None  # incomplete

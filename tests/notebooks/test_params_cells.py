@@ -24,7 +24,7 @@ from tfr_helpers.pipeline.config import config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAMS = sorted((ROOT / "papermill_params").glob("*.yaml"))
-NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]*_*.ipynb"))
 
 
 def _cell_namespace(notebook: str = "") -> dict[str, Any]:

@@ -37,3 +37,21 @@ def plot_selection(report: SelectionReport, k: int = 1, ax: Any = None, title: s
         label.set_horizontalalignment("right")
     ax.legend(loc="lower right", fontsize=8)
     return ax
+
+
+def plot_selections(reports: dict[str, SelectionReport], k: int = 1) -> Any:
+    """One :func:`plot_selection` panel per report (e.g. per coder); a note when there is none.
+
+    Returns:
+        The figure.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(max(1, len(reports)), 1, figsize=(8, 3.8 * max(1, len(reports))), squeeze=False)
+    if not reports:
+        axes[0][0].text(0.5, 0.5, "no coder has two or more code samples per task: nothing to select", ha="center")
+        axes[0][0].set_axis_off()
+    for ax, (name, report) in zip(axes[:, 0], reports.items(), strict=False):
+        plot_selection(report, k, ax, title=f"{name}: pass@{k} per strategy ({report.tasks} tasks)")
+    fig.tight_layout()
+    return fig

@@ -117,3 +117,17 @@ def selection_report(
     baseline = {k: mean_or_nan([random_pass_at_k(m, truths[m.task_id], k) for m in kept]) for k in ks}
     rows.append(StrategyRow(RANDOM, baseline))
     return SelectionReport(rows, len(kept), tuple(ks), skipped)
+
+
+def reports_frame(reports: Mapping[str, SelectionReport]) -> pd.DataFrame:
+    """One table of several reports (e.g. one per coder), indexed by (name, strategy); empty when none."""
+    if not reports:
+        return pd.DataFrame(columns=["pass@1", "fallback tasks"])
+    return pd.concat({name: r.frame() for name, r in reports.items()}, names=["coder", "strategy"])
+
+
+def pass_at_1_by_strategy(reports: Mapping[str, SelectionReport]) -> dict[str, dict[str, float]]:
+    """Name -> strategy -> pass@1 in percent (rounded to 2 decimals): headline numbers."""
+    return {
+        name: {r.strategy: round(100 * r.pass_at[1], 2) for r in rep.rows if 1 in r.pass_at} for name, rep in reports.items()
+    }
