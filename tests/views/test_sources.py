@@ -77,3 +77,14 @@ def test_refinement_cases_name_the_sources(mixed_run: Path) -> None:
     assert f"- `{REPLAY}`: replayed (imported) (real generations by hand-written fixture" in text
     assert f"- `{REPLAY}` (replayed (imported): hand-written fixture): refinement not run: no refiner" in text
     assert "· simulated" in text  # every attempt heading names its source
+
+
+def test_a_run_in_progress_already_names_its_sources(mixed_run: Path, tmp_path: Path) -> None:
+    import shutil
+
+    partial = tmp_path / "partial"
+    shutil.copytree(mixed_run, partial)
+    (partial / "results.json").unlink()  # as before finalize_results: notebook 01 reads the checkpoints
+    results = views.results_so_far(partial)
+    assert {s.model: s.label for s in results.model_sources} == {"sim:default": "simulated", REPLAY: "replayed (imported)"}
+    assert any(s.reason == "not run: no refiner" for s in results.skipped) and results.simulated

@@ -14,9 +14,12 @@ from typing import Any
 
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.models.registry import is_simulated
+from tfr_helpers.pipeline import coverage
+from tfr_helpers.pipeline.config import config_from_dict
 from tfr_helpers.pipeline.results_io import RESULTS_FIELDS, decode_records, load_results
 from tfr_helpers.pipeline.runner import CHECKPOINTS
 from tfr_helpers.pipeline.store import RunStore
+from tfr_helpers.pipeline.tasks import select_tasks
 from tfr_helpers.records import Results
 
 
@@ -43,12 +46,13 @@ def results_so_far(run_dir: str | Path) -> Results:
             for record in decode_records(entry["data"]):
                 lists[RESULTS_FIELDS[type(record)]].append(record)
     resolved = config["config"]
-    models = resolved.get("models", {})
-    specs = [*models.get("coders", []), models.get("tester"), models.get("refiner"), models.get("judge")]
+    experiment = config_from_dict(resolved, source=str(run / "config.json"))
     return Results.model_validate(
         dict(
             run_name=resolved.get("run_name", run.name),
-            simulated=any(is_simulated(str(s)) for s in specs if s),
+            simulated=any(is_simulated(s) for s in experiment.models.all_specs()),
+            model_sources=coverage.model_sources(experiment),
+            skipped=coverage.skipped_work(experiment, select_tasks(experiment)),
             config={**resolved, "config_hash": config.get("config_hash")},
             tasks=[t["task_id"] for t in tasks],
             task_benchmarks={t["task_id"]: t["benchmark"] for t in tasks},
