@@ -36,8 +36,21 @@ from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation
 DEFAULT_THRESHOLD = 0.5
 
 
+_READ: dict[tuple[str, str, int, int], list[Any]] = {}
+"""Decoded checkpoint records by (path, type, size, mtime): the screening stage calls a screener once per chunk of
+feedback, and the earlier stages' checkpoints do not change meanwhile, so each is decoded once."""
+
+
 def _records(ctx: RunContext, checkpoint: str, cls: type) -> list[Any]:
-    return [r for e in ctx.store.read_checkpoint(checkpoint) for r in decode_records(e["data"]) if isinstance(r, cls)]
+    path = ctx.store.checkpoint_path(checkpoint)
+    stat = path.stat() if path.exists() else None
+    key = (str(path), cls.__name__, stat.st_size if stat else -1, stat.st_mtime_ns if stat else -1)
+    if key not in _READ:
+        for old in [k for k in _READ if k[:2] == key[:2]]:
+            del _READ[old]
+        entries = ctx.store.read_checkpoint(checkpoint)
+        _READ[key] = [r for e in entries for r in decode_records(e["data"]) if isinstance(r, cls)]
+    return _READ[key]
 
 
 def run_matrices(ctx: RunContext, units: set[tuple[str, str]]) -> dict[tuple[str, str], RunMatrix]:
@@ -58,16 +71,28 @@ def _no_evidence(run: RunMatrix | None, ranking: Ranking | None) -> str:
     return ""
 
 
-def _screen(items: Sequence[ScreeningItem], ctx: RunContext, decide: Callable[[RunMatrix, int], Verdict]) -> list[Verdict]:
+def _screen(
+    items: Sequence[ScreeningItem], ctx: RunContext, method: str, decide: Callable[[RunMatrix, Ranking, int], Verdict]
+) -> list[Verdict]:
+    """Decide each item from its unit's matrix and the method's ranking (computed once per unit)."""
     runs = run_matrices(ctx, {(i.coder, i.task.task_id) for i in items})
+    rankings: dict[tuple[str, str], Ranking] = {}
     out = []
     for item in items:
-        run = runs.get((item.coder, item.task.task_id))
+        unit = (item.coder, item.task.task_id)
+        run = runs.get(unit)
         why = _no_evidence(run, None)
         if why or run is None or item.test.test_id not in run.test_index:
             out.append(Verdict("accept", why or "the test is not in the matrix: accepted as accept_all would"))
             continue
-        out.append(decide(run, run.test_index[item.test.test_id]))
+        if unit not in rankings:
+            rankings[unit] = resolve_selector(method)(run.matrix)
+        ranking = rankings[unit]
+        why = _no_evidence(run, ranking)
+        if why:
+            out.append(Verdict("accept", why))
+            continue
+        out.append(decide(run, ranking, run.test_index[item.test.test_id]))
     return out
 
 
@@ -75,36 +100,30 @@ def _screen(items: Sequence[ScreeningItem], ctx: RunContext, decide: Callable[[R
 def consensus_codet_top(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
     """Accept when at least half of the samples in CodeT's top consensus level pass the failing test."""
 
-    def decide(run: RunMatrix, j: int) -> Verdict:
-        ranking = resolve_selector("codet")(run.matrix)
-        why = _no_evidence(run, ranking)
-        if why:
-            return Verdict("accept", why)
+    def decide(run: RunMatrix, ranking: Ranking, j: int) -> Verdict:
         top = ranking.levels[0]
         w = run.matrix.weights[top]
         share = float((w * run.matrix.matrix[top, j]).sum() / w.sum())
         reason = f"{share:.0%} of the {int(w.sum())} samples in CodeT's top consensus level pass this test"
         return Verdict("accept" if share >= 0.5 else "reject", reason)
 
-    return _screen(items, ctx, decide)
+    return _screen(items, ctx, "codet", decide)
 
 
 def threshold_screener(method: str, threshold: float) -> Strategy:
     """A screener accepting feedback whose test score from ``method`` is at least ``threshold``."""
 
     def screener(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
-        def decide(run: RunMatrix, j: int) -> Verdict:
-            ranking = resolve_selector(method)(run.matrix)
-            why = _no_evidence(run, ranking)
-            if why or ranking.test_scores is None:
-                return Verdict("accept", why or f"{method} scores no test: accepted as accept_all would")
+        def decide(run: RunMatrix, ranking: Ranking, j: int) -> Verdict:
+            if ranking.test_scores is None:
+                return Verdict("accept", f"{method} scores no test: accepted as accept_all would")
             score = float(np.asarray(ranking.test_scores)[j])
             verb = "clears" if score >= threshold else "is below"
             return Verdict(
                 "accept" if score >= threshold else "reject", f"{method} test score {score:.3f} {verb} {threshold:g}"
             )
 
-        return _screen(items, ctx, decide)
+        return _screen(items, ctx, method, decide)
 
     screener.__doc__ = f"Accept when the failing test's {method} score is at least {threshold:g}."
     return screener
