@@ -16,6 +16,7 @@ import yaml
 
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.models import credentials
+from tfr_helpers.models.batch import BatchState
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config import config_from_dict
 
@@ -80,6 +81,8 @@ def test_sigkill_while_the_batch_is_in_progress_resumes_the_same_batch(server: F
             time.sleep(0.05)
         assert polled, "the batch was never created and polled"
         assert server.batches.batches["batch_1"]["object"]["status"] == "in_progress"
+        pending = BatchState(run, "generate_codes").pending()  # what the live progress line shows meanwhile
+        assert pending == ["batch_1 in_progress (5 requests to openai-compatible:fake-coder)"]
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
@@ -91,3 +94,4 @@ def test_sigkill_while_the_batch_is_in_progress_resumes_the_same_batch(server: F
     assert done.returncode == 0, done.stderr
     assert server.batches.created == 1  # polled the same batch instead of creating (and paying for) another
     assert len((run / "checkpoints" / "generated_codes.jsonl").read_text().splitlines()) == 5
+    assert BatchState(run, "generate_codes").pending() == []  # read and joined

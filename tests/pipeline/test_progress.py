@@ -107,3 +107,13 @@ def test_tfr_stage_prints_progress_in_logs_and_leaves_the_last_snapshot(tmp_path
     assert progress and progress[-1].startswith(f"evaluate_refined_codes {last.done}/{last.total} | ")
     assert "sandbox runs/s | $0.0000 | " in progress[-1] and progress[-1].endswith("| done")
     assert "\r" not in proc.stderr  # not a terminal: plain lines, no redrawn bars
+
+
+def test_a_batch_in_flight_is_named_on_the_line(tmp_path: Path) -> None:
+    from tfr_helpers.models.batch import BatchState
+
+    BatchState(tmp_path, "generate_tests").save("k", "batch_7", "openai:gpt-5-mini", 120, "in_progress")
+    out = io.StringIO()
+    _write(tmp_path, SNAP)
+    LiveProgress(tmp_path, stream=out).poll()
+    assert out.getvalue().rstrip().endswith("| ETA 01:20 | batch batch_7 in_progress (120 requests to openai:gpt-5-mini)")

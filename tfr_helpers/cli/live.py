@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
+from tfr_helpers.models.batch import BatchState
 from tfr_helpers.pipeline.progress import Snapshot, describe, read_snapshot
 
 
@@ -49,6 +50,8 @@ class LiveProgress:
             return
         self._last = snap
         line = self.prefix() + describe(snap)
+        if snap.running:
+            line += "".join(f" | batch {b}" for b in BatchState(self.run_dir, snap.stage).pending())
         if self.tty:  # redraw in place (cut to the width: a wrapped line cannot be redrawn); a finished stage stays
             width = shutil.get_terminal_size().columns - 1
             self.stream.write("\r\x1b[K" + line[:width] + ("" if snap.running else "\n"))

@@ -30,6 +30,8 @@ from tfr_helpers.records import ModelCallRecord, Usage
 log = logging.getLogger(__name__)
 BATCH_PRICE_FACTOR = 0.5
 """Both providers bill batch input and output tokens at half the live price."""
+FINAL = frozenset({"completed", "failed", "expired", "cancelled", "ended", "read"})
+"""Batch statuses after which nothing is left to wait for (``read``: its results were joined)."""
 
 
 def uses_batch(client: Any, spec: ModelSpec | str) -> bool:
@@ -57,14 +59,23 @@ class BatchState:
         entry = self._read().get(key)
         return str(entry["batch_id"]) if entry else None
 
-    def save(self, key: str, batch_id: str, model: str, size: int) -> None:
-        """Remember a created batch (atomically)."""
+    def save(self, key: str, batch_id: str, model: str, size: int, status: str = "created") -> None:
+        """Remember a batch and its last seen status (atomically)."""
         if self.path is None:
             return
         data = self._read()
-        data[key] = {"batch_id": batch_id, "model": model, "requests": size, "created": time.time()}
+        entry = data.get(key) or {"batch_id": batch_id, "model": model, "requests": size, "created": time.time()}
+        data[key] = {**entry, "status": status}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.path, json.dumps(data, indent=2))
+
+    def pending(self) -> list[str]:
+        """``<batch id> <status> (<n> requests to <model>)`` of each batch not finished yet (for live progress)."""
+        return [
+            f"{e['batch_id']} {e.get('status', 'created')} ({e['requests']} requests to {e['model']})"
+            for e in self._read().values()
+            if e.get("status") not in FINAL
+        ]
 
 
 async def call_many_batched(client: Any, items: Sequence[tuple[ModelSpec | str, ModelRequest]], stage: str) -> list[Any]:
@@ -123,12 +134,17 @@ async def _run_batch(
             log.info("%s: batch %s created for %d requests to %s", stage, batch_id, len(unique), spec)
         else:
             log.info("%s: resuming batch %s (%d requests to %s)", stage, batch_id, len(unique), spec)
+        seen = ""
         while True:
             status, done = await api.poll(provider, batch_id)  # type: ignore[union-attr]
+            if status != seen:  # shown by the live progress of tfr run / tfr stage
+                state.save(batch_key, batch_id, str(spec), len(unique), status)
+                seen = status
             if done:
                 break
             await asyncio.sleep(client.settings.batch_poll_s)
         answers = await api.results(provider, batch_id, bodies)  # type: ignore[union-attr]
+        state.save(batch_key, batch_id, str(spec), len(unique), "read")
     except (ModelError, OSError, ValueError) as exc:
         log.warning("%s: the batch for %s failed (%s); its calls go live", stage, spec, exc)
         return {}
