@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfr_helpers.pipeline.context import RunContext
-from tfr_helpers.pipeline.evaluate_code_test_pairs import benchmark_specs, test_spec
+from tfr_helpers.pipeline.pair_runs import benchmark_specs, test_spec
 from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
 from tfr_helpers.records import (
     BenchmarkVerdict,
