@@ -25,7 +25,7 @@ from tfr_helpers.models.base import ModelRequest, ModelSpec, ProviderReply
 from tfr_helpers.models.batch_apis import batch_api
 from tfr_helpers.models.cache import cache_key, cache_key_components
 from tfr_helpers.models.errors import ModelError
-from tfr_helpers.records import ModelCallRecord, Usage
+from tfr_helpers.records import Usage
 
 log = logging.getLogger(__name__)
 BATCH_PRICE_FACTOR = 0.5
@@ -186,16 +186,14 @@ def _finish(
     latency: float,
 ) -> Any:
     """Cache, account (batch price), log and record one batch answer, as the live path does."""
-    from tfr_helpers.models.client import ModelReply
+    from tfr_helpers.models.client import ModelReply, call_record
 
     cost = client._cost(str(spec), reply) * BATCH_PRICE_FACTOR
     client._cache.put(key, comps, reply, cost)
-    record = ModelCallRecord(
-        model=str(spec),
-        role=request.role,
-        stage=stage,
-        template=request.template,
-        template_version=request.template_version,
+    record = call_record(
+        spec,
+        request,
+        stage,
         usage=Usage(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens, cost_usd=cost),
         latency_s=round(latency, 4),
         finish_reason=reply.finish_reason,

@@ -38,6 +38,18 @@ class ModelReply:
     record: ModelCallRecord
 
 
+def call_record(spec: ModelSpec, request: ModelRequest, stage: str, **fields: Any) -> ModelCallRecord:
+    """The record of one call of ``request`` to ``spec`` (``fields``: cached, error, usage, latency_s, retries...)."""
+    return ModelCallRecord(
+        model=str(spec),
+        role=request.role,
+        stage=stage,
+        template=request.template,
+        template_version=request.template_version,
+        **fields,
+    )
+
+
 class _BackgroundLoop:
     """An event loop on a daemon thread, so the sync facade works inside Jupyter's running loop."""
 
@@ -185,12 +197,10 @@ class ModelClient:
                 output_tokens=reply.output_tokens,
                 cost_usd=cost if cost is not None else self._cost(str(spec), reply),
             )
-        record = ModelCallRecord(
-            model=str(spec),
-            role=request.role,
-            stage=stage,
-            template=request.template,
-            template_version=request.template_version,
+        record = call_record(
+            spec,
+            request,
+            stage,
             cached=cached,
             error=scrub(error.describe()) if error is not None else None,  # a provider may echo the key
             usage=usage,
