@@ -74,9 +74,13 @@ def _run_in_sandbox(reference: str, test: str) -> bool | None:
     """Run in the project's sandbox (None when it cannot be used, so the caller falls back)."""
     try:
         from tfr_helpers.sandbox import TestSpec
+        from tfr_helpers.sandbox.cache import ExecutionCache
 
-        # Sandbox.run is thread-safe (workers are handed out from a queue): judges run concurrently
-        run = _shared_sandbox().run(reference, [TestSpec(name="generated", source=test, kind="function")])
+        # Sandbox.run is thread-safe (workers are handed out from a queue): judges run concurrently; an
+        # identical run (a rerun of the study with other screening strategies) is served by the execution cache
+        box, job = _shared_sandbox(), (reference, [TestSpec(name="generated", source=test, kind="function")])
+        context = f"sim-oracle root={os.geteuid() == 0}"
+        run = ExecutionCache().run_many([job], box.limits, lambda jobs: [box.run(*j) for j in jobs], context=context)[0]
     except Exception as exc:  # noqa: BLE001 - the judge falls back to a plain subprocess
         logger.warning("sandbox unavailable for the simulated judge (%s); using a subprocess", exc)
         return None
