@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tfr_helpers.analysis import analyze, load_results
-from tfr_helpers.errors import DataError
+from tfr_helpers.errors import ConfigError, DataError
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config import config_from_dict
 
@@ -160,3 +160,20 @@ def test_the_dataset_files_are_part_of_the_run_fingerprint(tmp_path: Path) -> No
     after = config_from_dict(params(models={"coders": [f"replay:{copy}"]})).fingerprint()
     changed = [k for k in after if before.get(k) != after[k]]
     assert changed == [f"replay:{copy}:code.jsonl"]
+
+
+def test_a_params_entry_naming_the_two_files_is_a_dataset(private_cache: Path, tmp_path: Path) -> None:
+    entry = {"code": str(FIXTURE / "code.jsonl"), "tests": str(FIXTURE / "tests.jsonl"), "model": "my-model"}
+    config = config_from_dict(
+        params(replay_datasets={"mine": entry}, models={"coders": [{"model": "replay:mine", "code_samples": 2}]})
+    )
+    assert {"replay:mine:code", "replay:mine:tests", "replay:mine:records"} <= set(config.fingerprint())
+    summary = run_stages(config, tmp_path / "run", progress=False)
+    assert summary.cases == {"pass_pass": 6, "fail_pass": 3, "fail_fail": 1}  # the import3 answer, as a named entry
+    [source] = load_results(tmp_path / "run").model_sources
+    assert (source.dataset, source.producer, source.label) == ("mine", "my-model", "replayed (imported)")
+
+
+def test_a_named_import_with_a_missing_file_names_the_key(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"replay_datasets\.mine\.tests: .*nope\.jsonl does not exist"):
+        config_from_dict(params(replay_datasets={"mine": {"tests": str(tmp_path / "nope.jsonl")}}))

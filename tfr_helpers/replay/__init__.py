@@ -15,6 +15,7 @@ from tfr_helpers.replay.load import (
     clear_replay_cache,
     load_import_dir,
     load_replay,
+    register_import,
     replay_hashes,
     replay_source,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "load_import_dir",
     "load_imported",
     "load_replay",
+    "register_import",
     "replay_cache_root",
     "replay_hashes",
     "replay_source",

