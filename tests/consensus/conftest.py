@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.replay.conftest import shared_replay  # noqa: F401 (fixture re-exported)
+
 
 @pytest.fixture
 def benchmark_data(shared_benchmarks: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -76,3 +76,21 @@ def test_select_refuses_bad_input_with_one_line(tmp_path: Path):
     bad.write_text('{"task_id": "HumanEval/999", "completion": "    pass\\n"}\n')
     unknown = runner.invoke(app, ["select", "--benchmark", "humaneval", "--codes", str(bad), "--tests", str(bad)])
     assert "unknown task id 'HumanEval/999'" in str(unknown.exception)
+
+
+def test_a_corrupt_stored_matrix_is_one_clear_error(tmp_path: Path):
+    from tfr_helpers.consensus.matrix import load_task, task_file
+    from tfr_helpers.errors import DataError
+
+    task_file(tmp_path, "HumanEval/0").write_text('{"fingerprint": "x", "matrix": {"task_id": 3}}')
+    with pytest.raises(DataError, match="not a consensus matrix file .* delete it to rebuild"):
+        load_task(tmp_path, "HumanEval/0")
+    assert load_task(tmp_path, "HumanEval/1") is None  # never built
+
+
+def test_select_refuses_bad_options():
+    runner = CliRunner()
+    base = ["select", "--benchmark", "humaneval", "--replay", str(IMPORT3)]
+    assert "single or packed" in str(runner.invoke(app, [*base, "--semantics", "fast"]).exception)
+    assert "comma-separated integers" in str(runner.invoke(app, [*base, "--k", "one"]).exception)
+    assert "unknown consensus strategy 'codex'" in str(runner.invoke(app, [*base, "--strategy", "codex"]).exception)

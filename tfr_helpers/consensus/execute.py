@@ -140,6 +140,8 @@ def test_jobs(inputs: TaskInputs, semantics: Semantics, timeout: float, base: Li
 def fingerprint(inputs: TaskInputs, truth_specs: list[TestSpec], semantics: Semantics, timeouts: tuple[float, float]) -> str:
     """Hash of everything a task's stored matrix depends on."""
     doc = [inputs.programs, inputs.tests, inputs.units, inputs.suites, [s.source for s in truth_specs], semantics, timeouts]
+    if semantics == "packed":  # the harness itself: a change to it must not reuse stored matrices
+        doc.append(packed_source(["assert True"], timeouts[0]))
     return hashlib.sha256(json.dumps(doc).encode()).hexdigest()
 
 

@@ -183,4 +183,5 @@ def load_task(root: Path, task_id: str, fingerprint: str | None = None) -> tuple
         truth = TaskTruth.model_validate(doc["truth"]) if doc.get("truth") else None
         return TaskMatrix.model_validate(doc["matrix"]), truth
     except (ValueError, KeyError, TypeError) as exc:
-        raise DataError(f"{path}: not a consensus matrix file ({exc}); delete it to rebuild") from exc
+        why = " ".join(str(exc).split())[:300]  # one line: pydantic's message spans several
+        raise DataError(f"{path}: not a consensus matrix file ({why}); delete it to rebuild") from exc
