@@ -69,5 +69,8 @@ def select_cmd(
     )
     typer.echo(report.frame().round(2).to_string())
     typer.echo("pass@k in %; random = the unbiased estimator over all code samples; fallback tasks use it too")
+    for row in report.rows:
+        if row.info.get("not_converged"):
+            typer.echo(f"{row.strategy}: did not converge within its iterations on {int(row.info['not_converged'])} tasks")
     for task_id, why in report.skipped.items():
         typer.echo(f"left out: {task_id} ({why})")
