@@ -41,7 +41,7 @@ _READ: dict[tuple[str, str, int, int], list[Any]] = {}
 feedback, and the earlier stages' checkpoints do not change meanwhile, so each is decoded once."""
 
 
-def _records(ctx: RunContext, checkpoint: str, cls: type) -> list[Any]:
+def _records(ctx: RunContext, checkpoint: str, cls: type) -> tuple[tuple[str, str, int, int], list[Any]]:
     path = ctx.store.checkpoint_path(checkpoint)
     stat = path.stat() if path.exists() else None
     key = (str(path), cls.__name__, stat.st_size if stat else -1, stat.st_mtime_ns if stat else -1)
@@ -50,17 +50,27 @@ def _records(ctx: RunContext, checkpoint: str, cls: type) -> list[Any]:
             del _READ[old]
         entries = ctx.store.read_checkpoint(checkpoint)
         _READ[key] = [r for e in entries for r in decode_records(e["data"]) if isinstance(r, cls)]
-    return _READ[key]
+    return key, _READ[key]
+
+
+_BUILT: dict[tuple[tuple[str, str, int, int], ...], dict[tuple[str, str], RunMatrix]] = {}
+"""Matrices of every unit, by the (path, type, size, mtime) of the checkpoints they were built from."""
 
 
 def run_matrices(ctx: RunContext, units: set[tuple[str, str]]) -> dict[tuple[str, str], RunMatrix]:
-    """The matrices of the given (coder, task) units from the run's checkpoints (generated outcomes only)."""
-    return matrices_from_records(
+    """The matrices of the given (coder, task) units from the run's checkpoints (generated outcomes only).
+
+    All units are built once per state of the checkpoints (the stage asks chunk by chunk)."""
+    (k1, codes), (k2, tests), (k3, pairs) = (
         _records(ctx, "generated_codes", GeneratedCode),
         _records(ctx, "generated_tests", GeneratedTest),
         _records(ctx, "test_execution_feedback", PairEvaluation),
-        units,
     )
+    key = (k1, k2, k3)
+    if key not in _BUILT:
+        _BUILT.clear()
+        _BUILT[key] = matrices_from_records(codes, tests, pairs)
+    return {u: m for u, m in _BUILT[key].items() if u in units}
 
 
 def _no_evidence(run: RunMatrix | None, ranking: Ranking | None) -> str:
