@@ -136,7 +136,7 @@ class Concurrency(_Strict):
     model_calls: int = Field(default=8, gt=0)
     """Model calls handed to the model layer at once (its per-provider limits still apply)."""
     checkpoint_every: int | None = Field(default=None, gt=0)
-    """Work items per checkpoint flush (null: 4 x model_calls, or 8 x workers for sandbox stages)."""
+    """Work items per checkpoint flush (null: 4 x model_calls, or 64 x workers for sandbox stages)."""
 
 
 class ExperimentConfig(_Strict):
