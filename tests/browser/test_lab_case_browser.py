@@ -136,7 +136,9 @@ def test_filter_and_next_in_jupyterlab(lab: tuple[str, Path]) -> None:
             page.get_by_text("Run All Cells", exact=True).click()
             first = page.locator(".tfr-attempt:visible").first
             expect(first).to_contain_text(expected.attempts[0].feedback_id)
-            page.locator(".widget-dropdown select").nth(1).select_option(label="mbpp")
+            page.locator(".widget-dropdown", has=page.locator("label", has_text=re.compile(r"^benchmark$"))).locator(
+                "select"
+            ).select_option(label="mbpp")
             page.get_by_role("button", name="Next").click()
             shown = page.locator(".tfr-attempt:visible").first
             expect(shown).to_contain_text(attempt.feedback_id)
