@@ -94,3 +94,18 @@ def test_select_refuses_bad_options():
     assert "single or packed" in str(runner.invoke(app, [*base, "--semantics", "fast"]).exception)
     assert "comma-separated integers" in str(runner.invoke(app, [*base, "--k", "one"]).exception)
     assert "unknown consensus strategy 'codex'" in str(runner.invoke(app, [*base, "--strategy", "codex"]).exception)
+
+
+@pytest.mark.usefixtures("benchmark_data")
+def test_stored_matrices_are_reused_only_for_the_same_inputs(tmp_path: Path):
+    from tfr_helpers.consensus.execute import build_matrices
+    from tfr_helpers.replay import load_import_dir
+
+    full = load_import_dir(IMPORT3)
+    one = full.model_copy(update={"tasks": {"HumanEval/0": full.tasks["HumanEval/0"]}})
+    first = build_matrices(one, tmp_path, "packed", timeout=0.5, workers=1)
+    assert first[2].cached_tasks == 0 and first[2].executions == 2 * 2  # 2 programs x 2 tests
+    again = build_matrices(one, tmp_path, "packed", timeout=0.5, workers=1)
+    assert again[2].cached_tasks == 1 and again[2].program_runs == 0 and again[0] == first[0]
+    other = build_matrices(one, tmp_path, "packed", timeout=0.4, workers=1)  # another timeout: run again
+    assert other[2].cached_tasks == 0 and other[0][0].passes == ["11", "10"]

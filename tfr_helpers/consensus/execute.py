@@ -48,6 +48,9 @@ class TaskInputs:
     """Per unique test, its runnable unit (a ``def test_*`` function)."""
     suites: list[list[int]]
     """Per test sample holding tests: indices into ``tests``."""
+    statements: list[str]
+    """Per unique test, what the packed harness runs: the assert itself (CodeT's tests), or a test unit's
+    source followed by a call of its test function (imported units, whose text is the unit)."""
 
 
 def task_inputs(task: ReplayTask) -> TaskInputs:
@@ -58,6 +61,7 @@ def task_inputs(task: ReplayTask) -> TaskInputs:
     index: dict[str, int] = {}
     counts: list[int] = []
     units: list[str] = []
+    statements: list[str] = []
     suites = []
     for sample in task.test_samples:
         suite = []
@@ -65,12 +69,15 @@ def task_inputs(task: ReplayTask) -> TaskInputs:
             if test.text not in index:
                 index[test.text] = len(units)
                 units.append(test.source)
+                unit = test.text.strip() == test.source.strip()
+                statements.append(f"{test.source.rstrip()}\n{test.name}()" if unit else test.text)
                 counts.append(0)
             counts[index[test.text]] += 1
             suite.append(index[test.text])
         if suite:
             suites.append(suite)
-    return TaskInputs(task.task_id, list(programs.items()), list(zip(index, counts, strict=True)), units, suites)
+    tests = list(zip(index, counts, strict=True))
+    return TaskInputs(task.task_id, list(programs.items()), tests, units, suites, statements)
 
 
 def packed_source(tests: Sequence[str], timeout: float) -> str:
@@ -129,7 +136,7 @@ def test_jobs(inputs: TaskInputs, semantics: Semantics, timeout: float, base: Li
     if not inputs.tests:
         return []
     if semantics == "packed":
-        spec = TestSpec("codet_packed", packed_source([t for t, _ in inputs.tests], timeout), "snippet")
+        spec = TestSpec("codet_packed", packed_source(inputs.statements, timeout), "snippet")
         limits = Limits(**{**base.__dict__, "timeout_s": timeout * len(inputs.tests) + 0.1})
         return [(p, [spec], limits) for p, _ in inputs.programs]
     specs = [TestSpec(f"t{j}", unit, "function") for j, unit in enumerate(inputs.units)]
@@ -142,6 +149,8 @@ def fingerprint(inputs: TaskInputs, truth_specs: list[TestSpec], semantics: Sema
     doc = [inputs.programs, inputs.tests, inputs.units, inputs.suites, [s.source for s in truth_specs], semantics, timeouts]
     if semantics == "packed":  # the harness itself: a change to it must not reuse stored matrices
         doc.append(packed_source(["assert True"], timeouts[0]))
+        if inputs.statements != [t for t, _ in inputs.tests]:
+            doc.append(inputs.statements)
     return hashlib.sha256(json.dumps(doc).encode()).hexdigest()
 
 
