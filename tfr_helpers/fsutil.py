@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tfr_helpers.errors import DataError
+
 
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
@@ -55,3 +57,28 @@ def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> Path:
 def atomic_write_text(path: Path, text: str, *, fsync: bool = True) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_write_bytes`); return ``path``."""
     return atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
+
+
+def override_dir(given: Path | None, env_var: str, what: str, layout: str) -> Path | None:
+    """The data override directory: ``given`` if set, else ``$env_var``; None when neither is set.
+
+    Args:
+        given: An explicit directory (a function argument), which wins over the environment.
+        env_var: The environment variable naming the directory.
+        what: What the directory holds, for the error (``benchmark``, ``replay``).
+        layout: How the directory is laid out, for the error.
+
+    Raises:
+        DataError: The named directory does not exist.
+    """
+    where = str(given) if given is not None else os.environ.get(env_var, "")
+    if not where:
+        return None
+    path = Path(where).expanduser()
+    if not path.is_dir():
+        arg = "data_dir" if what == "benchmark" else f"{what}_dir"
+        raise DataError(
+            f"{what} directory {path} ({arg} or {env_var}) does not exist; point it at a directory laid out as {layout}, "
+            "or unset it"
+        )
+    return path

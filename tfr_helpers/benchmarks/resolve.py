@@ -27,7 +27,7 @@ import platformdirs
 from tfr_helpers.benchmarks.files import check_sha256, read_records
 from tfr_helpers.benchmarks.sources import DataSource
 from tfr_helpers.errors import DataError
-from tfr_helpers.fsutil import atomic_path
+from tfr_helpers.fsutil import atomic_path, override_dir
 
 log = logging.getLogger(__name__)
 
@@ -79,19 +79,7 @@ def _package_file(source: DataSource) -> ResolvedFile | None:
 
 
 def _override_dir(data_dir: Path | None) -> Path | None:
-    if data_dir is not None:
-        where = str(data_dir)
-    else:
-        where = os.environ.get("TFR_BENCHMARK_DIR", "")
-        if not where:
-            return None
-    path = Path(where).expanduser()
-    if not path.is_dir():
-        raise DataError(
-            f"benchmark directory {path} (data_dir or TFR_BENCHMARK_DIR) does not exist; "
-            "point it at a directory laid out as <benchmark>/<file>, or unset it"
-        )
-    return path
+    return override_dir(data_dir, "TFR_BENCHMARK_DIR", "benchmark", "<benchmark>/<file>")
 
 
 def _download(source: DataSource, target: Path) -> str:

@@ -30,7 +30,7 @@ import platformdirs
 from tfr_helpers.benchmarks.files import file_sha256
 from tfr_helpers.benchmarks.resolve import ResolvedFile
 from tfr_helpers.errors import DataError
-from tfr_helpers.fsutil import atomic_path
+from tfr_helpers.fsutil import atomic_path, override_dir
 from tfr_helpers.replay.datasets import DatasetSpec, ReplayFile
 
 log = logging.getLogger(__name__)
@@ -85,16 +85,7 @@ def _package_dir(spec: DatasetSpec) -> tuple[Path, str] | None:
 
 
 def _override_dir(replay_dir: Path | None) -> Path | None:
-    where = str(replay_dir) if replay_dir is not None else os.environ.get("TFR_REPLAY_DIR", "")
-    if not where:
-        return None
-    path = Path(where).expanduser()
-    if not path.is_dir():
-        raise DataError(
-            f"replay directory {path} (replay_dir or TFR_REPLAY_DIR) does not exist; point it at a directory "
-            "laid out as <folder>/<file> (e.g. ../shared/replay), or unset it"
-        )
-    return path
+    return override_dir(replay_dir, "TFR_REPLAY_DIR", "replay", "<folder>/<file> (e.g. ../shared/replay)")
 
 
 def _local(spec: DatasetSpec, file: ReplayFile, replay_dir: Path | None) -> ResolvedFile | None:
