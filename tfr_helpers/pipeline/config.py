@@ -128,6 +128,21 @@ class SandboxSettings(_Strict):
     hypothesis_derandomize: bool = True
 
 
+class RefinementSettings(_Strict):
+    """Refinement beyond one attempt per feedback (issue 15): backprompting rounds and the oracle-repaired arm."""
+
+    rounds: int = Field(default=1, ge=1)
+    """Refinement rounds per code sample (1: the seed study, one independent attempt per feedback). With R > 1,
+    round r+1 refines round r's code with the feedback of round r+1's test suite (see ``round_tests``)."""
+    round_tests: Literal["fresh", "same"] = "fresh"
+    """Suite of each later round: ``fresh`` (the tester writes a new suite per round) or ``same`` (round 1's)."""
+    stop_when_passing: bool = True
+    """Stop a code sample's rounds early once its code passes every test of its own suite."""
+    oracle_repair: bool = False
+    """Also refine on oracle-repaired feedback: each unreliable EBT whose input the reference accepts gets the
+    reference's output as its expected value (GenX stage 1). Uses the reference: an upper bound, never a screener."""
+
+
 class Concurrency(_Strict):
     """Parallelism of the run."""
 
@@ -174,6 +189,11 @@ class ExperimentConfig(_Strict):
     replay_datasets: dict[str, ReplayImport] = Field(default_factory=dict)
     """Import-format files named as datasets: ``{name: {code: path, tests: path, model, license}}``, then
     ``replay:<name>`` in ``models`` (paths relative to the working directory)."""
+    refinement: RefinementSettings = RefinementSettings()
+    """Multi-round backprompting and the oracle-repaired arm (defaults keep the seed study)."""
+    seeds: list[int] | None = Field(default=None, min_length=1)
+    """Run the study once per seed in one run directory (null: once, with ``seed``); analysis reports headline
+    numbers as mean +- standard error over seeds."""
     budget_usd: float | None = Field(default=None, gt=0)
     """Spending cap of the run in USD (null: none); a call that could pass it is not sent (needs model prices)."""
 
