@@ -160,6 +160,10 @@ def run_stages(
         RunDirError: the run directory belongs to another configuration, or an earlier stage is incomplete.
         CredentialsError: a configured model lacks its key (checked before any work).
     """
+    if config.seeds is not None:  # one full run per seed under <run_dir>/seeds/<seed>/ (docs/seeds.md)
+        from tfr_helpers.pipeline.seeds import run_seeds
+
+        return run_seeds(config, run_dir, stages, progress=progress)
     registry = _registry()
     order = list(registry)
     wanted = order if stages == "all" else [stages] if isinstance(stages, str) else list(stages)
