@@ -475,3 +475,10 @@ class Results(Record):
     call_totals: list[CallTotals] = Field(default_factory=list)
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     """Wall time per stage of the run that produced this file (timing field)."""
+    rounds: _rounds.RoundsResults | None = None
+    """Multi-round backprompting (issue 15; None unless ``refinement.rounds`` > 1): ``tfr_helpers.rounds_records``."""
+
+
+# the rounds' records live in their own module, which imports this one: bound here, after every class it uses,
+# and resolved by pydantic on Results' first use (either module may be imported first)
+from tfr_helpers import rounds_records as _rounds  # noqa: E402

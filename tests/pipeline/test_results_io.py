@@ -11,7 +11,8 @@ from tfr_helpers.records import Results, ScreeningDecision
 
 def test_every_checkpointed_type_lands_in_a_results_list() -> None:
     assert set(RESULTS_FIELDS.values()) <= set(Results.model_fields)
-    assert set(RECORD_TYPES) == {cls.__name__ for cls in RESULTS_FIELDS}
+    # stages outside the seven register their own types (register_record_type), kept in their own Results field
+    assert {cls.__name__ for cls in RESULTS_FIELDS} <= set(RECORD_TYPES)
 
 
 def test_records_round_trip_through_their_checkpoint_form() -> None:

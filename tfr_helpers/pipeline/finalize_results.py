@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from tfr_helpers.models.registry import is_simulated
 from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline.context import RunContext
+from tfr_helpers.pipeline.rounds_results import rounds_results
 from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
 from tfr_helpers.records import (
     BenchmarkVerdict,
@@ -24,6 +25,7 @@ from tfr_helpers.records import (
     ScreeningDecision,
     TestGenerationFailure,
 )
+from tfr_helpers.rounds_records import RoundsResults
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class RunRecords:
     refinements: list[Refinement]
     refined_evaluations: list[RefinedEvaluation]
     stage_seconds: dict[str, float]
+    rounds: RoundsResults | None = None
+    """Multi-round backprompting (issue 15), None unless ``refinement.rounds`` > 1."""
 
 
 def call_totals(records: RunRecords) -> list[CallTotals]:
@@ -55,6 +59,15 @@ def call_totals(records: RunRecords) -> list[CallTotals]:
             calls[f"screen|{dec.strategy}|{dec.feedback_id}"] = dec.call
     for ref in records.refinements:
         calls[f"refine|{ref.feedback_id}"] = ref.call
+    for chain in records.rounds.chains if records.rounds else []:
+        for step in chain.steps:
+            if step.call is not None:
+                calls[f"round_refine|{chain.chain_id}|{step.round}"] = step.call
+    for suite in records.rounds.round_tests_generated if records.rounds else []:
+        for t in suite.tests:
+            calls[f"round_test|{t.model}|{t.task_id}|{t.kind}|{t.sample_index}"] = t.call
+        for f in suite.failures:
+            calls[f"round_test|{f.model}|{f.task_id}|{f.kind}|{f.sample_index}"] = f.call
     sums: dict[tuple[str, Role, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
     for call in calls.values():
         acc = sums[(call.model, call.role, call.stage)]
@@ -111,6 +124,7 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
             skipped=coverage.skipped_work(config, ctx.tasks),
             call_totals=call_totals(records),
             stage_seconds=records.stage_seconds,
+            rounds=records.rounds,
         )
         ctx.store.write_results(results)
         out.append(results)
@@ -131,6 +145,7 @@ def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
         refinements=records_of(records, "refine_codes"),
         refined_evaluations=records_of(records, "evaluate_refined_codes"),
         stage_seconds=ctx.store.read_json("stage_seconds.json") if seconds.exists() else {},
+        rounds=rounds_results(ctx, records),
     )
     return [bundle]
 

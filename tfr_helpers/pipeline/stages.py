@@ -37,6 +37,9 @@ BUILTIN_MODULES = (
     "tfr_helpers.pipeline.screen_feedback",
     "tfr_helpers.pipeline.refine_codes",
     "tfr_helpers.pipeline.evaluate_refined_codes",
+    "tfr_helpers.pipeline.rounds_tests",
+    "tfr_helpers.pipeline.rounds_references",
+    "tfr_helpers.pipeline.rounds_stage",
     "tfr_helpers.pipeline.finalize_results",
 )
 """The modules of the seven stages of the study; importing one registers its stage."""
