@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis import figures
+from tfr_helpers.analysis import figures, oracle
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import TABLES
 from tfr_helpers.fsutil import atomic_write_text
@@ -86,6 +86,10 @@ def analyze(run_dir: Path | str) -> AnalysisOutputs:
     tables = {
         name: atomic_write_text(out_dir / f"{name}.tex", to_latex(fn(results), f"tab:{name}")) for name, fn in TABLES.items()
     }
+    if oracle.present(results):  # the oracle-repaired arm's table, only for runs that have the arm
+        tables[oracle.TABLE] = atomic_write_text(
+            out_dir / f"{oracle.TABLE}.tex", to_latex(oracle.oracle_table(results), f"tab:{oracle.TABLE}")
+        )
     written = figures.save_figures(results, out_dir / "figures")
     log.info("analysis of %s written to %s", results.run_name, out_dir)
     return AnalysisOutputs(summary=summary, tables=tables, figures=written)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis import oracle, rq1, rq2, rq3
 from tfr_helpers.analysis.sources import real_note, skipped_frame
 from tfr_helpers.analysis.tables import CAPTIONS, SIMULATED_NOTE, caption
 from tfr_helpers.records import Results
@@ -86,4 +86,4 @@ def build_summary(results: Results) -> dict[str, Any]:
             for name, fn in NUMBERS.items()
             if name in CAPTIONS
         },
-    }
+    } | ({"oracle_repair": section} if (section := oracle.oracle_summary(results)) else {})

@@ -70,7 +70,11 @@ def share_cell(row: Mapping[str, Any], prefix: str = "", with_count: bool = Fals
 def caption(name: str, results: Results) -> str:
     """Caption of a table: the simulated-model warning first when the run is simulated, and the replayed
     datasets with the models that produced them when any model is replayed (the Source column tells rows apart)."""
-    text = CAPTIONS[name]
+    return caption_with(CAPTIONS[name], results)
+
+
+def caption_with(text: str, results: Results) -> str:
+    """A caption ``text`` with the run's simulated warning and replayed-data note, as :func:`caption` gives them."""
     real = real_note(results)
     if results.simulated and real:
         return f"Rows whose source is simulated: {SIMULATED_NOTE}. {real} {text}"

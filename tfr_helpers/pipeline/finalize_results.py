@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from tfr_helpers.models.registry import is_simulated
 from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline.context import RunContext
+from tfr_helpers.pipeline.oracle_results import oracle_results
 from tfr_helpers.pipeline.rounds_results import rounds_results
 from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
 from tfr_helpers.records import (
@@ -17,6 +18,7 @@ from tfr_helpers.records import (
     GeneratedCode,
     GeneratedTest,
     ModelCallRecord,
+    OracleRepairResults,
     PairEvaluation,
     RefinedEvaluation,
     Refinement,
@@ -43,6 +45,8 @@ class RunRecords:
     stage_seconds: dict[str, float]
     rounds: RoundsResults | None = None
     """Multi-round backprompting (issue 15), None unless ``refinement.rounds`` > 1."""
+    oracle_repair: OracleRepairResults | None = None
+    """The oracle-repaired arm (issue 15), None unless ``refinement.oracle_repair``."""
 
 
 def call_totals(records: RunRecords) -> list[CallTotals]:
@@ -68,6 +72,8 @@ def call_totals(records: RunRecords) -> list[CallTotals]:
             calls[f"round_test|{t.model}|{t.task_id}|{t.kind}|{t.sample_index}"] = t.call
         for f in suite.failures:
             calls[f"round_test|{f.model}|{f.task_id}|{f.kind}|{f.sample_index}"] = f.call
+    for ref in records.oracle_repair.refinements if records.oracle_repair else []:
+        calls[f"oracle_refine|{ref.feedback_id}"] = ref.call
     sums: dict[tuple[str, Role, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
     for call in calls.values():
         acc = sums[(call.model, call.role, call.stage)]
@@ -125,6 +131,7 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
             call_totals=call_totals(records),
             stage_seconds=records.stage_seconds,
             rounds=records.rounds,
+            oracle_repair=records.oracle_repair,
         )
         ctx.store.write_results(results)
         out.append(results)
@@ -146,6 +153,7 @@ def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
         refined_evaluations=records_of(records, "evaluate_refined_codes"),
         stage_seconds=ctx.store.read_json("stage_seconds.json") if seconds.exists() else {},
         rounds=rounds_results(ctx, records),
+        oracle_repair=oracle_results(ctx, records),
     )
     return [bundle]
 

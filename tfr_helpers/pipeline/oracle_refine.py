@@ -1,0 +1,100 @@
+"""Stage 62, oracle_refine_codes: the same refiner on each repaired feedback (the oracle-repaired arm, issue 15).
+
+The request is built exactly as in :mod:`.refine_codes` (template ``refine``, the task's view, the generated code,
+the feedback text): the refiner never sees the reference, only the repaired test, whose expected value *is* the
+reference's output. That is the point of the arm (what refinement does when the test is right) and why it is an
+upper bound, never a screening strategy. Coders whose refiner is a replay dataset get no job: their repaired
+feedback is reported with ``not run: no refiner`` (``OracleRepairResults.refinement_status``), never simulated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tfr_helpers.pipeline import coverage
+from tfr_helpers.pipeline._artifacts import save_call
+from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
+from tfr_helpers.pipeline.refine_codes import RefineJob
+from tfr_helpers.pipeline.results_io import register_record_type
+from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
+from tfr_helpers.records import GeneratedCode, GeneratedTest, OracleRefinement, RepairedTest, sample_suffix
+
+STAGE = "oracle_refine_codes"
+
+
+def repaired_test(test: GeneratedTest, repair: RepairedTest) -> GeneratedTest:
+    """The generated test with its repaired source (same id, name, kind and index)."""
+    return test.model_copy(update={"source": repair.source})
+
+
+def oracle_refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[OracleRefinement | Undone]:
+    """Ask the refiner for a new program given the task, the generated code and one repaired feedback.
+
+    Args:
+        items: One job per repaired feedback (``test`` holds the repaired source).
+        ctx: The run context.
+
+    Returns:
+        One :class:`OracleRefinement` per job (``code`` None when the response held no usable code), or
+        :class:`Undone` when the call got no reply.
+    """
+    from tfr_helpers.models import parse_code
+
+    jobs = [
+        CallJob(
+            item.refiner,
+            "refiner",
+            "refine",
+            {**task_variables(item.task), "code": item.code, "feedback": item.feedback.text},
+            item.task,
+        )
+        for item in items
+    ]
+    out: list[OracleRefinement | Undone] = []
+    for item, result in zip(items, ctx.call_models(jobs, stage=STAGE), strict=True):
+        fault = call_fault(result)
+        if fault is not None:
+            out.append(Undone(item.key, fault))
+            continue
+        stem = f"{item.test.kind}_{item.test.index}" + sample_suffix(item.feedback.feedback_id)
+        task_id = item.task.task_id
+        call = save_call(ctx, item.model, task_id, f"oracle_refine_{stem}", result)
+        parsed = parse_code(result.text or "", item.task.entry_point)
+        path = ctx.store.artifact(item.model, task_id, f"oracle/{stem}_refined.py", parsed.code) if parsed.code else None
+        out.append(
+            OracleRefinement(
+                feedback_id=item.feedback.feedback_id,
+                model=item.model,
+                task_id=task_id,
+                code=parsed.code,
+                parse_error=None if parsed.code else note_truncation(parsed.error or "no code in the response", call),
+                call=call,
+                code_path=path,
+            )
+        )
+    return out
+
+
+def oracle_refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJob]:
+    """One job per repaired feedback (the code failed the repaired test) of a coder that has a refiner."""
+    code_of = {
+        (c.model, c.task_id, c.sample_index): c.code or "" for c in records_of(records, "generate_codes", GeneratedCode)
+    }
+    test_of = {t.test_id: t for t in records_of(records, "generate_tests", GeneratedTest)}
+    return [
+        RefineJob(
+            r.model,
+            ctx.config.models.refiner_for(r.model),
+            ctx.tasks[r.task_id],
+            code_of[(r.model, r.task_id, r.code_index)],
+            repaired_test(test_of[r.test_id], r),
+            r.feedback,
+        )
+        for r in records_of(records, "oracle_repair_tests", RepairedTest)
+        if r.feedback is not None and coverage.refines(ctx.config, r.model)
+    ]
+
+
+register_record_type(OracleRefinement)
+register_stage(Stage(STAGE, 62, oracle_refine_codes, oracle_refine_items, "oracle_refined_codes", lambda r: r.feedback_id))
