@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis import figures, oracle
+from tfr_helpers.analysis import figures, oracle, rounds
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import TABLES
 from tfr_helpers.fsutil import atomic_write_text
@@ -89,6 +89,10 @@ def analyze(run_dir: Path | str) -> AnalysisOutputs:
     if oracle.present(results):  # the oracle-repaired arm's table, only for runs that have the arm
         tables[oracle.TABLE] = atomic_write_text(
             out_dir / f"{oracle.TABLE}.tex", to_latex(oracle.oracle_table(results), f"tab:{oracle.TABLE}")
+        )
+    if rounds.present(results):  # multi-round backprompting's table, only for runs with rounds
+        tables[rounds.TABLE] = atomic_write_text(
+            out_dir / f"{rounds.TABLE}.tex", to_latex(rounds.rounds_table(results), f"tab:{rounds.TABLE}")
         )
     written = figures.save_figures(results, out_dir / "figures")
     log.info("analysis of %s written to %s", results.run_name, out_dir)

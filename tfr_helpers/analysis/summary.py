@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from tfr_helpers.analysis import oracle, rq1, rq2, rq3
+from tfr_helpers.analysis import oracle, rounds, rq1, rq2, rq3
 from tfr_helpers.analysis.sources import real_note, skipped_frame
 from tfr_helpers.analysis.tables import CAPTIONS, SIMULATED_NOTE, caption
 from tfr_helpers.records import Results
@@ -63,27 +63,31 @@ def build_summary(results: Results) -> dict[str, Any]:
         "definitions", "tables": {name: {"caption", "rows"}}}``, JSON-serialisable (``skipped``: items per
         coder, stage and reason).
     """
-    return {
-        "version": SUMMARY_VERSION,
-        "simulated": results.simulated,
-        "note": SIMULATED_NOTE if results.simulated else "",
-        "real_note": real_note(results),
-        "run_name": results.run_name,
-        "model_sources": [src.model_dump() for src in results.model_sources],
-        "skipped": frame_records(skipped_frame(results)),
-        "counts": {
-            "tasks": len(results.tasks),
-            "generated_codes": len(results.generated_codes),
-            "generated_tests": len(results.generated_tests),
-            "pair_evaluations": len(results.pair_evaluations),
-            "feedback": sum(p.feedback is not None for p in results.pair_evaluations),
-            "screening_decisions": len(results.screening),
-            "refinements": len(results.refined_evaluations),
-        },
-        "definitions": DEFINITIONS,
-        "tables": {
-            name: {"caption": caption(name, results), "rows": frame_records(fn(results))}
-            for name, fn in NUMBERS.items()
-            if name in CAPTIONS
-        },
-    } | ({"oracle_repair": section} if (section := oracle.oracle_summary(results)) else {})
+    return (
+        {
+            "version": SUMMARY_VERSION,
+            "simulated": results.simulated,
+            "note": SIMULATED_NOTE if results.simulated else "",
+            "real_note": real_note(results),
+            "run_name": results.run_name,
+            "model_sources": [src.model_dump() for src in results.model_sources],
+            "skipped": frame_records(skipped_frame(results)),
+            "counts": {
+                "tasks": len(results.tasks),
+                "generated_codes": len(results.generated_codes),
+                "generated_tests": len(results.generated_tests),
+                "pair_evaluations": len(results.pair_evaluations),
+                "feedback": sum(p.feedback is not None for p in results.pair_evaluations),
+                "screening_decisions": len(results.screening),
+                "refinements": len(results.refined_evaluations),
+            },
+            "definitions": DEFINITIONS,
+            "tables": {
+                name: {"caption": caption(name, results), "rows": frame_records(fn(results))}
+                for name, fn in NUMBERS.items()
+                if name in CAPTIONS
+            },
+        }
+        | ({"oracle_repair": section} if (section := oracle.oracle_summary(results)) else {})
+        | rounds.summary_section(results)
+    )

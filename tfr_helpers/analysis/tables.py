@@ -51,6 +51,11 @@ CAPTIONS = {
     "downstream effect of refining only on accepted feedback (undecided counts "
     "as reject; changes in percentage points per refinement attempt, bootstrap "
     "over tasks).",
+    "rounds_per_round": "Multi-round backprompting per round (0 = generated code), per model and benchmark: chains, "
+    "chains active in the round, stopped early (passed their own suite); pass@1 percent of chains [95 percent "
+    "Wilson interval]; mean suite length; suite precision (percent of the round's tests the reference passes); "
+    "collision (percent of the round's refined programs equal to an earlier program of their chain); unreliable "
+    "(percent of the round's test-fail feedback whose test the reference fails).",
 }
 
 
