@@ -1,0 +1,103 @@
+"""A small offline study with the oracle-repaired arm: end to end through ``tfr stage all`` and the analysis, and a
+SIGKILL inside the arm's sandboxed stage, whose rerun equals the uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.analysis import test_export
+from tfr_helpers.analysis import analyze, load_results
+from tfr_helpers.analysis.oracle import TABLE, oracle_comparison, repair_report
+
+from .conftest import results_json
+from .test_resume import lines, tfr_stage_all
+
+SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "oracle_smoke.yaml"
+
+pytestmark = pytest.mark.slow
+
+
+def params() -> dict[str, object]:
+    """oracle_smoke.yaml, smaller, one item per checkpoint flush (a kill lands between items), no response cache."""
+    data = yaml.safe_load(SMOKE.read_text())
+    data |= {
+        "run_name": "oracle_resume",
+        "tasks": {"humaneval": 6, "mbpp": 6},
+        "concurrency": {"checkpoint_every": 1, "sandbox_workers": 2},
+        "sandbox": {"hypothesis_max_examples": 10},
+        "model_settings": {"cache_mode": "off"},
+    }
+    return data
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> tuple[Path, Path]:
+    """An uninterrupted run (its params file and run directory)."""
+    import os
+
+    root = tmp_path_factory.mktemp("oracle_baseline")
+    path = root / "params.yaml"
+    path.write_text(yaml.safe_dump(params()))
+    os.environ.setdefault("TFR_BENCHMARK_DIR", str(shared_benchmarks))
+    proc = tfr_stage_all(path, root / "run")
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    return path, root / "run"
+
+
+def test_study_runs_both_arms_and_writes_the_comparison(baseline: tuple[Path, Path], tmp_path: Path) -> None:
+    _, run = baseline
+    results = load_results(run)
+    arm = results.oracle_repair
+    assert arm is not None
+    assert arm.refinement_status == {"sim:weak": "run", "replay:reflexion-gpt4-humaneval": "not run: no refiner"}
+    fed = {r.feedback_id for r in arm.repaired_tests if r.feedback is not None and r.model == "sim:weak"}
+    assert fed and {e.feedback_id for e in arm.refined_evaluations} == fed  # every repaired feedback refined, once
+    assert not any(r.model.startswith("replay:") for r in arm.refinements)  # no refiner: never simulated
+    report = repair_report(results)
+    assert (report["repaired_k"] + report["not_repaired"] == report["unreliable_ebt_feedback"]).all()
+    comparison = oracle_comparison(results)
+    both = comparison[(comparison["model"] == "sim:weak") & (comparison["scope"] == "code fails repaired test")]
+    assert list(both["arm"]) == ["original", "oracle-repaired"] and set(both["attempts"]) == {len(fed)}
+
+    out = analyze(run)
+    tex = out.tables[TABLE].read_text()
+    assert "uses the reference solution" in tex and "not a screening strategy" in tex
+    test_export.test_tex_compiles_with_pdflatex((run, out), tmp_path)
+    summary = json.loads(out.summary.read_text())["oracle_repair"]
+    assert summary["uses_reference"] is True and "net_change_pp" in summary["definitions"]
+    known = test_export._numbers(summary[TABLE]["rows"])
+    shown = {round(float(x), 1) for row in test_export._body_rows(tex) for x in re.findall(r"-?\d+\.\d+", row)}
+    assert shown and shown <= known
+
+
+@pytest.mark.parametrize("checkpoint", ["oracle_repaired_tests"])
+def test_sigkill_in_the_oracle_stage_then_rerun_equals_uninterrupted(
+    baseline: tuple[Path, Path], tmp_path: Path, checkpoint: str
+) -> None:
+    params_path, expected_run = baseline
+    run_dir = tmp_path / "run"
+    path = run_dir / "checkpoints" / f"{checkpoint}.jsonl"
+    proc = tfr_stage_all(params_path, run_dir)
+    deadline = time.monotonic() + 240
+    while lines(path) < 1 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    killed_at = lines(path)
+    assert not (run_dir / "results.json").exists()
+
+    rerun = tfr_stage_all(params_path, run_dir)
+    _, err = rerun.communicate(timeout=300)
+    assert rerun.returncode == 0, err.decode()[-2000:]
+    assert results_json(run_dir) == results_json(expected_run)
+    keys = [json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()]
+    assert len(keys) == len(set(keys)) > killed_at >= 1, (len(keys), killed_at)
