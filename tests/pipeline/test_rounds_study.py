@@ -148,6 +148,7 @@ def test_sigkill_in_round_two_then_rerun_equals_uninterrupted(
     assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
     killed = step_keys(run_dir)
     assert killed and not list(run_dir.rglob("results.json"))
+    assert not any(k.endswith("|r3") for k in killed), "killed after round 2, not in it"
 
     _run(params, run_dir)
     assert all_results(run_dir) == all_results(baseline)
