@@ -47,7 +47,7 @@ def test_all_expands_to_every_strategy():
     truths = {A.task_id: A_TRUTH}
     report = selection_report([A], truths)
     assert [r.strategy for r in report.rows][:2] == ["codet", "codet_paper"]
-    assert report.rows[-1].strategy == "random" and len(report.rows) == 12
+    assert report.rows[-1].strategy == "random" and len(report.rows) == 14
 
 
 def test_a_task_without_code_samples_is_left_out_and_listed():

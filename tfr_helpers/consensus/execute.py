@@ -4,15 +4,19 @@ Two execution semantics (:data:`~tfr_helpers.consensus.matrix.Semantics`):
 
 - ``single`` (default): each test is its own unit (``def test_assert_k(): ...``) with its own timeout; a timeout
   or crash loses only that test.
-- ``packed``: CodeT's released form (``CodeT/src/_execution.py``, restated): after the program, one function
-  ``check()`` runs every unique test of the task, each inside its own ``try`` with a ``timeout`` s alarm,
-  recording True/False; the whole run is killed after ``timeout * tests + 0.1`` s. A program whose packed run
-  does not finish, or fails to compile together with the tests (one test illegal in a function body drops every
-  program of the task), is dropped: it does not execute. Tests run in the order first seen (the release
-  iterates a ``set``).
+- ``packed``: CodeT's released form (``CodeT/src/_execution.py``, restated): the program text is followed by
+  one function ``check()`` that runs every unique test of the task, each inside its own ``try`` with a
+  ``timeout`` s alarm, recording True/False, and by the call ``final_result = check()``; the whole run is killed
+  after ``timeout * tests + 0.1`` s. A program whose packed run does not finish, or fails to compile together
+  with the tests (one test illegal in a function body drops every program of the task), is dropped: it does not
+  execute. Tests run in the order first seen (the release iterates a ``set``). The harness is part of the
+  program's module, as in the release (one ``exec`` of program and harness), so the sandbox loads it as plain
+  Python; one short snippet then reports ``final_result``.
 
-The benchmark verdict of each unique program (its truth) is its run on the benchmark tests. Results are stored
-per task in the run directory with a fingerprint of everything that was run, so a second call loads them.
+The benchmark verdict of each unique program (its truth) is its run on the benchmark tests; the same sandbox run
+then evaluates the task's test inputs for the outputs matrix (:mod:`tfr_helpers.consensus.outputs`). Results
+are stored per task in the run directory with a fingerprint of everything that was run, so a second call loads
+them.
 """
 
 from __future__ import annotations
@@ -25,14 +29,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfr_helpers.benchmarks import benchmark_tests, load_tasks
-from tfr_helpers.consensus.matrix import Semantics, TaskMatrix, TaskTruth, from_outcomes, load_task, save_task
+from tfr_helpers.consensus.matrix import (
+    MATRIX_VERSION,
+    Semantics,
+    TaskMatrix,
+    TaskTruth,
+    from_outcomes,
+    load_task,
+    save_task,
+)
+from tfr_helpers.consensus.outputs import exposed_inputs, output_cap, outputs_source, parse_outputs
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import ProgramRun, Task
 from tfr_helpers.replay import ReplayDataset, ReplayTask
 from tfr_helpers.sandbox import Limits, TestSpec
 
 PACKED_RESULT = "CodeTPackedResult"
-"""Exception the packed harness raises at its end, carrying one ``0``/``1`` per test as its message."""
+"""Exception the packed run's report snippet raises, carrying one ``0``/``1`` per test as its message."""
+PACKED_REPORT = f"raise {PACKED_RESULT}(''.join('1' if r is True else '0' for r in final_result))"
+"""The snippet run after the packed program has loaded (the harness ran while it loaded)."""
+OUTPUTS_SPEC = "tfr_outputs"
+"""Name of the outputs harness's spec in a program's benchmark run."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +68,8 @@ class TaskInputs:
     statements: list[str]
     """Per unique test, what the packed harness runs: the assert itself (CodeT's tests), or a test unit's
     source followed by a call of its test function (imported units, whose text is the unit)."""
+    inputs: list[str]
+    """The call expressions the tests expose (see :func:`~tfr_helpers.consensus.outputs.exposed_inputs`)."""
 
 
 def task_inputs(task: ReplayTask) -> TaskInputs:
@@ -77,11 +96,12 @@ def task_inputs(task: ReplayTask) -> TaskInputs:
         if suite:
             suites.append(suite)
     tests = list(zip(index, counts, strict=True))
-    return TaskInputs(task.task_id, list(programs.items()), tests, units, suites, statements)
+    inputs = exposed_inputs(index, task.entry_point)
+    return TaskInputs(task.task_id, list(programs.items()), tests, units, suites, statements, inputs)
 
 
 def packed_source(tests: Sequence[str], timeout: float) -> str:
-    """CodeT's packed harness for ``tests`` (statements), ending in ``raise CodeTPackedResult('0110...')``."""
+    """CodeT's packed harness for ``tests`` (statements), appended to the program; ends in ``final_result = check()``."""
     lines = [
         "import contextlib as _ctl, signal as _sig",
         "class _PackedTimeout(Exception):",
@@ -112,8 +132,12 @@ def packed_source(tests: Sequence[str], timeout: float) -> str:
             "        pass_result.append(False)",
         ]
     lines += ["    return pass_result", "final_result = check()"]
-    lines.append(f"raise {PACKED_RESULT}(''.join('1' if r is True else '0' for r in final_result))")
     return "\n".join(lines) + "\n"
+
+
+def packed_program(program: str, tests: Sequence[str], timeout: float) -> str:
+    """The program followed by the packed harness, as CodeT's release executes it."""
+    return program + "\n" + packed_source(tests, timeout)
 
 
 def verdicts(run: ProgramRun, semantics: Semantics, tests: int) -> list[bool] | None:
@@ -136,17 +160,44 @@ def test_jobs(inputs: TaskInputs, semantics: Semantics, timeout: float, base: Li
     if not inputs.tests:
         return []
     if semantics == "packed":
-        spec = TestSpec("codet_packed", packed_source(inputs.statements, timeout), "snippet")
+        spec = TestSpec("codet_packed", PACKED_REPORT, "snippet")
         limits = Limits(**{**base.__dict__, "timeout_s": timeout * len(inputs.tests) + 0.1})
-        return [(p, [spec], limits) for p, _ in inputs.programs]
+        return [(packed_program(p, inputs.statements, timeout), [spec], limits) for p, _ in inputs.programs]
     specs = [TestSpec(f"t{j}", unit, "function") for j, unit in enumerate(inputs.units)]
     limits = Limits(**{**base.__dict__, "timeout_s": timeout})
     return [(p, specs, limits) for p, _ in inputs.programs]
 
 
+def outputs_budget(truth_timeout: float) -> float:
+    """Seconds the outputs harness may spend on all inputs, inside the benchmark run's per-test timeout."""
+    return max(truth_timeout - 0.25, truth_timeout / 2)
+
+
+def truth_job(inputs: TaskInputs, specs: list[TestSpec], timeout: float, truth_timeout: float, base: Limits) -> list[Job]:
+    """A program's benchmark run, followed (when the tests expose inputs) by the outputs harness."""
+    limits = Limits(**{**base.__dict__, "timeout_s": truth_timeout})
+    if inputs.inputs:
+        source = outputs_source(inputs.inputs, timeout, outputs_budget(truth_timeout))
+        specs = [*specs, TestSpec(OUTPUTS_SPEC, source, "snippet")]
+        limits = Limits(**{**limits.__dict__, "output_cap": max(base.output_cap, output_cap(inputs.inputs))})
+    return [(p, specs, limits) for p, _ in inputs.programs]
+
+
+def truth_of(run: ProgramRun, n_inputs: int) -> tuple[bool, list[str] | None]:
+    """A benchmark run's verdict (every benchmark test passed) and the outputs it reported (None: none)."""
+    bench = [o for o in run.outcomes if o.name != OUTPUTS_SPEC]
+    correct = run.load_error is None and bool(bench) and all(o.status == "passed" for o in bench)
+    if not n_inputs:
+        return correct, None
+    if run.load_error is not None:
+        return correct, None
+    return correct, parse_outputs(next((o for o in run.outcomes if o.name == OUTPUTS_SPEC), None), n_inputs)
+
+
 def fingerprint(inputs: TaskInputs, truth_specs: list[TestSpec], semantics: Semantics, timeouts: tuple[float, float]) -> str:
-    """Hash of everything a task's stored matrix depends on."""
+    """Hash of everything a task's stored matrix depends on (with the matrix format and both harnesses)."""
     doc = [inputs.programs, inputs.tests, inputs.units, inputs.suites, [s.source for s in truth_specs], semantics, timeouts]
+    doc += [MATRIX_VERSION, inputs.inputs, outputs_source(["f(1)"], timeouts[0], outputs_budget(timeouts[1]))]
     if semantics == "packed":  # the harness itself: a change to it must not reuse stored matrices
         doc.append(packed_source(["assert True"], timeouts[0]))
         if inputs.statements != [t for t, _ in inputs.tests]:
@@ -278,16 +329,26 @@ def build_matrices(
                 jobs: list[Job] = []
                 for inputs, specs, _ in chunk:
                     jobs += test_jobs(inputs, semantics, timeout, base)
-                    truth_limits = Limits(**{**base.__dict__, "timeout_s": truth_timeout})
-                    jobs += [(p, specs, truth_limits) for p, _ in inputs.programs]
+                    jobs += truth_job(inputs, specs, timeout, truth_timeout, base)
                 results = iter(run_jobs(sandbox, jobs, workers, lambda: bar.update(1)))
                 for inputs, _, key in chunk:
                     m = len(inputs.tests)
                     tested: list[list[bool] | None] = [None] * len(inputs.programs)
                     if m:
                         tested = [verdicts(next(results), semantics, m) for _ in inputs.programs]
-                    correct = [next(results).passed for _ in inputs.programs]
-                    matrix = from_outcomes(inputs.task_id, semantics, inputs.programs, inputs.tests, inputs.suites, tested)
+                    judged = [truth_of(next(results), len(inputs.inputs)) for _ in inputs.programs]
+                    correct = [c for c, _ in judged]
+                    outputs = [o for _, o in judged] if inputs.inputs else []
+                    matrix = from_outcomes(
+                        inputs.task_id,
+                        semantics,
+                        inputs.programs,
+                        inputs.tests,
+                        inputs.suites,
+                        tested,
+                        inputs.inputs,
+                        outputs,
+                    )
                     truth = TaskTruth(task_id=inputs.task_id, correct=correct)
                     save_task(root, matrix, truth, key)
                     matrices[inputs.task_id], truths[inputs.task_id] = matrix, truth

@@ -7,7 +7,8 @@ strategy or a screener.
 
 Stored in the run directory as one JSON file per task (``consensus/<dataset>/<semantics>/<task>.json``)
 holding the matrix, the truth and the fingerprint of what was executed, so a second call loads instead of
-re-running (see :mod:`tfr_helpers.consensus.execute`).
+re-running (see :mod:`tfr_helpers.consensus.execute`). Format version 2 added the outputs matrix (``inputs``,
+``outputs``); a file of another version is rebuilt by ``tfr select`` and refused by a plain load.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ Semantics = Literal["single", "packed"]
 (CodeT's released form: all of a task's tests in one function, each in its own try block with a short alarm,
 the whole program killed after ``0.1 * tests + 0.1`` s; a program whose packed run fails is dropped)."""
 
-MATRIX_VERSION = 1
+MATRIX_VERSION = 2
 
 
 class TaskMatrix(BaseModel):
@@ -61,6 +62,12 @@ class TaskMatrix(BaseModel):
     """Per program, one character per test: ``1`` passed, ``0`` did not."""
     executed: list[bool] = Field(default_factory=list)
     """Whether the program ran at all (False: it failed to load, or its packed run failed and CodeT drops it)."""
+    inputs: list[str] = Field(default_factory=list)
+    """The test inputs the tests expose: unique call expressions of ``assert <call> == <expected>`` tests."""
+    outputs: list[list[str] | None] = Field(default_factory=list)
+    """The outputs matrix: per program, its value on each input (a capped repr, or ``<raises X>``,
+    ``<timeout>``, ``<not run>``; see :mod:`tfr_helpers.consensus.outputs`), or None when the program reported
+    no outputs. Empty when no outputs were recorded (no inputs, or a matrix built from pass/fail only)."""
 
     @model_validator(mode="after")
     def _shapes(self) -> TaskMatrix:
@@ -75,6 +82,11 @@ class TaskMatrix(BaseModel):
             raise ValueError(f"{self.task_id}: every program stands for at least one code sample")
         if any(j < 0 or j >= m for s in self.suites for j in s):
             raise ValueError(f"{self.task_id}: a suite names a test index outside 0..{m - 1}")
+        if self.version != MATRIX_VERSION:
+            raise ValueError(f"{self.task_id}: matrix format version {self.version}, this tfr reads {MATRIX_VERSION}")
+        k = len(self.inputs)
+        if self.outputs and (len(self.outputs) != n or any(o is not None and len(o) != k for o in self.outputs)):
+            raise ValueError(f"{self.task_id}: outputs needs one entry per program, each None or {k} values")
         return self
 
     @cached_property
@@ -122,6 +134,8 @@ def from_outcomes(
     tests: list[tuple[str, int]],
     suites: list[list[int]],
     verdicts: list[list[bool] | None],
+    inputs: list[str] | None = None,
+    outputs: list[list[str] | None] | None = None,
 ) -> TaskMatrix:
     """Build a task's matrix from per-program test verdicts.
 
@@ -132,6 +146,8 @@ def from_outcomes(
         tests: ``(test text, multiplicity)`` per unique test.
         suites: Test indices per test sample.
         verdicts: Per program, one bool per test, or None when the program did not execute.
+        inputs: The test inputs (call expressions), when the tests expose any.
+        outputs: Per program, its value on each input or None; empty or None when not recorded.
 
     Returns:
         The matrix.
@@ -148,6 +164,8 @@ def from_outcomes(
         suites=suites,
         passes=["".join("1" if b else "0" for b in v) if v is not None else "0" * len(tests) for v in verdicts],
         executed=[v is not None for v in verdicts],
+        inputs=list(inputs or []),
+        outputs=list(outputs or []),
     )
 
 
@@ -171,15 +189,21 @@ def load_task(root: Path, task_id: str, fingerprint: str | None = None) -> tuple
     """Read one stored task; None when absent or stored from other inputs (``fingerprint`` differs).
 
     Raises:
-        DataError: The file exists but is not a matrix file.
+        DataError: The file exists but is not a matrix file, or (loading without a fingerprint) it was stored in
+            another format version.
     """
     path = task_file(root, task_id)
     if not path.exists():
         return None
     try:
         doc = json.loads(path.read_text())
-        if fingerprint is not None and doc.get("fingerprint") != fingerprint:
+        if fingerprint is not None and (doc.get("fingerprint") != fingerprint or doc.get("version") != MATRIX_VERSION):
             return None
+        if isinstance(doc.get("version"), int) and doc["version"] != MATRIX_VERSION:
+            raise DataError(
+                f"{path}: a consensus matrix of format version {doc.get('version')} (this tfr reads "
+                f"{MATRIX_VERSION}, which adds the outputs matrix); rerun `tfr select` to rebuild it"
+            )
         truth = TaskTruth.model_validate(doc["truth"]) if doc.get("truth") else None
         return TaskMatrix.model_validate(doc["matrix"]), truth
     except (ValueError, KeyError, TypeError) as exc:

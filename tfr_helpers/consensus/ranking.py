@@ -70,7 +70,7 @@ def resolve_selector(name: str) -> Selector:
     from tfr_helpers.consensus import strategies  # noqa: F401 - registers the built-in strategies
 
     if name not in SELECTORS:
-        raise ConfigError(f"unknown consensus strategy {name!r}; known: {', '.join(SELECTORS)} (or 'all')")
+        raise ConfigError(f"unknown consensus strategy {name!r}; known: {', '.join(selector_names())} (or 'all')")
     return SELECTORS[name]
 
 

@@ -7,6 +7,7 @@ from tfr_helpers.consensus import (  # noqa: F401
     dual_critic,
     maxpass,
     mbr_exec,
+    mbr_outputs,
     menet,
 )
 
@@ -15,6 +16,8 @@ TABLE_ORDER = (
     "codet_paper",
     "mbr_exec_hard",
     "mbr_exec_soft",
+    "mbr_outputs_hard",
+    "mbr_outputs_soft",
     "maxpass_hard",
     "maxpass_soft",
     "codet_hard",
