@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
@@ -72,7 +73,8 @@ class _WorkerHandle:
     """One worker process and its pipes."""
 
     def __init__(self, cmd: list[str]) -> None:
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_worker_env())
+        env = _worker_env("--warm" in cmd)
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.buf = b""
         hello = self.read_line(120.0)
         if hello is None or not hello.get("ready"):
@@ -119,7 +121,21 @@ class _WorkerHandle:
             self.proc.wait()
 
 
-def _worker_env() -> dict[str, str]:
+def bytecode_dir() -> Path:
+    """Where workers cache the bytecode of their preloads: ``bytecode`` beside the execution cache."""
+    from tfr_helpers.sandbox.cache import default_dir
+
+    return default_dir().parent / "bytecode"
+
+
+def _worker_env(warm: bool = False) -> dict[str, str]:
+    """The environment of a worker, built from scratch.
+
+    ``warm`` (``TFR_SANDBOX_POOLS=auto``): the worker may write the bytecode of its preloads under
+    :func:`bytecode_dir` (``PYTHONPYCACHEPREFIX``), so later workers load numpy, pandas, scipy, sklearn and
+    Hypothesis in ~2 s of CPU instead of compiling them for ~8 s when the environment sets
+    ``PYTHONDONTWRITEBYTECODE`` (or the venv holds no bytecode). Programs never write bytecode either way.
+    """
     keep = ("PATH", "LANG", "LC_ALL", "TZ", "VIRTUAL_ENV")
     env = {k: os.environ[k] for k in keep if k in os.environ}
     env.update(
@@ -133,6 +149,9 @@ def _worker_env() -> dict[str, str]:
         # set and dict order (and every message built from them) must not change between runs
         PYTHONHASHSEED=HASH_SEED,
     )
+    if warm:
+        del env["PYTHONDONTWRITEBYTECODE"]
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode_dir())
     return env
 
 
@@ -275,6 +294,8 @@ class Sandbox:
         base = [*self._prefix, sys.executable, "-s", "-P", "-m", "tfr_helpers.sandbox.worker"]
         if not uid_drop:
             base.append("--no-uid")
+        if pool_mode() == "auto":
+            base.append("--warm")
         if view:
             base.append("--hide=" + json.dumps(hidden_paths()))
             if "-m" in self._prefix:

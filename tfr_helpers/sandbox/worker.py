@@ -348,6 +348,46 @@ class Worker:
         return {"outcomes": outcomes, "load_error": load_error, "duration_s": time.monotonic() - t0}
 
 
+def warm_hypothesis() -> None:
+    """Compute once, in the worker, what Hypothesis would otherwise compute in every forked child.
+
+    - The Unicode tables behind ``st.text()`` / ``st.characters()`` (the category map and the characters
+      UTF-8 can encode: ~1.5 s of CPU per child that draws text, as the children cannot keep Hypothesis's
+      on-disk cache). Pure functions of the Unicode database: computed here into a temporary storage
+      directory (nothing is written where the worker was started), the same values as in a child.
+    - The constants of the *local* modules loaded so far: Hypothesis draws some examples from them and scans
+      every module it has not seen on its first draw in a process (~2,000 preloaded modules). Done after the
+      filesystem view is mounted, so the worker reads exactly the files its children could (the sandbox's own
+      source stays hidden); a child then scans only the modules it adds (the program, its tests, their imports)
+      and draws from the same union as before.
+
+    So every example a test draws, and every verdict, is unchanged (``tests/sandbox/test_warm_workers.py``).
+    """
+    if "hypothesis" not in sys.modules:
+        return
+    try:
+        from hypothesis import configuration
+        from hypothesis import strategies as st
+        from hypothesis.internal import charmap
+        from hypothesis.internal.conjecture.providers import _get_local_constants
+    except ImportError:  # another Hypothesis version: its children compute all this themselves
+        return
+    home = tempfile.mkdtemp(prefix="tfr-hypothesis-")
+    configuration.set_hypothesis_home_dir(home)
+    try:
+        charmap.charmap()
+        charmap.categories()
+        charmap.intervals_from_codec("utf-8")
+        st.text().validate()
+        st.characters().validate()
+        _get_local_constants()  # last: after every import the warm-up made
+    except Exception:  # noqa: BLE001 - an optimisation only
+        pass
+    finally:
+        configuration.set_hypothesis_home_dir(None)  # children use Hypothesis's own default again
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def main() -> None:
     """Entry point: ``python -m tfr_helpers.sandbox.worker [--no-uid] [--preload a,b]``."""
     parser = argparse.ArgumentParser()
@@ -355,6 +395,7 @@ def main() -> None:
     parser.add_argument("--preload", default=",".join(PRELOAD))
     parser.add_argument("--hide", default=None, help="JSON list of directories to hide (see sandbox.view)")
     parser.add_argument("--mount-ns", action="store_true", help="started in a private mount namespace (unshare -m)")
+    parser.add_argument("--warm", action="store_true", help="preloads' bytecode cached; Hypothesis warmed up")
     args = parser.parse_args()
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.dup(1)
@@ -374,6 +415,10 @@ def main() -> None:
     uid, _lock = (None, None) if args.no_uid or os.geteuid() != 0 else acquire_uid()
     privileges.set_subreaper()
     worker = Worker(uid, json.loads(args.hide) if args.hide else None, args.mount_ns)
+    sys.dont_write_bytecode = True  # the preloads' bytecode may be cached (pool._worker_env): programs write none
+    if args.warm:
+        warm_hypothesis()
+        gc.freeze()
     fs = dataclasses.asdict(worker.view) if worker.view is not None else None
 
     def reply(obj: dict[str, Any]) -> None:

@@ -1,0 +1,48 @@
+"""Warm workers (TFR_SANDBOX_POOLS=auto): cached preload bytecode and Hypothesis's constants collected once per
+worker change no example a Hypothesis test draws (TFR_SANDBOX_POOLS=old: neither)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
+from tfr_helpers.sandbox.pool import _worker_env, bytecode_dir
+
+PROGRAM = "LIMIT = 7919\nNAME = 'sentinel-word'\ndef f(x):\n    return x\n"
+CONSTANTS = """
+from hypothesis import given, strategies as st
+from hypothesis.internal.conjecture.providers import _get_local_constants
+
+seen = []
+
+@given(st.integers(), st.text(max_size=20))
+def test_draws(n, s):
+    seen.append((n, s))
+
+def test_report():
+    test_draws()
+    c = _get_local_constants()
+    assert False, repr((sorted(c.integers), sorted(c.strings), seen))
+"""
+
+
+def _report(monkeypatch: pytest.MonkeyPatch, mode: str) -> str:
+    monkeypatch.setenv("TFR_SANDBOX_POOLS", mode)
+    with Sandbox(Limits(timeout_s=20.0, hypothesis_max_examples=40), workers=1) as box:
+        run = box.run(PROGRAM, [TestSpec("t", CONSTANTS, kind="function")])
+    report = next(o for o in run.outcomes if o.name == "test_report")
+    assert report.status == "failed" and report.message
+    return report.message
+
+
+@pytest.mark.slow
+def test_warm_workers_draw_the_same_hypothesis_examples_as_cold_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    warm, cold = _report(monkeypatch, "auto"), _report(monkeypatch, "old")
+    assert "7919" in warm and "sentinel-word" in warm  # the program's constants are drawn from
+    assert warm == cold
+
+
+def test_only_warm_workers_may_cache_bytecode_and_never_under_the_repo() -> None:
+    assert _worker_env(warm=False)["PYTHONDONTWRITEBYTECODE"] == "1"
+    warm = _worker_env(warm=True)
+    assert "PYTHONDONTWRITEBYTECODE" not in warm and warm["PYTHONPYCACHEPREFIX"] == str(bytecode_dir())
