@@ -15,7 +15,8 @@ program defines (BigCodeBench: ``task_func``).
 
 Modes: ``--mode both`` (default) runs the study twice, ``before`` (execution cache off, the old pool sizing:
 ``TFR_EXEC_CACHE=0 TFR_SANDBOX_POOLS=old``) and ``after`` (defaults), then a rerun with only the screening
-strategies changed against the ``after`` cache directory (a new run directory, as a changed configuration needs);
+strategies changed (the last one dropped, ``consensus_b4@0.7`` added) in the ``after`` run directory, which
+accepts a change of only the screening list and reruns the screening of the new strategy and the final stage;
 it prints the three totals and the load average around each.
 
 Usage: ``uv run python benchmarks/perf/profile_study.py [--params F] [--tasks N] [--mode both|before|after]``
@@ -41,6 +42,8 @@ from typing import Any
 CLK = os.sysconf("SC_CLK_TCK")
 SLEEP = re.compile(r"\bsleep\(")
 DEF = re.compile(r"^def (\w+)\(", re.M)
+RERUN_ADDS = "consensus_b4@0.7"
+"""The strategy the screening-change rerun adds (it drops the params' last one)."""
 COLUMNS = ("runs", "tests", "wall", "cpu", "busy", "hyp", "sleep", "start", "idle")
 
 
@@ -203,9 +206,14 @@ def idle_seconds(profile: Profile, stage: str) -> float:
 
 
 def run_study(
-    params: Path, tasks: int | None, cache_dir: Path, env: dict[str, str], screening: list[str] | None = None
+    params: Path,
+    tasks: int | None,
+    cache_dir: Path,
+    env: dict[str, str],
+    run_dir: Path,
+    screening: list[str] | None = None,
 ) -> tuple[Profile, Any]:
-    """Run every stage once into a fresh run directory; the profile and the run summary."""
+    """Run every stage into ``run_dir`` (work recorded there is kept); the profile and the run summary."""
     from tfr_helpers.pipeline import load_config, run_stages
 
     overrides: dict[str, Any] = {}
@@ -218,8 +226,8 @@ def run_study(
     os.environ.update(env, TFR_CACHE_DIR=str(cache_dir))
     profile = Profile()
     try:
-        with instrumented(profile), tempfile.TemporaryDirectory(prefix="tfr-profile-") as run_dir:
-            summary = run_stages(config, Path(run_dir) / "run", progress=False)
+        with instrumented(profile):
+            summary = run_stages(config, run_dir, progress=False)
     finally:
         for k, v in saved.items():
             if v is None:
@@ -283,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         for mode in wanted:
             cache = Path(tmp) / mode
             l0 = load()
-            profile, summary = run_study(args.params, args.tasks, cache, modes[mode])
+            profile, summary = run_study(args.params, args.tasks, cache, modes[mode], Path(tmp) / f"run-{mode}")
             totals[mode] = (sum(summary.stage_seconds.values()), l0, load())
             print(f"\n## {mode} ({', '.join(f'{k}={v}' for k, v in modes[mode].items())}; {l0} at start, {load()} at end)\n")
             print("\n".join(table(profile, summary)))
@@ -293,12 +301,16 @@ def main(argv: list[str] | None = None) -> int:
                 from tfr_helpers.pipeline import load_config
 
                 screening = list(load_config(args.params).screening)
-                changed = screening[:-1] if len(screening) > 1 else [*screening, "accept_all"]
+                changed = [*screening[:-1], RERUN_ADDS] if len(screening) > 1 else [*screening, RERUN_ADDS]
                 l0 = load()
-                _, again = run_study(args.params, args.tasks, cache, modes[mode], screening=changed)
+                again_profile, again = run_study(
+                    args.params, args.tasks, cache, modes[mode], Path(tmp) / "run-after", screening=changed
+                )
                 totals["rerun"] = (sum(again.stage_seconds.values()), l0, load())
                 stages = ", ".join(f"{k} {v:.1f}s" for k, v in again.stage_seconds.items())
-                print(f"\nrerun with screening {changed}: {stages}\n{cache_line(again)}")
+                print(f"\n## rerun in the after run directory with screening {changed}\n\n{stages}\n")
+                print("\n".join(table(again_profile, again)))
+                print("\n" + cache_line(again))
     print("\n## total stage time\n")
     for mode, (seconds, l0, l1) in totals.items():
         print(f"- {mode}: {seconds:.1f} s ({l0} at start, {l1} at end; {os.cpu_count()} CPUs)")

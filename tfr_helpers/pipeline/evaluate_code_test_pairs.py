@@ -189,5 +189,6 @@ register_stage(
         "test_execution_feedback",
         lambda r: f"{r.model}|{r.task_id}",
         sandboxed=True,
+        unaffected_by=("screening",),
     )
 )

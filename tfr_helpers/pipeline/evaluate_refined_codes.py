@@ -121,5 +121,6 @@ register_stage(
         "refined_evaluations",
         lambda r: r.feedback_id,
         sandboxed=True,
+        unaffected_by=("screening",),  # every feedback is refined and evaluated, whatever the screening
     )
 )

@@ -13,6 +13,10 @@ only that the hash differs. Parts are short strings keyed by name:
 - ``replay:<dataset>:<file>``: the sha256 of each replayed dataset's files and ``replay:<dataset>:records`` the
   version of the adapters' rules, for every ``replay:`` model of the run.
 
+A run directory refuses another fingerprint unless every stage that already holds records there is unaffected
+by every changed part (``Stage.unaffected_by``; :func:`blocking_stages`): changing only ``screening`` keeps the
+generations, executions and refinements and reruns only the screening of the new strategies.
+
 More inputs plug in with :func:`register_hash_input` (replayed generations register the hashes of their
 dataset files this way)::
 
@@ -26,11 +30,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tfr_helpers.pipeline.config import ExperimentConfig
+    from tfr_helpers.pipeline.stages import Stage
 
 HashInput = Callable[["ExperimentConfig"], dict[str, str]]
 """A function naming some inputs of a run and a short text (a value or a hash) for each."""
@@ -167,3 +172,28 @@ def describe_changes(old: dict[str, str], new: dict[str, str]) -> list[str]:
         for part in sorted(set(old) | set(new))
         if old.get(part) != new.get(part)
     ]
+
+
+def changed_parts(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    """The parts that differ between two fingerprints (added and removed ones included), sorted."""
+    return sorted(part for part in set(old) | set(new) if old.get(part) != new.get(part))
+
+
+def covers(declared: str, part: str) -> bool:
+    """Whether a declared key (``screening``, ``sandbox``) names ``part`` or a part under it (``sandbox.timeout_s``)."""
+    return part == declared or part.startswith(declared + ".")
+
+
+def blocking_stages(
+    parts: Iterable[str], stages: Sequence[Stage], has_records: Callable[[str], bool]
+) -> dict[str, list[str]]:
+    """For each changed part, the stages holding records that depend on it (empty lists: the change is safe).
+
+    Args:
+        parts: Changed fingerprint parts.
+        stages: The registered stages.
+        has_records: ``has_records(checkpoint_name)``: the run directory holds records of that checkpoint.
+            A stage without a checkpoint (the final one) is recomputed every run and never blocks.
+    """
+    holding = [s for s in stages if s.checkpoint is not None and has_records(s.checkpoint)]
+    return {part: [s.name for s in holding if not any(covers(key, part) for key in s.unaffected_by)] for part in parts}

@@ -91,5 +91,13 @@ def code_items(ctx: RunContext, records: StageRecords) -> list[CodeJob]:
 
 
 register_stage(
-    Stage("generate_codes", 10, generate_codes, code_items, "generated_codes", lambda r: f"{r.model}|{r.task_id}")
+    Stage(
+        "generate_codes",
+        10,
+        generate_codes,
+        code_items,
+        "generated_codes",
+        lambda r: f"{r.model}|{r.task_id}",
+        unaffected_by=("screening",),
+    )
 )

@@ -127,5 +127,13 @@ def test_items(ctx: RunContext, records: StageRecords) -> list[TestJob]:
 
 
 register_stage(
-    Stage("generate_tests", 20, generate_tests, test_items, "generated_tests", lambda r: f"{r.model}|{r.task_id}|{r.kind}")
+    Stage(
+        "generate_tests",
+        20,
+        generate_tests,
+        test_items,
+        "generated_tests",
+        lambda r: f"{r.model}|{r.task_id}|{r.kind}",
+        unaffected_by=("screening",),
+    )
 )

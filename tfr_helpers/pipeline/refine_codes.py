@@ -86,4 +86,14 @@ def refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJob]:
     return inputs.refine_jobs(ctx, codes, tests, records_of(records, "evaluate_code_test_pairs", PairEvaluation))
 
 
-register_stage(Stage("refine_codes", 50, refine_codes, refine_items, "refined_codes", lambda r: r.feedback_id))
+register_stage(  # every test-fail feedback is refined, whatever the screening decisions
+    Stage(
+        "refine_codes",
+        50,
+        refine_codes,
+        refine_items,
+        "refined_codes",
+        lambda r: r.feedback_id,
+        unaffected_by=("screening",),
+    )
+)

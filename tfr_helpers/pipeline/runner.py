@@ -175,7 +175,7 @@ def run_stages(
     check_credentials(config.models.all_specs(), config.resolved_model_settings())
     coverage.check_datasets(config)  # a missing or corrupt replay dataset fails before any stage runs
     store = RunStore(Path(run_dir) if run_dir is not None else default_run_dir(config))
-    store.bind_config(config.model_dump(mode="json"), config.config_hash(), config.fingerprint())
+    store.bind_config(config.model_dump(mode="json"), config.config_hash(), config.fingerprint(), _blockers(store))
     ctx = RunContext(config, store, select_tasks(config, store))
     seconds: dict[str, float] = {}
     results = None
@@ -209,6 +209,17 @@ def run_stages(
         summary = dataclasses.replace(summary, undone=ledger.counts())
         raise RunIncomplete(ledger.message(), ledger, summary)
     return summary
+
+
+def _blockers(store: RunStore) -> Callable[[list[str]], dict[str, list[str]]]:
+    """For :meth:`RunStore.bind_config`: the stages holding records in ``store`` that depend on changed parts."""
+    from tfr_helpers.pipeline.fingerprint import blocking_stages
+
+    def has_records(name: str) -> bool:
+        path = store.checkpoint_path(name)
+        return path.exists() and path.stat().st_size > 0
+
+    return lambda parts: blocking_stages(parts, registered_stages(), has_records)
 
 
 def _add_time(store: RunStore, stage: str, seconds: float) -> None:

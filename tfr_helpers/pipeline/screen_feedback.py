@@ -79,8 +79,14 @@ def screen_items(ctx: RunContext, records: StageRecords) -> list[ScreenJob]:
     return inputs.screen_jobs(ctx, codes, tests, records_of(records, "evaluate_code_test_pairs", PairEvaluation))
 
 
-register_stage(
+register_stage(  # a decision is keyed by its strategy: another screening list reuses the decisions of those kept
     Stage(
-        "screen_feedback", 40, screen_feedback, screen_items, "screening_results", lambda r: f"{r.strategy}|{r.feedback_id}"
+        "screen_feedback",
+        40,
+        screen_feedback,
+        screen_items,
+        "screening_results",
+        lambda r: f"{r.strategy}|{r.feedback_id}",
+        unaffected_by=("screening",),
     )
 )

@@ -62,6 +62,10 @@ class Stage:
         output_key: ``output_key(record) -> key of the item that produced it`` (checkpoint grouping).
         sandboxed: True when the stage's work runs in the sandbox (chunks sized by sandbox workers, not by
             concurrent model calls).
+        unaffected_by: Fingerprint parts (dotted config keys such as ``screening``; a key also covers the keys
+            under it) whose change leaves this stage's recorded records valid: records of items the new value
+            no longer yields are simply not loaded. A run directory accepts a change of such a part
+            (:func:`tfr_helpers.pipeline.fingerprint.blocking_stages`); by default a stage depends on every part.
     """
 
     name: str
@@ -71,6 +75,7 @@ class Stage:
     checkpoint: str | None
     output_key: Callable[[Any], str] = str
     sandboxed: bool = False
+    unaffected_by: tuple[str, ...] = ()
 
 
 _REGISTRY: dict[str, Stage] = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,13 @@ class RunStore:
         self._keys: dict[str, set[str]] = {}
 
     # configuration -----------------------------------------------------------------------------
-    def bind_config(self, resolved: dict[str, Any], config_hash: str, fingerprint: dict[str, str] | None = None) -> None:
+    def bind_config(
+        self,
+        resolved: dict[str, Any],
+        config_hash: str,
+        fingerprint: dict[str, str] | None = None,
+        blockers: Callable[[list[str]], dict[str, list[str]]] | None = None,
+    ) -> None:
         """Write ``config.json`` or check that the existing one belongs to the same configuration.
 
         Args:
@@ -51,21 +57,37 @@ class RunStore:
             config_hash: Hash of every input that determines the results.
             fingerprint: Those inputs by named part (``ExperimentConfig.fingerprint``); stored, so that a
                 later mismatch can name the parts that changed.
+            blockers: ``blockers(changed parts) -> {part: stages whose records depend on it}``
+                (``fingerprint.blocking_stages``). When given and no changed part has a blocking stage, the
+                directory is rebound to the new configuration (``config.json`` rewritten, the change appended
+                to its ``rebound`` list) instead of refused.
 
         Raises:
             RunDirError: the directory holds a run of a different configuration; the message names each
-                changed part (config key, prompt template, simulator version...) and what to do.
+                changed part (config key, prompt template, simulator version...), the stages whose records
+                depend on it, and what to do.
         """
+        from tfr_helpers.pipeline.fingerprint import changed_parts
+
         path = self.root / "config.json"
+        data: dict[str, Any] = {"version": 1, "config_hash": config_hash, "config": resolved}
         if path.exists():
             try:
                 existing = json.loads(path.read_text())
             except json.JSONDecodeError:
                 existing = {}
-            if existing.get("config_hash") != config_hash:
-                raise RunDirError(_mismatch(self.root, existing, config_hash, fingerprint))
-            return
-        data = {"version": 1, "config_hash": config_hash, "config": resolved}
+            if existing.get("config_hash") == config_hash:
+                return
+            before = existing.get("fingerprint")
+            blocked: dict[str, list[str]] | None = None
+            if isinstance(before, dict) and fingerprint is not None and blockers is not None:
+                changed = changed_parts(before, fingerprint)
+                blocked = {part: stages for part, stages in blockers(changed).items() if stages}
+                if changed and not blocked:
+                    rebound = [*existing.get("rebound", []), {"from": existing.get("config_hash"), "changed": changed}]
+                    data["rebound"] = rebound
+            if "rebound" not in data:
+                raise RunDirError(_mismatch(self.root, existing, config_hash, fingerprint, blocked))
         if fingerprint is not None:
             data["fingerprint"] = fingerprint
         atomic_write_text(path, json.dumps(data, indent=2))
@@ -159,13 +181,23 @@ class RunStore:
         return "results.json"
 
 
-def _mismatch(root: Path, existing: dict[str, Any], config_hash: str, fingerprint: dict[str, str] | None) -> str:
-    """The refusal message of :meth:`RunStore.bind_config`: what changed and what to do."""
+def _mismatch(
+    root: Path,
+    existing: dict[str, Any],
+    config_hash: str,
+    fingerprint: dict[str, str] | None,
+    blocked: dict[str, list[str]] | None = None,
+) -> str:
+    """The refusal message of :meth:`RunStore.bind_config`: what changed, whose records depend on it, what to do."""
     from tfr_helpers.pipeline.fingerprint import describe_changes
 
     before = existing.get("fingerprint")
     if isinstance(before, dict) and fingerprint is not None:
         changed = "; ".join(describe_changes(before, fingerprint)) or "no named part (the hash rule changed)"
+        if blocked:
+            changed += "; records that depend on it: " + "; ".join(
+                f"{part} in {', '.join(stages)}" for part, stages in sorted(blocked.items())
+            )
     else:
         changed = (
             f"hash {existing.get('config_hash')}, now {config_hash}; its config.json does not record the "
