@@ -44,6 +44,9 @@ QUICK_STUDY: dict[str, Any] = {"run_name": "quick", "tasks": 3}
 """Cell defaults that differ from the config model's: a quick study (first 3 tasks per benchmark)."""
 RUN_DIR_LINE = 'run_dir: str = ""  # run directory (empty: runs/<run_name> of the project)'
 EXTRAS: dict[str, list[str]] = {
+    "03c_beyond_one_refinement.ipynb": [
+        'section_params: str = "papermill_params/smoke_beyond.yaml"  # the section study (tfr run: <params>_beyond.yaml)'
+    ],
     "04_case_browser.ipynb": ["max_panes: int = 100  # most attempts precomputed per selection"],
 }
 """Parameters of one notebook besides the experiment's keys."""

@@ -30,9 +30,13 @@ NOTEBOOKS = (
     "02_rq2_refinement.ipynb",
     "03_rq3_screening.ipynb",
     "03b_consensus_selection.ipynb",
+    "03c_beyond_one_refinement.ipynb",
     "04_case_browser.ipynb",
 )
-"""The series, in execution order; running 00..03 performs the whole study."""
+"""The series, in execution order; running 00..03 performs the whole study (03c runs its own small section study:
+:mod:`tfr_helpers.pipeline.seeds_section`)."""
+SECTION_NOTEBOOK = "03c_beyond_one_refinement.ipynb"
+"""The notebook of the "beyond one refinement" section: given ``section_params``, left out when there is none."""
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 """Where the source notebooks live (the repository's ``notebooks/``)."""
 KERNEL_NAME = "python3"
@@ -159,7 +163,11 @@ def run_notebooks(
     out_dir = run_dir / "notebooks"
     out_dir.mkdir(parents=True, exist_ok=True)
     reports = []
+    extras = _extra_parameters(params)
     for name in tqdm(names, desc="notebooks", unit="nb", disable=not progress):
+        if name in extras and extras[name] is None:
+            log.info("%s left out: %s has no section study (see tfr_helpers.pipeline.seeds_section)", name, params)
+            continue
         out = out_dir / name
         start = time.perf_counter()
         log.info("executing %s -> %s", name, out)
@@ -168,7 +176,7 @@ def run_notebooks(
                 pm.execute_notebook(
                     str(notebooks_dir / name),
                     str(out),
-                    parameters={**injected, "run_dir": str(run_dir)},
+                    parameters={**injected, "run_dir": str(run_dir), **(extras.get(name) or {})},
                     kernel_name=kernel_name,
                     cwd=str(notebooks_dir),
                     progress_bar=False,
@@ -202,6 +210,22 @@ def run_notebooks(
             )
         )
     return NotebookRunSummary(run_dir=run_dir, params=params, notebooks=reports)
+
+
+def _extra_parameters(params: Path) -> dict[str, dict[str, str] | None]:
+    """Notebook -> parameters injected besides the params file's keys (None: the notebook is left out).
+
+    03c gets ``section_params``: the params file's ``<stem>_beyond.yaml`` sibling ("" when the run itself goes
+    beyond one refinement); it is left out when there is neither.
+    """
+    from tfr_helpers.pipeline import load_config
+    from tfr_helpers.pipeline.seeds_section import goes_beyond_one, section_params_for
+
+    config = load_config(params)
+    section = section_params_for(params)
+    if goes_beyond_one(config):
+        return {SECTION_NOTEBOOK: {"section_params": ""}}
+    return {SECTION_NOTEBOOK: {"section_params": str(section)} if section is not None else None}
 
 
 @contextlib.contextmanager

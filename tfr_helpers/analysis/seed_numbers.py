@@ -114,6 +114,63 @@ def screening_numbers(results: Results) -> list[dict[str, object]]:
     return rows
 
 
+@register_headline(
+    "rounds",
+    {
+        "pass_at_1_round:<k>": "Multi-round runs: percent of chains whose code after round k passes the benchmark "
+        "tests (round 0: the generated code), over all the coder's benchmarks (analysis.rounds.per_round).",
+        "suite_precision_round:<k>": "Percent of round k's suite tests that the reference passes.",
+        "collision_round:<k>": "Percent of round k's refined programs equal to a program of an earlier round of the "
+        "same chain.",
+    },
+)
+def round_numbers(results: Results) -> list[dict[str, object]]:
+    """Pass@1, suite precision and collision per round (``benchmark == all`` rows), when the run has rounds."""
+    from tfr_helpers.analysis import rounds
+
+    if not rounds.present(results):
+        return []
+    rows = []
+    frame = rounds.per_round(results)
+    for _, r in frame[frame["benchmark"] == rounds.ALL].iterrows():
+        model, k = r["model"], int(r["round"])
+        rows.append(_share_row(results, model, f"pass_at_1_round:{k}", int(r["passed"]), int(r["chains"]), "chains"))
+        if k == 0:
+            continue
+        tests = int(round(r["suite_length"] * r["active"])) if r["active"] else 0
+        kept = int(round(r["suite_precision"] * tests)) if tests else 0
+        rows.append(_share_row(results, model, f"suite_precision_round:{k}", kept, tests, "suite tests"))
+        same = int(round(r["collision_probability"] * r["refined"])) if r["refined"] else 0
+        rows.append(_share_row(results, model, f"collision_round:{k}", same, int(r["refined"]), "refined programs"))
+    return rows
+
+
+@register_headline(
+    "oracle",
+    {
+        "oracle_net_change_pp:<scope>": "Oracle-repaired arm (uses the reference: an upper bound): net_change_pp of "
+        "refinement on the repaired feedback, per scope of analysis.oracle.oracle_comparison.",
+        "oracle_diff_vs_original_pp:<scope>": "net_change_pp(oracle-repaired) - net_change_pp(original) on the same "
+        "instances, per scope.",
+    },
+)
+def oracle_numbers(results: Results) -> list[dict[str, object]]:
+    """The oracle-repaired arm's net change and its difference from the original feedback, per model and scope."""
+    from tfr_helpers.analysis import oracle
+
+    if not oracle.present(results):
+        return []
+    rows = []
+    frame = oracle.oracle_comparison(results)
+    for _, r in frame[frame["arm"] != "original"].iterrows():
+        model, scope = r["model"], str(r["scope"]).replace(" ", "_")
+        net = (r["net_change_pp"], r["net_change_low"], r["net_change_high"])
+        rows.append(_row(results, model, f"oracle_net_change_pp:{scope}", *net, BOOTSTRAP))
+        diff = (r["diff_vs_original_pp"], r["diff_low"], r["diff_high"])
+        rows.append(_row(results, model, f"oracle_diff_vs_original_pp:{scope}", *diff, BOOTSTRAP))
+    return rows
+
+
 def headline_numbers(results: Results) -> pd.DataFrame:
     """Every registered headline number of one run (columns :data:`COLUMNS`; undefined values are NaN)."""
     rows = [row for fn in HEADLINES.values() for row in fn(results)]
