@@ -110,3 +110,16 @@ def test_stored_matrices_are_reused_only_for_the_same_inputs(tmp_path: Path):
     assert again[2].cached_tasks == 1 and again[2].program_runs == 0 and again[0] == first[0]
     other = build_matrices(one, tmp_path, "packed", timeout=0.4, workers=1)  # another timeout: run again
     assert other[2].cached_tasks == 0 and other[0][0].passes == ["11", "10"]
+
+
+@pytest.mark.usefixtures("benchmark_data")
+def test_a_dataset_naming_a_task_the_benchmark_lacks_is_one_error(tmp_path: Path):
+    from tfr_helpers.consensus.execute import build_matrices
+    from tfr_helpers.errors import DataError
+    from tfr_helpers.replay import load_import_dir
+
+    full = load_import_dir(IMPORT3)
+    foreign = full.model_copy(update={"tasks": {"HumanEval/999": full.tasks["HumanEval/0"]}})
+    with pytest.raises(DataError, match=r"names tasks humaneval lacks: \['HumanEval/999'\]; use the benchmark's own"):
+        build_matrices(foreign, tmp_path, "single", workers=1)
+    assert not any(tmp_path.rglob("*.json"))  # refused before anything ran or was stored

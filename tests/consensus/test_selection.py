@@ -56,6 +56,18 @@ def test_a_task_without_code_samples_is_left_out_and_listed():
     assert report.tasks == 1 and report.skipped == {"HumanEval/7": "no code sample"}
 
 
+def test_a_selection_without_any_code_sample_is_a_clear_error():
+    with pytest.raises(DataError, match=r"no task has a code sample to select from \(1 tasks given\)"):
+        selection_report([build("HumanEval/7", [], [], [1])], {}, ["codet"])
+    with pytest.raises(DataError, match="no task has a code sample"):
+        selection_report([], {}, ["codet"])
+
+
+def test_a_task_given_twice_is_a_clear_error():
+    with pytest.raises(DataError, match=r"tasks \['HumanEval/0'\] have more than one matrix"):
+        selection_report([A, A], {A.task_id: A_TRUTH}, ["codet"])
+
+
 def test_truth_that_does_not_fit_the_matrix_is_a_clear_error():
     with pytest.raises(DataError, match="do not match the matrix"):
         selection_report([A], {A.task_id: TaskTruth(task_id=A.task_id, correct=[True])}, ["codet"])

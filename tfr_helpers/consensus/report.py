@@ -87,14 +87,24 @@ def selection_report(
         The report; tasks without any code sample are left out and listed in ``skipped``.
 
     Raises:
-        DataError: A task has no truth, or its truth does not fit its matrix.
+        DataError: A task has no truth, or its truth does not fit its matrix; a task is given twice; no task has
+            a code sample.
         ConfigError: An unknown strategy.
     """
     from tfr_helpers.errors import DataError
 
     names, params = expand_strategies(strategies), params or {}
+    ids = [m.task_id for m in matrices]
+    twice = sorted({t for t in ids if ids.count(t) > 1})
+    if twice:
+        raise DataError(f"tasks {twice[:5]} have more than one matrix; give each task once")
     kept = [m for m in matrices if m.n_samples > 0]
     skipped = {m.task_id: "no code sample" for m in matrices if m.n_samples == 0}
+    if not kept:
+        raise DataError(
+            f"no task has a code sample to select from ({len(matrices)} tasks given); check the generations"
+            " (--replay, or --codes and --tests)"
+        )
     missing = [m.task_id for m in kept if m.task_id not in truths]
     if missing:
         raise DataError(f"no benchmark verdicts for {missing[:5]}; run the selection through `tfr select` to build them")
