@@ -155,3 +155,33 @@ def test_sigkill_in_round_two_then_rerun_equals_uninterrupted(
     keys = step_keys(run_dir)
     assert len(keys) == len(set(keys)) >= len(killed) and keys[: len(killed)] == killed  # kept, not redone
     assert "this invocation: 0 model calls, 0 sandbox runs" in _run(params, run_dir)
+
+
+@pytest.mark.slow
+def test_same_suite_without_stopping_and_replayed_coders_not_run(tmp_path: Path, shared_benchmarks: Path) -> None:
+    import os
+
+    os.environ.setdefault("TFR_BENCHMARK_DIR", str(shared_benchmarks))
+    replayed = "replay:reflexion-gpt4-humaneval"
+    params = {
+        **PARAMS,
+        "benchmarks": ["humaneval"],
+        "tasks": {"humaneval": 3},
+        "models": {"coders": ["sim:default", replayed]},
+        "ebts_per_task": 3,
+        "pbts_per_task": 0,
+        "refinement": {"rounds": 2, "round_tests": "same", "stop_when_passing": False},
+    }
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump(params))
+    _run(path, tmp_path / "run")
+    results = load_results(tmp_path / "run")
+    rounds = results.rounds
+    assert rounds is not None and not rounds.round_tests_generated and not rounds.suites
+    assert rounds.chains and {c.model for c in rounds.chains} == {"sim:default"}  # replayed: no refiner, no chain
+    assert [(s.model, s.stage, s.reason) for s in rounds.not_run] == [(replayed, "backprompt_rounds", "not run: no refiner")]
+    for chain in rounds.chains:
+        suite = {t.test_id for t in results.generated_tests if (t.model, t.task_id) == (chain.model, chain.task_id)}
+        assert len(chain.steps) == 2 and chain.round_tests == "same"  # no early stop
+        assert all(s.suite_size == len(suite) and set(s.failed) <= suite for s in chain.steps)
+        assert all(s.action != "stopped" for s in chain.steps)

@@ -84,4 +84,7 @@ def _chain(item: ChainJob, steps: list[RoundStep]) -> RoundChain:
     )
 
 
-register_stage(Stage("backprompt_rounds", 67, backprompt_rounds, chain_items, "round_chains", lambda r: r.chain_id))
+# sandboxed: every round runs programs (and its items are outcomes, which ``tfr estimate`` does not project)
+register_stage(
+    Stage("backprompt_rounds", 67, backprompt_rounds, chain_items, "round_chains", lambda r: r.chain_id, sandboxed=True)
+)
