@@ -185,3 +185,36 @@ def test_same_suite_without_stopping_and_replayed_coders_not_run(tmp_path: Path,
         assert len(chain.steps) == 2 and chain.round_tests == "same"  # no early stop
         assert all(s.suite_size == len(suite) and set(s.failed) <= suite for s in chain.steps)
         assert all(s.action != "stopped" for s in chain.steps)
+
+
+@pytest.mark.slow
+def test_a_round_two_call_without_reply_leaves_its_chains_undone_then_a_rerun_completes(
+    baselines: dict[str, tuple[Path, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tfr_helpers.pipeline import run_stages
+    from tfr_helpers.pipeline.config import config_from_dict
+    from tfr_helpers.pipeline.context import CallResult, RunContext
+    from tfr_helpers.pipeline.undone import RunIncomplete
+
+    real = RunContext.call_models
+
+    def no_reply_in_round_two(self: RunContext, jobs: Any, stage: str) -> list[CallResult]:
+        out = real(self, jobs, stage)
+        if stage != "backprompt_rounds" or not jobs or jobs[0].sample_index != 1:
+            return out
+        return [
+            CallResult(None, r.record.model_copy(update={"error": "ProviderUnavailable: injected"}), r.prompt) for r in out
+        ]
+
+    config, run_dir = config_from_dict(PARAMS), tmp_path / "run"
+    monkeypatch.setattr(RunContext, "call_models", no_reply_in_round_two)
+    with pytest.raises(RunIncomplete, match="backprompt_rounds"):
+        run_stages(config, run_dir, progress=False)
+    keys = step_keys(run_dir)
+    assert any(k.endswith("|r1") for k in keys) and not any(k.endswith("|r2") for k in keys)
+    assert not (run_dir / "results.json").exists()
+
+    monkeypatch.setattr(RunContext, "call_models", real)
+    run_stages(config, run_dir, progress=False)
+    assert all_results(run_dir) == all_results(baselines["rounds"][1])
+    assert step_keys(run_dir)[: len(keys)] == keys
