@@ -1,4 +1,5 @@
-"""SIGKILL a multi-seed study inside its second seed, rerun: every seed's results equal an uninterrupted run's."""
+"""SIGKILL a multi-round, multi-seed study in round 2 of its second seed, rerun: every seed's results equal an
+uninterrupted run's, and the steps recorded before the kill are kept, not redone."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import yaml
 from tfr_helpers.pipeline.seeds import seed_dir
 
 from .conftest import results_json
-from .test_resume import lines, tfr_stage_all
+from .test_resume import tfr_stage_all
 
 SEEDS = [0, 1]
 PARAMS: dict[str, Any] = {
@@ -26,7 +27,8 @@ PARAMS: dict[str, Any] = {
     "ebts_per_task": 3,
     "pbts_per_task": 1,
     "screening": ["reject_test_code_errors"],
-    "concurrency": {"checkpoint_every": 1, "sandbox_workers": 2},
+    "refinement": {"rounds": 3, "round_tests": "fresh", "stop_when_passing": True},
+    "concurrency": {"checkpoint_every": 2, "sandbox_workers": 2},
     "sandbox": {"hypothesis_max_examples": 10},
     "model_settings": {"cache_mode": "off"},  # a call redone after the kill must not differ (``cached`` flag)
     "seeds": SEEDS,
@@ -50,28 +52,37 @@ def baseline(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) 
     return params, _all_results(root / "run")
 
 
+def step_keys(run_dir: Path) -> list[str]:
+    """The keys of one run directory's round-step checkpoint, in file order."""
+    path = run_dir / "checkpoints" / "round_steps.jsonl"
+    return [json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("checkpoint", ["refined_codes"])
-def test_sigkill_in_the_second_seed_then_rerun_equals_uninterrupted(
-    baseline: tuple[Path, dict[int, Any]], tmp_path: Path, checkpoint: str
+def test_sigkill_in_round_two_of_the_second_seed_then_rerun_equals_uninterrupted(
+    baseline: tuple[Path, dict[int, Any]], tmp_path: Path
 ) -> None:
     params, expected = baseline
     run_dir = tmp_path / "run"
-    path = seed_dir(run_dir, SEEDS[1]) / "checkpoints" / f"{checkpoint}.jsonl"
+    second = seed_dir(run_dir, SEEDS[1])
     proc = tfr_stage_all(params, run_dir)
-    deadline = time.monotonic() + 240
-    while lines(path) < 1 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.001)
+    deadline = time.monotonic() + 300
+    # round 1 of the second seed's first chunk of chains is checkpointed: that seed is now working on round 2
+    while not any(k.endswith("|r1") for k in step_keys(second)) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
-    killed_at = lines(path)
-    assert (seed_dir(run_dir, SEEDS[0]) / "results.json").exists()
-    assert not (seed_dir(run_dir, SEEDS[1]) / "results.json").exists()
+    killed = step_keys(second)
+    assert killed and not any(k.endswith("|r3") for k in killed), "killed after round 2, not in it"
+    assert (seed_dir(run_dir, SEEDS[0]) / "results.json").exists() and not (second / "results.json").exists()
 
     rerun = tfr_stage_all(params, run_dir)
-    _, err = rerun.communicate(timeout=300)
+    out, err = rerun.communicate(timeout=300)
     assert rerun.returncode == 0, err.decode()[-2000:]
     assert _all_results(run_dir) == expected
-    keys = [json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()]
-    assert len(keys) == len(set(keys)) > killed_at >= 1, (len(keys), killed_at)
+    keys = step_keys(second)
+    assert len(keys) == len(set(keys)) >= len(killed) and keys[: len(killed)] == killed  # kept, not redone
+    again = tfr_stage_all(params, run_dir)  # finished: every seed reloaded, no work
+    out, _ = again.communicate(timeout=120)
+    assert "this invocation: 0 model calls, 0 sandbox runs" in out.decode()
