@@ -152,6 +152,12 @@ class Concurrency(_Strict):
     """Model calls handed to the model layer at once (its per-provider limits still apply)."""
     checkpoint_every: int | None = Field(default=None, gt=0)
     """Work items per checkpoint flush (null: 4 x model_calls, or 64 x workers for sandbox stages)."""
+    executor: Literal["local", "ray"] = "local"
+    """Where sandbox batches run: ``local`` (this machine's worker pool) or ``ray`` (one actor per node of a Ray
+    cluster, which owns that node's pool; needs ``uv sync --extra ray``). Not part of the run fingerprint."""
+    ray_address: str | None = None
+    """The Ray cluster for ``executor: ray`` (``auto``, ``host:6379``, ``ray://host:10001``); null: a local Ray
+    started on demand."""
 
 
 class ExperimentConfig(_Strict):

@@ -82,6 +82,7 @@ class RunContext:
     tasks: dict[str, Task]
     counters: Counters = field(default_factory=Counters)
     _sandbox: Any = None
+    """The executor of sandbox batches (``tfr_helpers.executors``), started on first use."""
     _client: Any = None
     _exec_cache: Any = None
 
@@ -148,18 +149,17 @@ class RunContext:
         return runs
 
     def _execute(self, jobs: list[tuple[str, Sequence[Any]]], desc: str, limits: Any) -> list[ProgramRun]:
-        """Run ``jobs`` in the sandbox (started on first use)."""
+        """Run ``jobs`` on the configured executor (``concurrency.executor``; started on first use)."""
         if self._sandbox is None:
-            from tfr_helpers.sandbox import Sandbox
+            from tfr_helpers.executors import make_executor
 
-            self._sandbox = Sandbox(
-                self.limits(generated=False),
-                workers=self.config.concurrency.sandbox_workers,
-                preload=self.preload(),
+            c = self.config.concurrency
+            self._sandbox = make_executor(
+                c.executor, self.limits(generated=False), c.sandbox_workers, self.preload(), c.ray_address
             )
-            self._sandbox.__enter__()
+        runs = self._sandbox.run_many(jobs, desc, limits)
         self.counters.sandbox_runs += len(jobs)
-        return list(self._sandbox.run_many(jobs, progress=False, desc=desc, limits=limits))
+        return runs
 
     # models -------------------------------------------------------------------------------------
     def client(self) -> Any:
@@ -207,7 +207,7 @@ class RunContext:
     def close(self) -> None:
         """Release the sandbox's worker pool and the model client."""
         if self._sandbox is not None:
-            self._sandbox.__exit__(None, None, None)
+            self._sandbox.close()
             self._sandbox = None
         if self._client is not None and hasattr(self._client, "close"):
             self._client.close()
