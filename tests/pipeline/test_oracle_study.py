@@ -15,6 +15,7 @@ import yaml
 from tests.analysis import test_export
 from tfr_helpers.analysis import analyze, load_results
 from tfr_helpers.analysis.oracle import TABLE, oracle_comparison, repair_report
+from tfr_helpers.views.progress import results_so_far
 
 from .conftest import results_json
 from .test_resume import lines, tfr_stage_all
@@ -94,6 +95,7 @@ def test_sigkill_in_the_oracle_stage_then_rerun_equals_uninterrupted(
     assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
     killed_at = lines(path)
     assert not (run_dir / "results.json").exists()
+    assert results_so_far(run_dir).refinements  # a run in progress with the arm's records still has its provisional view
 
     rerun = tfr_stage_all(params_path, run_dir)
     _, err = rerun.communicate(timeout=300)

@@ -18,6 +18,7 @@ from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline.config import config_from_dict
 from tfr_helpers.pipeline.results_io import RESULTS_FIELDS, decode_records, load_results
 from tfr_helpers.pipeline.runner import CHECKPOINTS
+from tfr_helpers.pipeline.seeds import shown_run
 from tfr_helpers.pipeline.store import RunStore
 from tfr_helpers.pipeline.tasks import select_tasks
 from tfr_helpers.records import Results
@@ -29,7 +30,7 @@ def results_so_far(run_dir: str | Path) -> Results:
     Raises:
         RunDirError: ``run_dir`` has no ``config.json``/``tasks.json`` (no stage has run there yet).
     """
-    run = Path(run_dir)
+    run = shown_run(run_dir)  # a multi-seed run shows its first seed (docs/seeds.md)
     if (run / "results.json").is_file():
         return load_results(run)
     try:
@@ -44,7 +45,9 @@ def results_so_far(run_dir: str | Path) -> Results:
     for checkpoint in CHECKPOINTS.values():
         for entry in store.read_checkpoint(checkpoint):
             for record in decode_records(entry["data"]):
-                lists[RESULTS_FIELDS[type(record)]].append(record)
+                field = RESULTS_FIELDS.get(type(record))
+                if field is not None:  # the records of stages beyond the seven (oracle arm, rounds) wait for results.json
+                    lists[field].append(record)
     resolved = config["config"]
     experiment = config_from_dict(resolved, source=str(run / "config.json"))
     return Results.model_validate(
