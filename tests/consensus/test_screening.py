@@ -10,6 +10,7 @@ import pytest
 
 from tfr_helpers.analysis import load_results
 from tfr_helpers.consensus.from_run import selection_by_coder
+from tfr_helpers.consensus.ranking import selector_names
 from tfr_helpers.consensus.screening import run_matrices
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import run_stages
@@ -78,6 +79,9 @@ def test_consensus_screeners_accept_reliable_and_reject_unreliable_feedback(gene
     assert coder == f"replay:{generations}" and report.tasks == 1
     assert report.row("codet").pass_at[1] == pytest.approx(1.0)
     assert report.row("random").pass_at[1] == pytest.approx(2 / 3)
+    # `all` leaves out the output-based strategies: run records hold pass/fail, not outputs
+    every = selection_by_coder(results)[coder]
+    assert {r.strategy for r in every.rows} == {*selector_names(), "random"} - {"mbr_outputs_hard", "mbr_outputs_soft"}
 
 
 @pytest.mark.usefixtures("benchmark_data")

@@ -4,7 +4,9 @@ The multi-sample run already executed every code sample of a coder on every gene
 and tests once); this module turns those records into :class:`TaskMatrix` records without running anything.
 Only :attr:`PairEvaluation.generated` is read from a pair record: never the reference's outcome, the case or
 the reliability. The benchmark verdicts of the generated code (for scoring a selection) are read separately,
-by :func:`selection_by_coder`, and never reach a strategy or a screener.
+by :func:`selection_by_coder`, and never reach a strategy or a screener. The records hold pass/fail outcomes,
+not what a program returned, so these matrices have no outputs matrix: the output-based strategies
+(:data:`~tfr_helpers.consensus.mbr_outputs.OUTPUT_STRATEGIES`) are left out of ``all`` here.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfr_helpers.consensus.matrix import TaskMatrix, TaskTruth, from_outcomes
+from tfr_helpers.consensus.mbr_outputs import OUTPUT_STRATEGIES
+from tfr_helpers.consensus.ranking import selector_names
 from tfr_helpers.consensus.report import SelectionReport, selection_report
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, Results
 
@@ -78,7 +82,7 @@ def selection_by_coder(
 
     Args:
         results: The run's results.
-        strategies: Strategy names or ``all``.
+        strategies: Strategy names or ``all`` (every strategy but the output-based ones, which need outputs).
         ks: The k values.
         min_samples: Coders with fewer code samples per task than this are left out (nothing to select).
 
@@ -87,6 +91,8 @@ def selection_by_coder(
     """
     runs = matrices_from_records(results.generated_codes, results.generated_tests, results.pair_evaluations)
     verdict = {(v.model, v.task_id, v.code_index): v.passed for v in results.benchmark_verdicts if v.subject == "generated"}
+    if list(strategies) == ["all"]:
+        strategies = [n for n in selector_names() if n not in OUTPUT_STRATEGIES]
     out = {}
     for coder in dict.fromkeys(c.model for c in results.generated_codes):
         mine = [r.matrix for (m, _), r in runs.items() if m == coder]

@@ -24,6 +24,9 @@ from tfr_helpers.consensus.matrix import TaskMatrix
 from tfr_helpers.consensus.outputs import is_value
 from tfr_helpers.consensus.ranking import Ranking, no_ranking, rank_by_scores, register_selector
 
+OUTPUT_STRATEGIES = ("mbr_outputs_hard", "mbr_outputs_soft")
+"""The strategies that read the outputs matrix (a matrix without outputs gives them nothing to rank)."""
+
 
 def output_guard(matrix: TaskMatrix) -> str:
     """Why no output-based strategy can rank this task ('' when it can)."""
