@@ -177,3 +177,13 @@ def test_pbt_feedback_gets_no_repair_job() -> None:
 def test_nothing_runs_when_oracle_repair_is_off() -> None:
     ctx, records = _records(ExperimentConfig(benchmarks=["humaneval"]))
     assert repair_items(ctx, records) == []
+
+
+def test_a_screening_change_keeps_the_arms_records() -> None:
+    from tfr_helpers.pipeline import fingerprint as fp
+    from tfr_helpers.pipeline.stages import registered_stages
+
+    stages = [s for s in registered_stages() if s.name.startswith("oracle_")]
+    assert len(stages) == 3
+    blocked = fp.blocking_stages(["screening", "refinement.oracle_repair"], stages, lambda name: True)
+    assert blocked["screening"] == [] and len(blocked["refinement.oracle_repair"]) == 3

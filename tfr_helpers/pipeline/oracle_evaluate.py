@@ -123,5 +123,6 @@ register_stage(
         "oracle_refined_evaluations",
         lambda r: r.feedback_id,
         sandboxed=True,
+        unaffected_by=("screening",),  # every unreliable EBT feedback is in the arm, whatever the screening
     )
 )

@@ -97,4 +97,14 @@ def oracle_refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJo
 
 
 register_record_type(OracleRefinement)
-register_stage(Stage(STAGE, 62, oracle_refine_codes, oracle_refine_items, "oracle_refined_codes", lambda r: r.feedback_id))
+register_stage(  # every repaired feedback is refined, whatever the screening
+    Stage(
+        STAGE,
+        62,
+        oracle_refine_codes,
+        oracle_refine_items,
+        "oracle_refined_codes",
+        lambda r: r.feedback_id,
+        unaffected_by=("screening",),
+    )
+)

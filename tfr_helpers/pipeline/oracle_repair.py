@@ -191,5 +191,6 @@ register_stage(
         "oracle_repaired_tests",
         lambda r: r.feedback_id,
         sandboxed=True,
+        unaffected_by=("screening",),  # every unreliable EBT feedback is in the arm, whatever the screening
     )
 )
