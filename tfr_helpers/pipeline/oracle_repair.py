@@ -82,9 +82,23 @@ def _record(item: RepairJob, **fields: object) -> RepairedTest:
     )
 
 
-def _outcome(run: object) -> TestOutcome | None:
-    outcomes = getattr(run, "outcomes", None)
-    return outcomes[0] if outcomes else getattr(run, "load_error", None)
+Run = tuple[TestOutcome | None, TestOutcome | None]
+"""A program's outcome on one repaired test, and its load failure (None when it loaded)."""
+
+
+def _run_grouped(ctx: RunContext, wanted: Sequence[tuple[str, GeneratedTest, str]], desc: str) -> list[Run]:
+    """Each ``(program, test, repaired source)``'s outcome: one sandbox run per distinct program with its distinct
+    repaired tests (as stage 3 runs a program with all its tests), identical ones once; order kept."""
+    groups: dict[str, dict[str, GeneratedTest]] = {}
+    for program, test, source in wanted:
+        groups.setdefault(program, {}).setdefault(source, test)
+    programs = list(groups)
+    jobs = [(p, [repaired_spec(t, src) for src, t in groups[p].items()]) for p in programs]
+    found: dict[tuple[str, str], Run] = {}
+    for program, run in zip(programs, ctx.run_programs(jobs, desc=desc, generated=True), strict=True):
+        for j, source in enumerate(groups[program]):
+            found[(program, source)] = (run.outcomes[j] if j < len(run.outcomes) else run.load_error, run.load_error)
+    return [found[(program, source)] for program, _, source in wanted]
 
 
 def _verify(
@@ -106,12 +120,11 @@ def _verify(
         if not pending:
             break
         keys = list(pending)
-        jobs = [(by_key[k].task.reference, [repaired_spec(by_key[k].test, pending[k][0])]) for k in keys]
-        runs = ctx.run_programs(jobs, desc="oracle: reference on repaired tests", generated=True)
+        wanted = [(by_key[k].task.reference, by_key[k].test, pending[k][0]) for k in keys]
+        runs = _run_grouped(ctx, wanted, "oracle: reference on repaired tests")
         again: dict[str, tuple[str, set[int | None]]] = {}
-        for key, run in zip(keys, runs, strict=True):
+        for key, (outcome, _) in zip(keys, runs, strict=True):
             source, lines = pending[key]
-            outcome = _outcome(run)
             if outcome is not None and outcome.status == "passed":
                 verified[key] = (source, outcome)
                 continue
@@ -120,6 +133,7 @@ def _verify(
                 again[key] = (plan.source, lines | {plan.line})
                 continue
             why = plan.reason if plan is not None and plan.reason else "the same assert fails again"
+            why = "it gave no outcome" if outcome is None else why
             refused[key] = _record(
                 by_key[key], status="not_repaired", reason=f"the reference fails the repaired test: {why}", reference=outcome
             )
@@ -143,23 +157,19 @@ def oracle_repair_tests(items: Sequence[RepairJob], ctx: RunContext) -> list[Rep
     """
     verified, out = _verify(ctx, items)
     done = [item for item in items if item.key in verified]
-    runs = ctx.run_programs(
-        [(item.code, [repaired_spec(item.test, verified[item.key][0])]) for item in done],
-        desc="oracle: generated code on repaired tests",
-        generated=True,
-    )
-    for item, run in zip(done, runs, strict=True):
+    wanted = [(item.code, item.test, verified[item.key][0]) for item in done]
+    runs = _run_grouped(ctx, wanted, "oracle: generated code on repaired tests")
+    for item, (generated, load_error) in zip(done, runs, strict=True):
         source, reference = verified[item.key]
-        generated = _outcome(run)
         feedback = None
         if generated is not None and generated.status != "passed":
-            feedback = build_feedback(item.test.test_id, source, generated, run.load_error)
+            feedback = build_feedback(item.test.test_id, source, generated, load_error)
             feedback = feedback.model_copy(update={"feedback_id": item.key})
-        durable = not coverage.compact_artifacts(ctx.config, item.pair.model)
-        stem = f"oracle/{item.test.kind}_{item.test.index}{sample_suffix(item.key)}"
-        ctx.store.artifact(item.pair.model, item.task.task_id, f"{stem}_repaired_test.py", source, durable)
-        if feedback is not None:
-            ctx.store.artifact(item.pair.model, item.task.task_id, f"{stem}_feedback.md", feedback.text, durable)
+        if not coverage.compact_artifacts(ctx.config, item.pair.model):  # many samples: results.json holds them
+            stem = f"oracle/{item.test.kind}_{item.test.index}{sample_suffix(item.key)}"
+            ctx.store.artifact(item.pair.model, item.task.task_id, f"{stem}_repaired_test.py", source)
+            if feedback is not None:
+                ctx.store.artifact(item.pair.model, item.task.task_id, f"{stem}_feedback.md", feedback.text)
         out[item.key] = _record(
             item, status="repaired", source=source, reference=reference, generated=generated, feedback=feedback
         )
