@@ -160,7 +160,9 @@ def load_results(run_dir: Path | str) -> Results:
     Raises:
         RunDirError: If the directory or its ``results.json`` is missing or not a valid Results file.
     """
-    run = Path(run_dir)
+    from tfr_helpers.pipeline.seeds import shown_run
+
+    run = shown_run(run_dir)  # a multi-seed run: its first seed's results (every seed: analysis.seeds)
     path = run / "results.json"
     if not run.is_dir():
         raise RunDirError(f"run directory {run} does not exist; pass --run-dir pointing to runs/<run>")

@@ -22,6 +22,7 @@ execution caches are the usual shared ones.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -48,6 +49,25 @@ def is_multi_seed(run_dir: Path | str) -> bool:
     """Whether ``run_dir`` holds a multi-seed run (a ``seeds/`` directory and no ``results.json`` of its own)."""
     run = Path(run_dir)
     return (run / SEEDS_DIR).is_dir() and not (run / "results.json").exists()
+
+
+def shown_run(run_dir: Path | str) -> Path:
+    """The run directory a reader of one run's results should open: ``run_dir`` itself, or for a multi-seed run its
+    first seed's (the notebooks 00-04 and ``tfr cases`` show one run; notebook 03c and ``tfr analyze`` every seed).
+    """
+    run = Path(run_dir)
+    if not is_multi_seed(run):
+        return run
+    seeds = sorted(int(p.name) for p in (run / SEEDS_DIR).iterdir() if p.is_dir() and p.name.isdigit())
+    try:
+        listed = json.loads((run / "config.json").read_text()).get("config", {}).get("seeds") or seeds
+    except (OSError, ValueError):
+        listed = seeds
+    first = next((int(s) for s in listed if int(s) in seeds), None)
+    if first is None:
+        return run
+    log.info("%s is a multi-seed run: showing seed %s (%s)", run, first, seed_dir(run, first))
+    return seed_dir(run, first)
 
 
 def check_seeds(config: ExperimentConfig) -> list[int]:
