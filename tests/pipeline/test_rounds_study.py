@@ -49,7 +49,7 @@ def all_results(run_dir: Path) -> dict[str, Any]:
 def step_keys(run_dir: Path) -> list[str]:
     """The keys of every round-step checkpoint line under ``run_dir``, in file order."""
     keys = []
-    for path in sorted(run_dir.rglob("checkpoints/round_steps.jsonl")):
+    for path in sorted(run_dir.rglob("checkpoints/round_steps_*.jsonl")):
         keys += [json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()]
     return keys
 

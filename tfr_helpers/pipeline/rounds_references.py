@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.pair_runs import test_spec
 from tfr_helpers.pipeline.results_io import register_record_type
+from tfr_helpers.pipeline.rounds_tests import SUITE_UNAFFECTED_BY
 from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
 from tfr_helpers.records import GeneratedTest, Task
 from tfr_helpers.rounds_records import RoundSuite, RoundTests
@@ -94,5 +95,6 @@ register_stage(
         "round_suites",
         lambda r: f"{r.model}|{r.task_id}|r{r.round}",
         sandboxed=True,
+        unaffected_by=SUITE_UNAFFECTED_BY,
     )
 )

@@ -2,7 +2,7 @@
 
 The runner checkpoints a chain (``checkpoints/round_chains.jsonl``) once all its rounds are done. Inside a
 chunk of chains the rounds advance together, and each round's steps are appended to
-``checkpoints/round_steps.jsonl`` (key ``<chain id>|r<k>``) as soon as the round is done for the chunk, so a
+``checkpoints/round_steps_<config hash>.jsonl`` (key ``<chain id>|r<k>``) as soon as the round is done for the chunk, so a
 run killed in round k resumes at round k with rounds 1..k-1 read back, never redone, never doubled. A chain
 whose refinement call got no reply is left undone (its earlier rounds stay recorded) and retried by a rerun.
 Steps are a function of the chain's earlier steps and its inputs, so a resumed chain equals an uninterrupted one.
@@ -23,13 +23,19 @@ from tfr_helpers.rounds_records import RoundChain, RoundStep
 register_record_type(RoundChain)
 register_record_type(RoundStep)
 
-STEP_CHECKPOINT = "round_steps"
-"""Checkpoint of the steps of chains not yet complete (``checkpoints/round_steps.jsonl``)."""
+
+def step_checkpoint(ctx: RunContext) -> str:
+    """Checkpoint of the steps of chains not yet complete: ``checkpoints/round_steps_<config hash>.jsonl``.
+
+    Named by the configuration hash: a run directory rebound to another configuration (a changed ``screening``,
+    say; :mod:`tfr_helpers.pipeline.fingerprint`) never resumes a chain from steps made under the old one.
+    """
+    return f"round_steps_{ctx.config.config_hash()[:12]}"
 
 
 def _recorded_steps(ctx: RunContext, items: Sequence[ChainJob]) -> dict[str, list[RoundStep]]:
     """Chain key -> its rounds already in the step checkpoint, in round order (stopping at a gap)."""
-    entries = {e["key"]: e["data"] for e in ctx.store.read_checkpoint(STEP_CHECKPOINT)}
+    entries = {e["key"]: e["data"] for e in ctx.store.read_checkpoint(step_checkpoint(ctx))}
     out: dict[str, list[RoundStep]] = {}
     for item in items:
         steps: list[RoundStep] = []
@@ -50,7 +56,7 @@ def backprompt_rounds(items: Sequence[ChainJob], ctx: RunContext) -> list[RoundC
         One :class:`RoundChain` per job, or :class:`Undone` for a chain one of whose refinement calls got no
         reply (its completed rounds are kept in the step checkpoint).
     """
-    steps = _recorded_steps(ctx, items)
+    steps, name = _recorded_steps(ctx, items), step_checkpoint(ctx)
     undone: dict[str, str] = {}
     for k in range(1, ctx.config.refinement.rounds + 1):
         states = {i.key: state_of(i, steps[i.key]) for i in items}
@@ -66,7 +72,7 @@ def backprompt_rounds(items: Sequence[ChainJob], ctx: RunContext) -> list[RoundC
                 continue
             steps[item.key].append(step)
             entries.append((f"{item.key}|r{k}", encode_records([step])))
-        ctx.store.append_many(STEP_CHECKPOINT, entries)
+        ctx.store.append_many(name, entries)
     return [Undone(i.key, undone[i.key]) if i.key in undone else _chain(i, steps[i.key]) for i in items]
 
 
@@ -86,5 +92,14 @@ def _chain(item: ChainJob, steps: list[RoundStep]) -> RoundChain:
 
 # sandboxed: every round runs programs (and its items are outcomes, which ``tfr estimate`` does not project)
 register_stage(
-    Stage("backprompt_rounds", 67, backprompt_rounds, chain_items, "round_chains", lambda r: r.chain_id, sandboxed=True)
+    Stage(
+        "backprompt_rounds",
+        67,
+        backprompt_rounds,
+        chain_items,
+        "round_chains",
+        lambda r: r.chain_id,
+        sandboxed=True,
+        unaffected_by=("screening", "refinement.oracle_repair"),  # chains read neither
+    )
 )

@@ -25,6 +25,16 @@ from tfr_helpers.rounds_records import RoundTests
 
 register_record_type(RoundTests)
 
+SUITE_UNAFFECTED_BY = (
+    "screening",
+    "refinement.oracle_repair",
+    "refinement.stop_when_passing",
+    "refinement.rounds",
+    "refinement.round_tests",
+)
+"""Parts whose change leaves the fresh suites valid: round k's suite does not depend on R, on the suite mode (with
+``same`` there are no items, so no suite is loaded), on stopping, screening or the oracle arm."""
+
 
 @dataclass(frozen=True)
 class RoundTestJob:
@@ -150,5 +160,6 @@ register_stage(
         round_test_items,
         "round_tests",
         lambda r: f"{r.model}|{r.task_id}|{r.kind}|r{r.round}",
+        unaffected_by=SUITE_UNAFFECTED_BY,
     )
 )
