@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tfr_helpers.cli import app
-from tfr_helpers.consensus.execute import PACKED_REPORT, packed_program, task_inputs, verdicts
+from tfr_helpers.consensus.execute import PACKED_REPORT, packed_harness, packed_program, task_inputs, verdicts
 from tfr_helpers.replay import ReplayCode, ReplayTask, ReplayTest, ReplayTestSample
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 
@@ -34,7 +34,8 @@ def test_task_inputs_count_duplicate_programs_and_tests():
 
 def _packed(sandbox: Sandbox, tests: list[str], timeout: float = 0.1):
     spec = TestSpec("codet_packed", PACKED_REPORT, "snippet")
-    run = sandbox.run(packed_program(PROGRAM, tests, timeout), [spec], Limits(timeout_s=timeout * len(tests) + 2))
+    program = packed_program(PROGRAM, packed_harness(tests, timeout))
+    run = sandbox.run(program, [spec], Limits(timeout_s=timeout * len(tests) + 2))
     return verdicts(run, "packed", len(tests))
 
 
