@@ -1,0 +1,146 @@
+"""Known answers of the oracle-repaired arm's analysis on hand-built records."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfr_helpers.analysis.oracle import oracle_comparison, oracle_summary, present, repair_report
+from tfr_helpers.records import (
+    Feedback,
+    OracleRefinedEvaluation,
+    OracleRepairResults,
+    RefinedEvaluation,
+    RepairedTest,
+    Results,
+)
+from tfr_helpers.records import TestOutcome as Outcome
+
+M = "sim:default"
+PASSED, FAILED = Outcome(name="t", status="passed"), Outcome(name="t", status="failed")
+
+
+def repaired(fid: str, task: str, code_fails: bool) -> RepairedTest:
+    fb = Feedback(feedback_id=fid, test_id=fid, text="repaired") if code_fails else None
+    return RepairedTest(
+        feedback_id=fid,
+        test_id=fid,
+        model=M,
+        task_id=task,
+        benchmark="humaneval",
+        cause="wrong_expected_value",
+        status="repaired",
+        source="def test_x():\n    assert f(1) == 2\n",
+        reference=PASSED,
+        generated=FAILED if code_fails else PASSED,
+        feedback=fb,
+    )
+
+
+def refused(fid: str, cause: str, reason: str) -> RepairedTest:
+    return RepairedTest(
+        feedback_id=fid,
+        test_id=fid,
+        model=M,
+        task_id="T2",
+        benchmark="humaneval",
+        cause=cause,  # type: ignore[arg-type]
+        status="not_repaired",
+        reason=reason,
+    )
+
+
+def evaluation(cls: type, fid: str, task: str, transition: str) -> RefinedEvaluation:
+    before = transition.startswith("pass")
+    return cls(  # type: ignore[no-any-return]
+        feedback_id=fid,
+        model=M,
+        task_id=task,
+        benchmark_before=before,
+        benchmark_after=transition.endswith("pass"),
+        generated_test_after=None,
+        transition=transition,
+    )
+
+
+def results(with_arm: bool = True) -> Results:
+    arm = OracleRepairResults(
+        repaired_tests=[
+            repaired("f1", "T1", True),
+            repaired("f2", "T2", True),
+            repaired("f3", "T1", False),
+            refused("f4", "invalid_input", "invalid input: the reference raises inside the function under test"),
+            refused("f5", "wrong_expected_value", "not an equality assert (Gt)"),
+        ],
+        refined_evaluations=[
+            evaluation(OracleRefinedEvaluation, "f1", "T1", "fail->pass"),
+            evaluation(OracleRefinedEvaluation, "f2", "T2", "fail->pass"),
+        ],
+        refinement_status={M: "run"},
+    )
+    return Results(
+        run_name="known",
+        simulated=True,
+        config={},
+        tasks=["T1", "T2"],
+        task_benchmarks={"T1": "humaneval", "T2": "humaneval"},
+        generated_codes=[],
+        generated_tests=[],
+        benchmark_verdicts=[],
+        pair_evaluations=[],
+        screening=[],
+        refinements=[],
+        refined_evaluations=[
+            evaluation(RefinedEvaluation, "f1", "T1", "fail->fail"),
+            evaluation(RefinedEvaluation, "f2", "T2", "fail->pass"),
+            evaluation(RefinedEvaluation, "f3", "T1", "pass->fail"),
+            evaluation(RefinedEvaluation, "f4", "T2", "fail->fail"),
+        ],
+        oracle_repair=arm if with_arm else None,
+    )
+
+
+def test_repair_report_counts_repairs_reasons_and_passes() -> None:
+    row = repair_report(results()).iloc[0]
+    assert (row["unreliable_ebt_feedback"], row["repaired_k"], row["repaired_pct"]) == (5, 3, 60.0)
+    assert (row["not_repaired"], row["not_repaired_invalid_input"], row["not_repaired_not_equality_assert"]) == (2, 1, 1)
+    assert (row["code_passes_k"], row["code_passes_n"], row["repaired_feedback"]) == (1, 3, 2)
+
+
+def test_comparison_pairs_the_arms_on_the_same_instances() -> None:
+    frame = oracle_comparison(results(), n_resamples=200).set_index(["scope", "arm"])
+    orig, oracle = (
+        frame.loc[("code fails repaired test", "original")],
+        frame.loc[("code fails repaired test", "oracle-repaired")],
+    )
+    assert (orig["attempts"], orig["fail->pass_k"], orig["fail->fail_k"], orig["net_change_pp"]) == (2, 1, 1, 50.0)
+    assert (oracle["attempts"], oracle["fail->pass_k"], oracle["net_change_pp"], oracle["diff_vs_original_pp"]) == (
+        2,
+        2,
+        100.0,
+        50.0,
+    )
+
+
+def test_code_passing_the_repaired_test_is_kept_by_the_oracle_arm() -> None:
+    frame = oracle_comparison(results(), n_resamples=200).set_index(["scope", "arm"])
+    orig, oracle = (
+        frame.loc[("code passes repaired test", "original")],
+        frame.loc[("code passes repaired test", "oracle-repaired")],
+    )
+    assert (orig["attempts"], orig["pass->fail_k"], orig["net_change_pp"]) == (1, 1, -100.0)
+    assert (oracle["attempts"], oracle["pass->pass_k"], oracle["net_change_pp"], oracle["diff_vs_original_pp"]) == (
+        0,
+        1,
+        0.0,
+        100.0,
+    )
+
+
+def test_summary_section_says_it_uses_the_reference_and_is_absent_without_the_arm() -> None:
+    section = oracle_summary(results())
+    assert (
+        section is not None and section["uses_reference"] is True and "reference" in section["rq2_oracle_repair"]["caption"]
+    )
+    assert not present(results(with_arm=False)) and oracle_summary(results(with_arm=False)) is None
+    with pytest.raises(ValueError, match="oracle_repair: true"):
+        repair_report(results(with_arm=False))
