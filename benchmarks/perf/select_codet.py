@@ -1,7 +1,8 @@
 """Throughput of `tfr select` on CodeT's published CodeGen-16B HumanEval generations.
 
 Builds the consensus matrices (every unique program on every unique test of its task, plus each unique
-program on the benchmark tests) in a fresh temporary run directory, prints program runs, executions
+program on the benchmark tests, followed in the same run by its outputs on the tests' inputs) in a fresh
+temporary run directory, prints program runs, executions
 (unique programs x unique tests) and executions per second with the load average, then the selection table;
 then repeats the call on the same directory to show the cache (no execution).
 
@@ -44,6 +45,7 @@ def main() -> None:
         print(f"{DATASET}: {s.tasks} tasks, semantics {args.semantics}, {args.workers} workers, {os.cpu_count()} CPUs")
         print(f"load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} (1 min)")
         print(f"program runs {s.program_runs}, executions {s.executions} (unique programs x unique tests)")
+        print(f"output evaluations {s.output_evaluations} (unique programs x unique test inputs, in the benchmark runs)")
         print(f"wall {wall:.1f} s: {s.executions / wall:.0f} executions/s, {s.program_runs / wall:.1f} program runs/s")
         t1 = time.monotonic()
         second = run_selection(dataset, run_dir, semantics=args.semantics, workers=args.workers)

@@ -65,7 +65,8 @@ def select_cmd(
     typer.echo(f"{dataset.name}: {dataset.model} on {dataset.benchmark}, real generations ({dataset.origin})")
     typer.echo(
         f"{report.tasks} tasks, semantics {semantics}; matrices in {sel.run_dir} ({s.cached_tasks} tasks cached, "
-        f"{s.program_runs} program runs and {s.executions} executions now, {s.seconds:.1f} s)"
+        f"{s.program_runs} program runs, {s.executions} executions and {s.output_evaluations} output evaluations now, "
+        f"{s.seconds:.1f} s)"
     )
     typer.echo(report.frame().round(2).to_string())
     typer.echo("pass@k in %; random = the unbiased estimator over all code samples; fallback tasks use it too")

@@ -285,6 +285,8 @@ class BuildStats:
     executions: int
     """Program x test executions made now (unique programs x unique tests)."""
     seconds: float
+    output_evaluations: int = 0
+    """Program x input evaluations made now for the outputs matrix (unique programs x unique inputs)."""
 
 
 def matrix_root(run_dir: Path, dataset: str, semantics: Semantics) -> Path:
@@ -340,7 +342,7 @@ def build_matrices(
             matrices[task_id], truths[task_id] = stored[0], stored[1]
         else:
             todo.append((inputs, specs, key))
-    runs = executions = 0
+    runs = executions = evaluations = 0
     workers = workers or os.cpu_count() or 1
     if todo:
         total = sum(2 * len(i.programs) for i, _, _ in todo)
@@ -377,7 +379,8 @@ def build_matrices(
                     matrices[inputs.task_id], truths[inputs.task_id] = matrix, truth
                     runs += (2 if m else 1) * len(inputs.programs)
                     executions += m * len(inputs.programs)
+                    evaluations += len(inputs.inputs) * len(inputs.programs)
         bar.close()
     ordered = [matrices[t] for t in dataset.tasks]
-    stats = BuildStats(len(ordered), len(ordered) - len(todo), runs, executions, time.monotonic() - t0)
+    stats = BuildStats(len(ordered), len(ordered) - len(todo), runs, executions, time.monotonic() - t0, evaluations)
     return ordered, truths, stats
