@@ -48,7 +48,15 @@ DEFINITIONS = {
     "that is not a wrong expected value (invalid_input: an input the reference rejects), or why the rewrite failed.",
     "code_passes_repaired": "Repaired tests the generated code passes: the original feedback was the test's fault "
     "alone (percent of repaired, Wilson interval).",
+    "repaired_feedback": "Repaired tests the generated code fails: the oracle arm's feedback, refined by the same "
+    "refiner (its request built as in the original arm: task view, generated code, feedback text).",
+    "refinement": "run, or why the coder's feedback is not refined (not run: no refiner, for a replay dataset).",
+    "scope": "code fails repaired test: both arms refined the instance; code passes repaired test: only the original "
+    "arm did (the oracle arm has no feedback and keeps the generated code).",
+    "instances": "Repaired unreliable EBT feedback instances of the scope.",
     "attempts": "Refinement attempts of the arm on the scope's feedback instances.",
+    "<transition>_k/n/pct/low/high": "Instances of the arm with that benchmark transition: count, attempts, percent "
+    "[95 percent Wilson interval].",
     "net_change_pp": "100 * mean over the instances of (benchmark verdict after - before): after is the refined "
     "code's verdict (the generated code's when refinement gave no code or, in the oracle arm on code that passes "
     "its repaired test, when there is no feedback); bootstrap over tasks.",
