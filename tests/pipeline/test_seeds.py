@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -72,9 +73,14 @@ def test_multi_seed_study_runs_each_seed_as_its_single_seed_run(pipeline_env: Pa
     assert (again.model_calls, again.sandbox_runs) == (0, 0)
 
 
-def test_changed_seeds_are_refused(pipeline_env: Path, tmp_path: Path, write_params: Any) -> None:
+def test_more_seeds_keep_the_finished_ones_and_a_changed_study_is_refused(
+    pipeline_env: Path, tmp_path: Path, write_params: Any
+) -> None:
     run = tmp_path / "multi"
     run_stages(config_from_dict(PARAMS), run, "generate_codes", progress=False)
-    changed = load_config(write_params({**PARAMS, "seeds": [0, 2]}))
-    with pytest.raises(RunDirError, match="seeds"):
+    more = run_stages(load_config(write_params({**PARAMS, "seeds": [0, 1, 2]})), run, "generate_codes", progress=False)
+    assert more.model_calls == 4  # seed 2's 4 tasks only
+    changed = load_config(write_params({**PARAMS, "seeds": [0, 1, 2], "tasks": 3}, "changed.yaml"))
+    with pytest.raises(RunDirError, match=r"tasks.*generate_codes \(seed 0\)"):
         run_stages(changed, run, "generate_codes", progress=False)
+    assert json.loads((run / "config.json").read_text())["config"]["tasks"] == {"humaneval": 2, "mbpp": 2}

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +126,9 @@ def run_seeds(
 
     seeds = check_seeds(config)
     root = Path(run_dir) if run_dir is not None else default_run_dir(config)
-    RunStore(root).bind_config(config.model_dump(mode="json"), config.config_hash(), config.fingerprint())
+    RunStore(root).bind_config(
+        config.model_dump(mode="json"), config.config_hash(), config.fingerprint(), _seed_blockers(root)
+    )
     summaries: list[RunSummary] = []
     for seed in seeds:
         log.info("seed %s of %s: %s", seed, seeds, seed_dir(root, seed))
@@ -138,6 +140,28 @@ def run_seeds(
                 f"seed {seed} (of {seeds}): {exc}; later seeds not started", exc.ledger, combine(root, done)
             ) from None
     return combine(root, summaries)
+
+
+PER_SEED_PARTS = ("seed", "seeds")
+"""Fingerprint parts of the multi-seed configuration that no seed's records depend on: each seed's own
+configuration sets them (``seeds`` may grow: finished seeds are kept, new ones run)."""
+
+
+def _seed_blockers(root: Path) -> Callable[[list[str]], dict[str, list[str]]]:
+    """For the top-level binding: the stages of every existing seed directory whose records depend on a changed part
+    (``runner._blockers`` per seed), so a change the seeds' records allow rebinds and any other is refused before
+    anything is written."""
+    from tfr_helpers.pipeline.runner import _blockers
+
+    def blockers(parts: list[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {part: [] for part in parts}
+        shared = [part for part in parts if part not in PER_SEED_PARTS]
+        for path in sorted((root / SEEDS_DIR).glob("*/config.json")) if shared else []:
+            for part, stages in _blockers(RunStore(path.parent))(shared).items():
+                out[part] += [f"{stage} (seed {path.parent.name})" for stage in stages]
+        return out
+
+    return blockers
 
 
 def combine(root: Path, summaries: Sequence[RunSummary]) -> RunSummary:
