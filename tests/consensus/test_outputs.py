@@ -12,7 +12,7 @@ from tests.consensus.matrices import build, truth
 from tfr_helpers.consensus.execute import OUTPUTS_SPEC, truth_of
 from tfr_helpers.consensus.matrix import TaskMatrix, load_task, save_task, task_file
 from tfr_helpers.consensus.mbr_outputs import mbr_outputs_hard, mbr_outputs_soft
-from tfr_helpers.consensus.outputs import exposed_inputs, outputs_source
+from tfr_helpers.consensus.outputs import exposed_inputs, outputs_snippet
 from tfr_helpers.consensus.selection import task_pass_at_k
 from tfr_helpers.errors import DataError
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
@@ -45,7 +45,7 @@ PROGRAM = """def f(x):
 
 
 def _outputs(program: str, inputs: list[str], budget: float = 2.0) -> list[str] | None:
-    spec = TestSpec(OUTPUTS_SPEC, outputs_source(inputs, 0.1, budget), "snippet")
+    spec = TestSpec(OUTPUTS_SPEC, outputs_snippet(inputs, 0.1, budget), "snippet")
     check = TestSpec("check", "assert f(3) == [3, None]", "snippet")
     with Sandbox(Limits(), workers=1) as sandbox:
         run = sandbox.run(program, [check, spec], Limits(timeout_s=budget + 1, output_cap=1 << 16))

@@ -21,17 +21,15 @@ them.
 
 from __future__ import annotations
 
-import binascii
 import hashlib
 import json
-import marshal
 import threading
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tfr_helpers.benchmarks import benchmark_tests, load_tasks
+from tfr_helpers.consensus.codeblob import IMPORTS, loads_expression
 from tfr_helpers.consensus.matrix import (
     MATRIX_VERSION,
     Semantics,
@@ -41,7 +39,7 @@ from tfr_helpers.consensus.matrix import (
     load_task,
     save_task,
 )
-from tfr_helpers.consensus.outputs import exposed_inputs, output_cap, outputs_source, parse_outputs
+from tfr_helpers.consensus.outputs import exposed_inputs, output_cap, outputs_snippet, outputs_source, parse_outputs
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import ProgramRun, Task
 from tfr_helpers.replay import ReplayDataset, ReplayTask
@@ -142,9 +140,9 @@ def packed_harness(tests: Sequence[str], timeout: float) -> str:
     """The text appended to every program of a task: the packed harness, compiled once here.
 
     Compiling the harness costs far more than running it (a with/try block per test: about 0.1 ms per test, so
-    25 ms for a task with 250 unique tests, per program). It is compiled once per task by this interpreter (the
-    sandbox workers run the same ``sys.executable``) and appended as its marshalled code object, which the
-    program's module executes: the same bytecode in the same namespace as appending the source. A harness that
+    25 ms for a task with 250 unique tests, per program). It is compiled once per task and appended as its
+    marshalled code object (:mod:`~tfr_helpers.consensus.codeblob`), which the program's module executes: the
+    same bytecode in the same namespace as appending the source. A harness that
     does not compile (a test illegal inside a function body) is appended as source, so every program of the
     task fails to load, as in CodeT's release.
     """
@@ -153,8 +151,7 @@ def packed_harness(tests: Sequence[str], timeout: float) -> str:
         code = compile(source, "<codet packed harness>", "exec")
     except (SyntaxError, ValueError):
         return source
-    blob = binascii.b2a_base64(zlib.compress(marshal.dumps(code), 6), newline=False).decode()
-    return f"import marshal as _m, zlib as _z, binascii as _b\nexec(_m.loads(_z.decompress(_b.a2b_base64({blob!r}))))\n"
+    return f"{IMPORTS}\nexec({loads_expression(code)})\n"
 
 
 def packed_program(program: str, harness: str) -> str:
@@ -200,7 +197,7 @@ def truth_job(inputs: TaskInputs, specs: list[TestSpec], timeout: float, truth_t
     """A program's benchmark run, followed (when the tests expose inputs) by the outputs harness."""
     limits = Limits(**{**base.__dict__, "timeout_s": truth_timeout})
     if inputs.inputs:
-        source = outputs_source(inputs.inputs, timeout, outputs_budget(truth_timeout))
+        source = outputs_snippet(inputs.inputs, timeout, outputs_budget(truth_timeout))
         specs = [*specs, TestSpec(OUTPUTS_SPEC, source, "snippet")]
         limits = Limits(**{**limits.__dict__, "output_cap": max(base.output_cap, output_cap(inputs.inputs))})
     return [(p, specs, limits) for p, _ in inputs.programs]

@@ -21,6 +21,7 @@ import ast
 import json
 from collections.abc import Iterable
 
+from tfr_helpers.consensus.codeblob import IMPORTS, loads_expression
 from tfr_helpers.records import TestOutcome
 
 REPR_CAP = 120
@@ -74,6 +75,28 @@ def outputs_source(inputs: list[str], timeout: float, budget: float) -> str:
         timeout: Alarm of one input, seconds.
         budget: Seconds for all inputs; inputs not started within it are ``<not run>``.
     """
+    return f"_inputs = {inputs!r}\n" + _harness(timeout, budget)
+
+
+def outputs_snippet(inputs: list[str], timeout: float, budget: float) -> str:
+    """:func:`outputs_source` as sent to the sandbox: the harness and the inputs compiled once, here.
+
+    Each input is compiled as an expression (one that does not compile stays text, and ``eval`` raises its
+    ``SyntaxError`` in the sandbox); the harness and the compiled inputs travel as one marshalled blob
+    (:mod:`~tfr_helpers.consensus.codeblob`), so a program's run compiles neither.
+    """
+    codes: list[object] = []
+    for src in inputs:
+        try:
+            codes.append(compile(src, "<test input>", "eval"))
+        except (SyntaxError, ValueError):
+            codes.append(src)
+    harness = compile(_harness(timeout, budget), "<tfr outputs harness>", "exec")
+    return f"{IMPORTS}\n_harness, _inputs = {loads_expression((harness, tuple(codes)))}\nexec(_harness)\n"
+
+
+def _harness(timeout: float, budget: float) -> str:
+    """The harness's statements, reading the inputs (texts or compiled expressions) from ``_inputs``."""
     return f"""import hashlib as _h, json as _j, os as _o, signal as _s, time as _t
 class _OutputTimeout(BaseException):
     pass
@@ -84,15 +107,14 @@ def _value(v):
     if len(r) > {REPR_CAP}:
         r = r[:100] + '...#' + _h.sha256(r.encode('utf-8', 'surrogatepass')).hexdigest()[:16]
     return r
-_inputs = {inputs!r}
 _out = []
 _end = _t.monotonic() + {budget!r}
+_s.signal(_s.SIGALRM, _alarm)
 for _src in _inputs:
     _left = _end - _t.monotonic()
     if _left <= 0:
         _out.append('<not run>')
         continue
-    _s.signal(_s.SIGALRM, _alarm)
     _s.setitimer(_s.ITIMER_REAL, min({timeout!r}, _left))
     try:
         _r = _value(eval(_src))
