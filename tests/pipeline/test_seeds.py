@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from tfr_helpers.errors import ConfigError, RunDirError
 from tfr_helpers.pipeline import load_config, run_stages
 from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.seeds import check_seeds, is_multi_seed, seed_config, seed_dir
+from tfr_helpers.pipeline.seeds import check_seeds, is_multi_seed, live_run, seed_config, seed_dir
 
 from .conftest import results_json
 
@@ -84,3 +85,13 @@ def test_more_seeds_keep_the_finished_ones_and_a_changed_study_is_refused(
     with pytest.raises(RunDirError, match=r"tasks.*generate_codes \(seed 0\)"):
         run_stages(changed, run, "generate_codes", progress=False)
     assert json.loads((run / "config.json").read_text())["config"]["tasks"] == {"humaneval": 2, "mbpp": 2}
+
+
+def test_live_progress_follows_the_seed_working_now(tmp_path: Path) -> None:
+    assert live_run(tmp_path) == (tmp_path, "")
+    for seed, mtime in ((0, 1_000), (1, 2_000)):
+        path = seed_dir(tmp_path, seed) / "progress.json"
+        path.parent.mkdir(parents=True)
+        path.write_text("{}")
+        os.utime(path, (mtime, mtime))
+    assert live_run(tmp_path) == (seed_dir(tmp_path, 1), "[seed 1] ")

@@ -19,6 +19,7 @@ from typing import TextIO
 
 from tfr_helpers.models.batch import BatchState
 from tfr_helpers.pipeline.progress import Snapshot, describe, read_snapshot
+from tfr_helpers.pipeline.seeds import live_run
 
 
 class LiveProgress:
@@ -45,13 +46,14 @@ class LiveProgress:
 
     def poll(self) -> None:
         """Read the snapshot once and print it if there is something new to show."""
-        snap = read_snapshot(self.run_dir)
+        run, seed = live_run(self.run_dir)  # a multi-seed run: the seed working now
+        snap = read_snapshot(run)
         if snap is None or snap == self._last:
             return
         self._last = snap
-        line = self.prefix() + describe(snap)
+        line = self.prefix() + seed + describe(snap)
         if snap.running:
-            line += "".join(f" | batch {b}" for b in BatchState(self.run_dir, snap.stage).pending())
+            line += "".join(f" | batch {b}" for b in BatchState(run, snap.stage).pending())
         if self.tty:  # redraw in place (cut to the width: a wrapped line cannot be redrawn); a finished stage stays
             width = shutil.get_terminal_size().columns - 1
             self.stream.write("\r\x1b[K" + line[:width] + ("" if snap.running else "\n"))

@@ -70,6 +70,19 @@ def shown_run(run_dir: Path | str) -> Path:
     return seed_dir(run, first)
 
 
+def live_run(run_dir: Path | str) -> tuple[Path, str]:
+    """Where a live progress view of ``run_dir`` reads ``progress.json``, and a label for its line: the run itself
+    (``""``), or in a multi-seed run the seed directory written last (``"[seed k] "``)."""
+    run = Path(run_dir)
+    if not (run / SEEDS_DIR).is_dir():
+        return run, ""
+    written = [p for p in (run / SEEDS_DIR).glob("*/progress.json") if p.parent.name.isdigit()]
+    if not written:
+        return run, ""
+    latest = max(written, key=lambda p: p.stat().st_mtime).parent
+    return latest, f"[seed {latest.name}] "
+
+
 def check_seeds(config: ExperimentConfig) -> list[int]:
     """The seeds of a multi-seed configuration, validated.
 
