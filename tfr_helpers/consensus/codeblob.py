@@ -19,5 +19,5 @@ IMPORTS = "import marshal as _m, zlib as _z, binascii as _b"
 
 def loads_expression(obj: object) -> str:
     """A Python expression that rebuilds ``obj`` (code objects, tuples of them, strings...) when evaluated."""
-    blob = binascii.b2a_base64(zlib.compress(marshal.dumps(obj), 6), newline=False).decode()
+    blob = binascii.b2a_base64(zlib.compress(marshal.dumps(obj), 6), newline=False).decode()  # type: ignore[arg-type]
     return f"_m.loads(_z.decompress(_b.a2b_base64({blob!r})))"
