@@ -87,7 +87,9 @@ def node_env() -> Iterator[None]:
 
 def start_cluster() -> Any:
     """A ``Cluster`` with a head and a second node (1 CPU each), both up; retried :data:`START_TRIES` times."""
-    os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+    from tfr_helpers.executors.ray_executor import import_ray
+
+    import_ray()  # sets RAY_ENABLE_UV_RUN_RUNTIME_ENV=0 for the nodes and the drivers started from here
     from ray.cluster_utils import Cluster
 
     error: Exception | None = None

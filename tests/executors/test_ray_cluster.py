@@ -17,6 +17,7 @@ import yaml
 
 from tests.helpers.env import missing
 from tests.pipeline.conftest import results_json
+from tfr_helpers.errors import TfrError
 
 SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
 TFR = str(Path(sys.executable).parent / "tfr")
@@ -24,8 +25,10 @@ RUN_TIMEOUT_S = 300
 """Time box of one ``tfr stage all`` (a hung cluster fails the test instead of blocking CI)."""
 
 try:
-    import ray  # noqa: F401
-except ImportError:
+    from tfr_helpers.executors.ray_executor import import_ray
+
+    ray = import_ray()  # the first import of ray (with RAY_ENABLE_UV_RUN_RUNTIME_ENV=0)
+except TfrError:
     ray = None
 
 

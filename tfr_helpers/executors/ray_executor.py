@@ -40,7 +40,13 @@ class RayClusterLostError(SandboxError):
 
 
 def import_ray() -> Any:
-    """The ``ray`` module; else :class:`RayNotInstalledError` naming the fix."""
+    """The ``ray`` module; else :class:`RayNotInstalledError` naming the fix.
+
+    Sets ``RAY_ENABLE_UV_RUN_RUNTIME_ENV=0`` first (Ray reads it at import): a driver started by ``uv run`` would
+    otherwise make every Ray worker start through ``uv run`` with the working directory packaged, which on a small
+    machine keeps the actors from starting; the workers run the interpreter their node was started with.
+    """
+    os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     try:
         import ray
     except ImportError as exc:
@@ -61,9 +67,6 @@ def start_local_ray(tries: int = LOCAL_START_TRIES) -> None:
         SandboxError: the node did not start in ``tries`` attempts (the message names the alternative).
     """
     ray = import_ray()
-    # `uv run` drivers would otherwise make every Ray worker start through `uv run` (slow, and it packages the
-    # working directory): the workers run the interpreter the node was started with.
-    os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     error = ""
     for attempt in range(1, tries + 1):
         try:  # address "local": a new instance, never a stale one named in /tmp/ray
@@ -127,7 +130,6 @@ class RayExecutor:
         if self._address is None:
             start_local_ray()
         else:
-            os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
             self._ray.init(address=self._address, log_to_driver=False)
         self._started_ray = True
 
