@@ -33,8 +33,11 @@ def test_a_stage_without_records_never_blocks() -> None:
     assert blocked == {"seed": ["eval"]}
 
 
-def test_only_screening_is_declared_safe_by_the_builtin_stages() -> None:
-    stages = registered_stages()
+STUDY = ("generate_codes", "generate_tests", "evaluate_code_test_pairs", "screen_feedback", "refine_codes")
+
+
+def test_the_study_stages_are_unaffected_by_screening_only() -> None:
+    stages = [s for s in registered_stages() if s.name in (*STUDY, "evaluate_refined_codes", "finalize_results")]
     blocked = fp.blocking_stages(["screening", "seed", "sandbox.timeout_s"], stages, lambda name: True)
     assert blocked["screening"] == []
     assert "generate_codes" in blocked["seed"] and "evaluate_code_test_pairs" in blocked["sandbox.timeout_s"]
@@ -61,7 +64,7 @@ def test_bind_config_refuses_a_change_naming_the_part_and_the_stages(tmp_path: P
 def test_a_screening_change_reruns_only_the_new_strategies_and_equals_a_fresh_run(
     pipeline_env: Path, tmp_path: Path
 ) -> None:
-    tasks = {"tasks": {"humaneval": 4, "mbpp": 4, "bigcodebench": 2}}
+    tasks = {"benchmarks": ["humaneval", "mbpp"], "tasks": {"humaneval": 4, "mbpp": 4}}
     first = load_config(SMOKE, {**tasks, "screening": ["llm_judge", "reject_test_code_errors"]})
     changed = load_config(SMOKE, {**tasks, "screening": ["llm_judge_reasoning", "reject_test_code_errors"]})
     run_stages(first, tmp_path / "run", progress=False)

@@ -31,7 +31,7 @@ from tfr_helpers.records import Isolation, ProgramRun, TestOutcome
 from tfr_helpers.sandbox.privileges import RLIMIT_NAMES
 from tfr_helpers.sandbox.spec import Limits, TestSpec
 from tfr_helpers.sandbox.view import hidden_paths
-from tfr_helpers.sandbox.worker import LIGHT_PRELOAD
+from tfr_helpers.sandbox.worker import LIGHT_PRELOAD, TABLES_ENV
 
 log = logging.getLogger(__name__)
 Job = tuple[str, Sequence[TestSpec]]
@@ -134,7 +134,8 @@ def _worker_env(warm: bool = False) -> dict[str, str]:
     ``warm`` (``TFR_SANDBOX_POOLS=auto``): the worker may write the bytecode of its preloads under
     :func:`bytecode_dir` (``PYTHONPYCACHEPREFIX``), so later workers load numpy, pandas, scipy, sklearn and
     Hypothesis in ~2 s of CPU instead of compiling them for ~8 s when the environment sets
-    ``PYTHONDONTWRITEBYTECODE`` (or the venv holds no bytecode). Programs never write bytecode either way.
+    ``PYTHONDONTWRITEBYTECODE`` (or the venv holds no bytecode), and keep Hypothesis's Unicode tables beside
+    it (``worker.warm_unicode_tables``). Programs never write bytecode either way.
     """
     keep = ("PATH", "LANG", "LC_ALL", "TZ", "VIRTUAL_ENV")
     env = {k: os.environ[k] for k in keep if k in os.environ}
@@ -152,6 +153,7 @@ def _worker_env(warm: bool = False) -> dict[str, str]:
     if warm:
         del env["PYTHONDONTWRITEBYTECODE"]
         env["PYTHONPYCACHEPREFIX"] = str(bytecode_dir())
+        env[TABLES_ENV] = str(bytecode_dir().parent / "hypothesis")
     return env
 
 

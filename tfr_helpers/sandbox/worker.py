@@ -348,20 +348,18 @@ class Worker:
         return {"outcomes": outcomes, "load_error": load_error, "duration_s": time.monotonic() - t0}
 
 
-def warm_hypothesis() -> None:
-    """Compute once, in the worker, what Hypothesis would otherwise compute in every forked child.
+TABLES_ENV = "TFR_HYPOTHESIS_TABLES"
+"""Environment variable of a warm worker naming where Hypothesis keeps its Unicode tables (``pool._worker_env``)."""
 
-    - The Unicode tables behind ``st.text()`` / ``st.characters()`` (the category map and the characters
-      UTF-8 can encode: ~1.5 s of CPU per child that draws text, as the children cannot keep Hypothesis's
-      on-disk cache). Pure functions of the Unicode database: computed here into a temporary storage
-      directory (nothing is written where the worker was started), the same values as in a child.
-    - The constants of the *local* modules loaded so far: Hypothesis draws some examples from them and scans
-      every module it has not seen on its first draw in a process (~2,000 preloaded modules). Done after the
-      filesystem view is mounted, so the worker reads exactly the files its children could (the sandbox's own
-      source stays hidden); a child then scans only the modules it adds (the program, its tests, their imports)
-      and draws from the same union as before.
 
-    So every example a test draws, and every verdict, is unchanged (``tests/sandbox/test_warm_workers.py``).
+def warm_unicode_tables(home: str | None) -> None:
+    """Compute once, in the worker, the Unicode tables behind ``st.text()`` / ``st.characters()``.
+
+    A forked child cannot keep Hypothesis's on-disk cache (its view hides it), so without this every child
+    that draws text recomputes the category map and the characters UTF-8 can encode: ~1.5 s of CPU. Pure
+    functions of the Unicode database: loaded from (or written to) Hypothesis's own cache files in ``home``
+    (the worker's cache directory; a temporary one when unset), the same values a child computes. Called
+    before the filesystem view is mounted, which would hide ``home``.
     """
     if "hypothesis" not in sys.modules:
         return
@@ -369,23 +367,44 @@ def warm_hypothesis() -> None:
         from hypothesis import configuration
         from hypothesis import strategies as st
         from hypothesis.internal import charmap
-        from hypothesis.internal.conjecture.providers import _get_local_constants
-    except ImportError:  # another Hypothesis version: its children compute all this themselves
+    except ImportError:  # another Hypothesis version: its children compute the tables themselves
         return
-    home = tempfile.mkdtemp(prefix="tfr-hypothesis-")
-    configuration.set_hypothesis_home_dir(home)
+    scratch = None if home else tempfile.mkdtemp(prefix="tfr-hypothesis-")
+    configuration.set_hypothesis_home_dir(home or scratch)
     try:
         charmap.charmap()
         charmap.categories()
         charmap.intervals_from_codec("utf-8")
         st.text().validate()
         st.characters().validate()
-        _get_local_constants()  # last: after every import the warm-up made
     except Exception:  # noqa: BLE001 - an optimisation only
         pass
     finally:
         configuration.set_hypothesis_home_dir(None)  # children use Hypothesis's own default again
-        shutil.rmtree(home, ignore_errors=True)
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def warm_local_constants() -> None:
+    """Collect, once in the worker, Hypothesis's constants of the local modules loaded so far.
+
+    Hypothesis draws some examples from the constants of the *local* modules in ``sys.modules`` and scans
+    every module it has not seen on its first draw in a process (~2,000 preloaded modules per child). Called
+    after the filesystem view is mounted, so the worker reads exactly the files its children could (the
+    sandbox's own source stays hidden); a child then scans only the modules it adds (the program, its tests,
+    their imports) and draws from the same union as before: every example, and so every verdict, is unchanged
+    (``tests/sandbox/test_warm_workers.py``).
+    """
+    if "hypothesis" not in sys.modules:
+        return
+    try:
+        from hypothesis.internal.conjecture.providers import _get_local_constants
+    except ImportError:  # another Hypothesis version: its children do the scan themselves
+        return
+    try:
+        _get_local_constants()
+    except Exception:  # noqa: BLE001 - an optimisation only
+        pass
 
 
 def main() -> None:
@@ -408,6 +427,8 @@ def main() -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - optional preloads
             pass
+    if args.warm:
+        warm_unicode_tables(os.environ.get(TABLES_ENV))
     import gc
 
     gc.collect()
@@ -417,7 +438,7 @@ def main() -> None:
     worker = Worker(uid, json.loads(args.hide) if args.hide else None, args.mount_ns)
     sys.dont_write_bytecode = True  # the preloads' bytecode may be cached (pool._worker_env): programs write none
     if args.warm:
-        warm_hypothesis()
+        warm_local_constants()
         gc.freeze()
     fs = dataclasses.asdict(worker.view) if worker.view is not None else None
 
