@@ -257,6 +257,7 @@ def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, 
             band = f"mean +- SE over {len(per_seed)} seeds"
         ax.plot(rounds, mean, marker="o", label=f"{model} ({band})")
         ax.fill_between(rounds, low, high, alpha=0.2)
+    ax.set_xticks(sorted(int(k) for k in pooled["round"].unique()))
     ax.set_xlabel("round (0 = generated code)")
     ax.set_ylabel("pass@1 (%)")
     ax.set_ylim(0, 100)
