@@ -2,24 +2,19 @@
 
 Each node's raylet waits a hard-coded 15 s for its dashboard agent to write its port files and aborts if the
 agent is later (ray-project/ray issue 65983); on two shared cores the agent's ``import ray`` alone can take
-that long, and a node starts five such Python processes. Half of that import (1.6 of 3.1 s CPU, measured) is
-``jsonschema`` building the ``rfc3987_syntax`` grammar, a package only the dev group brings (jupyterlab ->
-jupyter-events[format-nongpl]); a node installed with ``uv sync --extra ray`` alone does not have it. The test
-nodes are started with it hidden (:func:`node_env`: an ``ImportError`` on a ``PYTHONPATH`` only the Ray processes
-get; jsonschema then skips its ``iri`` format check, which Ray does not use). Also: no dashboard, a small
-object store, one CPU per node, nodes started one at a time, the Ray processes started at a raised CPU priority
-*only while a node starts* (root only; put back to normal right after, so the tests' work competes like any
-other), and a failed start retried.
+that long, and a node starts five such Python processes. So: the nodes start under
+``tfr_helpers.executors.ray_start.node_env`` (which hides from them a dev-only package that costs half of
+``import ray``), without the dashboard, with a small object store and one CPU each, one at a time, with the Ray
+processes at a raised CPU priority *only while a node starts* (root only; put back to normal right after, so the
+tests' work competes like any other), and a failed start is retried.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 NODE_ARGS: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
@@ -67,27 +62,10 @@ def _children() -> list[int]:
     return found
 
 
-@contextlib.contextmanager
-def node_env() -> Iterator[None]:
-    """``PYTHONPATH`` with a directory whose ``rfc3987_syntax`` raises ImportError, for processes started in
-    the block (the Ray nodes); restored afterwards, so the drivers and the sandbox never see it."""
-    shim = Path(tempfile.mkdtemp(prefix="tfr-ray-nodes-"))
-    (shim / "rfc3987_syntax").mkdir()
-    (shim / "rfc3987_syntax" / "__init__.py").write_text('raise ImportError("not on the Ray test nodes")\n')
-    before = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(shim), before) if p)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = before
-
-
 def start_cluster() -> Any:
     """A ``Cluster`` with a head and a second node (1 CPU each), both up; retried :data:`START_TRIES` times."""
     from tfr_helpers.executors.ray_executor import import_ray
+    from tfr_helpers.executors.ray_start import node_env
 
     import_ray()  # sets RAY_ENABLE_UV_RUN_RUNTIME_ENV=0 for the nodes and the drivers started from here
     from ray.cluster_utils import Cluster

@@ -43,3 +43,17 @@ def test_executor_settings_do_not_enter_the_fingerprint() -> None:
     local = ExperimentConfig()
     ray = ExperimentConfig(concurrency={"executor": "ray", "ray_address": "auto"})  # type: ignore[arg-type]
     assert local.config_hash() == ray.config_hash()
+
+
+def test_node_env_hides_rfc3987_syntax_from_node_processes_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import subprocess
+
+    from tfr_helpers.executors.ray_start import node_env
+
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    probe = [sys.executable, "-c", "import rfc3987_syntax"]
+    with node_env():
+        hidden = subprocess.run(probe, capture_output=True, text=True)
+    assert hidden.returncode != 0 and "hidden from Ray node processes" in hidden.stderr
+    assert os.environ["PYTHONPATH"] == "/elsewhere"

@@ -27,8 +27,6 @@ log = logging.getLogger(__name__)
 
 ACTOR_START_TIMEOUT_S = float(os.environ.get("TFR_RAY_ACTOR_START_TIMEOUT_S", "180"))
 """How long a new node actor may take to start its sandbox (worker preload included) before it is given up."""
-LOCAL_START_TRIES = 3
-"""Attempts at starting a local Ray on demand (``ray_address`` null)."""
 
 
 class RayNotInstalledError(SandboxError):
@@ -55,31 +53,6 @@ def import_ray() -> Any:
             "(or set concurrency.executor: local)"
         ) from exc
     return ray
-
-
-def start_local_ray(tries: int = LOCAL_START_TRIES) -> None:
-    """Start a new single-node Ray in this process (no dashboard), retried when the node times out.
-
-    A node's raylet gives its dashboard agent a hard-coded 15 s to start (ray-project/ray issue 65983), which a
-    loaded small machine can miss; such a start is retried ``tries`` times.
-
-    Raises:
-        SandboxError: the node did not start in ``tries`` attempts (the message names the alternative).
-    """
-    ray = import_ray()
-    error = ""
-    for attempt in range(1, tries + 1):
-        try:  # address "local": a new instance, never a stale one named in /tmp/ray
-            ray.init(address="local", include_dashboard=False, log_to_driver=False)
-            return
-        except Exception as exc:  # noqa: BLE001 - Ray raises a bare Exception when its node times out
-            error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            log.warning("ray executor: local Ray did not start (attempt %d of %d): %s", attempt, tries, error)
-            ray.shutdown()
-    raise SandboxError(
-        f"a local Ray did not start in {tries} attempts ({error}): start one with `ray start --head "
-        "--include-dashboard=false` and set concurrency.ray_address: auto, or use concurrency.executor: local"
-    )
 
 
 def split(indices: Sequence[int], cpus: Sequence[int]) -> list[list[int]]:
@@ -128,6 +101,8 @@ class RayExecutor:
         if self._ray.is_initialized():
             return
         if self._address is None:
+            from tfr_helpers.executors.ray_start import start_local_ray
+
             start_local_ray()
         else:
             self._ray.init(address=self._address, log_to_driver=False)
