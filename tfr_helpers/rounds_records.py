@@ -80,6 +80,8 @@ class RoundStep(Record):
     """The refinement call (None when nothing failed)."""
     code: str | None = None
     """The refined program (``refined`` only)."""
+    parse_error: str | None = None
+    """Why the reply held no usable code (``no_code`` only)."""
     code_path: str | None = None
     benchmark_before: bool
     """Benchmark verdict of the round's input code."""

@@ -126,6 +126,8 @@ def test_steps_record_unreliable_feedback_collisions_and_stops(results: Results)
             if step.action == "refined":
                 assert step.collision == (normal_code(step.code or "") in seen)
                 seen.add(normal_code(step.code or ""))
+            if step.action == "no_code":
+                assert step.parse_error and step.code is None and step.benchmark_after == step.benchmark_before
             if step.action == "stopped":
                 assert not step.failed and step.suite_size > 0 and step is chain.steps[-1]
     assert any(s.action == "stopped" for c in results.rounds.chains for s in c.steps)

@@ -20,7 +20,7 @@ from tfr_helpers.pipeline.evaluate_refined_codes import transition_of
 from tfr_helpers.pipeline.feedback import build_feedback
 from tfr_helpers.pipeline.pair_runs import benchmark_specs, test_spec
 from tfr_helpers.pipeline.rounds_chains import ChainJob, SuiteEntry
-from tfr_helpers.pipeline.undone import Undone, call_fault
+from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
 from tfr_helpers.records import ModelCallRecord, ProgramRun
 from tfr_helpers.rounds_records import RoundAction, RoundStep
 
@@ -65,6 +65,8 @@ def state_of(item: ChainJob, steps: Sequence[RoundStep]) -> ChainState:
     return ChainState(code, passed, frozenset(seen), bool(steps) and steps[-1].action == "stopped")
 
 
+Reply = tuple[str, ModelCallRecord, str | None]
+"""A refinement reply: its code (empty when unusable), its call record and the parse error."""
 Failure = tuple[SuiteEntry, str]
 """A failing test of a round's suite and its feedback text."""
 
@@ -122,7 +124,7 @@ def run_round(
         stage="backprompt_rounds",
     )
     out: dict[str, RoundStep | Undone] = {}
-    refined: dict[str, tuple[str, ModelCallRecord]] = {}
+    refined: dict[str, Reply] = {}
     for item, result in zip(failing, replies, strict=True):
         fault = call_fault(result)
         if fault is not None:
@@ -130,9 +132,10 @@ def run_round(
             continue
         suffix = f"_c{item.code_index}" if item.code_index else ""
         call = save_call(ctx, item.model, item.task.task_id, f"r{k}_refine{suffix}", result)
-        code = parse_code(result.text or "", item.task.entry_point).code
-        refined[item.key] = (code or "", call)
-    with_code = [i for i in failing if refined.get(i.key, ("", None))[0]]
+        parsed = parse_code(result.text or "", item.task.entry_point)
+        error = None if parsed.code else note_truncation(parsed.error or "no code in the response", call)
+        refined[item.key] = (parsed.code or "", call, error)
+    with_code = [i for i in failing if i.key in refined and refined[i.key][0]]
     bench = ctx.run_programs(
         [(refined[i.key][0], benchmark_specs(i.task)) for i in with_code], desc=f"round {k}: benchmark", generated=False
     )
@@ -151,7 +154,7 @@ def _step(
     k: int,
     state: ChainState,
     failures: list[Failure],
-    reply: tuple[str, ModelCallRecord] | None,
+    reply: Reply | None,
     run: ProgramRun | None,
 ) -> RoundStep:
     """The record of one chain's round k."""
@@ -168,10 +171,16 @@ def _step(
     if reply is None:  # nothing failed
         action: RoundAction = "stopped" if suite and ctx.config.refinement.stop_when_passing else "carried"
         return RoundStep(action=action, benchmark_after=state.passed, **base)  # type: ignore[arg-type]
-    code, call = reply
+    code, call, error = reply
     common = {**base, "feedback": combine_feedback([t for _, t in failures]), "call": call}
     if not code or run is None:
-        return RoundStep(action="no_code", benchmark_after=state.passed, transition="no_code", **common)  # type: ignore[arg-type]
+        return RoundStep(
+            action="no_code",
+            benchmark_after=state.passed,
+            transition="no_code",
+            parse_error=error or "no benchmark run",
+            **common,  # type: ignore[arg-type]
+        )
     suffix = f"_c{item.code_index}" if item.code_index else ""
     tid = item.task.task_id
     code_path = ctx.store.artifact(item.model, tid, f"rounds/r{k}/code{suffix}.py", code)
