@@ -182,6 +182,7 @@ def test_summary_has_every_per_round_number_with_definitions(rounds_run: tuple[P
     assert {r["pass_at_1"] for r in rows if r["benchmark"] == "humaneval"} == {0.5, 1.0, 0.0}
     assert rows == frame_records(per_round(load_results(run)))
     assert [r["suite_precision"] for r in rows if r["benchmark"] == "all" and r["round"] == 2] == [0.5]
+    assert {p.name for p in out.figures} >= {"rounds_pass_at_1.png", "rounds_pass_at_1.pdf"}
     table = out.tables[TABLE].read_text()
     assert "Simulated model: demo numbers, not evidence" in table and r"\toprule" in table
 

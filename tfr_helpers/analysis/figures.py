@@ -18,7 +18,7 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 
-from tfr_helpers.analysis import rq1, rq2, rq3  # noqa: E402
+from tfr_helpers.analysis import rounds, rq1, rq2, rq3  # noqa: E402
 from tfr_helpers.analysis.frames import pairs_frame  # noqa: E402
 from tfr_helpers.analysis.sources import real_note  # noqa: E402
 from tfr_helpers.analysis.stats import share_columns, wilson  # noqa: E402
@@ -144,8 +144,9 @@ def save_figures(results: Results, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     with sns.axes_style("whitegrid"):
-        for stem, plot in PLOTS.items():
-            fig, ax = plt.subplots(figsize=FIGSIZES[stem])
+        extra = {rounds.FIGURE: rounds.plot_rounds} if rounds.present(results) else {}  # runs with rounds only
+        for stem, plot in {**PLOTS, **extra}.items():
+            fig, ax = plt.subplots(figsize=FIGSIZES.get(stem, (5, 3.5)))
             plot(results, ax=ax)
             fig.tight_layout()
             for ext in ("png", "pdf"):

@@ -22,6 +22,8 @@ from tfr_helpers.rounds_records import RoundChain
 
 TABLE = "rounds_per_round"
 """Name of the LaTeX table (``analysis/rounds_per_round.tex``)."""
+FIGURE = "rounds_pass_at_1"
+"""Stem of the figure ``tfr analyze`` draws for runs with rounds (``analysis/figures/rounds_pass_at_1.png``)."""
 ALL = "all"
 """The benchmark label of rows pooling every benchmark of a coder."""
 PER_ROUND_COLUMNS = [
@@ -264,3 +266,8 @@ def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, 
     ax.set_title("Pass@1 per backprompting round")
     ax.legend(fontsize="small")
     return ax
+
+
+def plot_rounds(results: Results, ax: Any = None) -> Any:
+    """:func:`plot_pass_at_1_per_round` of one run (the figure ``tfr analyze`` saves as :data:`FIGURE`)."""
+    return plot_pass_at_1_per_round(per_round(results), ax=ax)
