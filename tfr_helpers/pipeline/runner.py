@@ -79,6 +79,8 @@ def _execute(
     but noted in ``ledger``, so a rerun retries it. Once the model client stopped (a wrong key, an unknown
     model, no quota) the remaining chunks are not attempted.
     """
+    if not items:  # nothing to do in this configuration (issue 15's stages by default): no progress line either
+        return []
     name = _checkpoint(stage)
     done = ctx.store.done_keys(name)
     pending = [item for item in items if item.key not in done]
