@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 from tests.consensus.matrices import build, truth
-from tfr_helpers.consensus.execute import OUTPUTS_SPEC, truth_of
+from tfr_helpers.consensus.execute import OUTPUTS_SPEC, matrix_root, truth_of
 from tfr_helpers.consensus.matrix import TaskMatrix, load_task, save_task, task_file
 from tfr_helpers.consensus.mbr_outputs import mbr_outputs_hard, mbr_outputs_soft
 from tfr_helpers.consensus.outputs import exposed_inputs, outputs_snippet
 from tfr_helpers.consensus.selection import task_pass_at_k
+from tfr_helpers.consensus.stored import stored_selection
 from tfr_helpers.errors import DataError
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 
@@ -124,13 +125,17 @@ def test_outputs_of_the_wrong_shape_are_refused():
 
 
 def test_a_stored_matrix_of_the_old_format_is_rebuilt_or_refused(tmp_path: Path):
-    save_task(tmp_path, OUT, OUT_TRUTH, "key")
-    path = task_file(tmp_path, OUT.task_id)
+    root = matrix_root(tmp_path, "ds", "packed")
+    root.mkdir(parents=True)
+    save_task(root, OUT, OUT_TRUTH, "key")
+    path = task_file(root, OUT.task_id)
     doc = json.loads(path.read_text())
-    assert load_task(tmp_path, OUT.task_id, "key") == (OUT, OUT_TRUTH)  # the current format loads
+    assert load_task(root, OUT.task_id, "key") == (OUT, OUT_TRUTH)  # the current format loads
+    assert stored_selection("ds", "packed", tmp_path) is not None
     doc["version"] = doc["matrix"]["version"] = 1
     del doc["matrix"]["inputs"], doc["matrix"]["outputs"]
     path.write_text(json.dumps(doc))
-    assert load_task(tmp_path, OUT.task_id, "key") is None  # `tfr select` rebuilds it
+    assert load_task(root, OUT.task_id, "key") is None  # `tfr select` rebuilds it
     with pytest.raises(DataError, match="format version 1 .* rerun `tfr select` to rebuild it"):
-        load_task(tmp_path, OUT.task_id)
+        load_task(root, OUT.task_id)
+    assert stored_selection("ds", "packed", tmp_path) is None  # notebook 03b: "not built", not a crash

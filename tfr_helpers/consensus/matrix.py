@@ -32,6 +32,10 @@ the whole program killed after ``0.1 * tests + 0.1`` s; a program whose packed r
 MATRIX_VERSION = 2
 
 
+class StaleMatrixError(DataError):
+    """A stored matrix of another format version (rerun ``tfr select`` to rebuild it)."""
+
+
 class TaskMatrix(BaseModel):
     """One task's execution matrix (reference-free).
 
@@ -200,12 +204,14 @@ def load_task(root: Path, task_id: str, fingerprint: str | None = None) -> tuple
         if fingerprint is not None and (doc.get("fingerprint") != fingerprint or doc.get("version") != MATRIX_VERSION):
             return None
         if isinstance(doc.get("version"), int) and doc["version"] != MATRIX_VERSION:
-            raise DataError(
+            raise StaleMatrixError(
                 f"{path}: a consensus matrix of format version {doc.get('version')} (this tfr reads "
                 f"{MATRIX_VERSION}, which adds the outputs matrix); rerun `tfr select` to rebuild it"
             )
         truth = TaskTruth.model_validate(doc["truth"]) if doc.get("truth") else None
         return TaskMatrix.model_validate(doc["matrix"]), truth
+    except StaleMatrixError:
+        raise
     except (ValueError, KeyError, TypeError) as exc:
         why = " ".join(str(exc).split())[:300]  # one line: pydantic's message spans several
         raise DataError(f"{path}: not a consensus matrix file ({why}); delete it to rebuild") from exc

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tfr_helpers.consensus.execute import matrix_root
-from tfr_helpers.consensus.matrix import Semantics, TaskMatrix, TaskTruth, load_task
+from tfr_helpers.consensus.matrix import Semantics, StaleMatrixError, TaskMatrix, TaskTruth, load_task
 from tfr_helpers.consensus.report import SelectionReport, selection_report
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -16,6 +16,9 @@ def stored_selection(
     dataset: str, semantics: Semantics = "packed", select_dir: Path | None = None, expected_tasks: int | None = None
 ) -> SelectionReport | None:
     """The selection report of a dataset's stored matrices, or None when they were not built (completely).
+
+    Matrices stored by an older ``tfr`` (another format version, e.g. without the outputs matrix) count as not
+    built: ``tfr select`` rebuilds them.
 
     Args:
         dataset: The replay dataset's name.
@@ -34,7 +37,10 @@ def stored_selection(
     truths: dict[str, TaskTruth] = {}
     for path in sorted(root.glob("*.json")):
         task_id = path.stem.replace("_", "/", 1)
-        stored = load_task(root, task_id)
+        try:
+            stored = load_task(root, task_id)
+        except StaleMatrixError:
+            return None
         if stored is None or stored[1] is None:
             return None
         matrices.append(stored[0])
