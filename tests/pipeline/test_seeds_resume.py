@@ -53,9 +53,11 @@ def baseline(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) 
 
 
 def step_keys(run_dir: Path) -> list[str]:
-    """The keys of one run directory's round-step checkpoint, in file order."""
-    path = run_dir / "checkpoints" / "round_steps.jsonl"
-    return [json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    """The keys of one run directory's round-step checkpoint (``round_steps_<config hash>.jsonl``), in file order."""
+    keys = []
+    for path in sorted(run_dir.glob("checkpoints/round_steps_*.jsonl")):
+        keys += [json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()]
+    return keys
 
 
 @pytest.mark.slow
