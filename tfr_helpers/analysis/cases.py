@@ -204,7 +204,9 @@ def write_refinement_cases(run_dir: Path | str, out: Path | str | None = None) -
     Raises:
         RunDirError: If ``results.json`` is missing or invalid.
     """
-    run = Path(run_dir)
+    from tfr_helpers.pipeline.seeds import shown_run
+
+    run = shown_run(run_dir)  # a multi-seed run: its first seed's attempts and artifacts, listed at its top level
     results = load_results(run)
-    target = Path(out) if out is not None else run / "refinement_cases.md"
+    target = Path(out) if out is not None else Path(run_dir) / "refinement_cases.md"
     return atomic_write_text(target.resolve(), render_refinement_cases(results, run.resolve(), target.resolve()))
