@@ -16,6 +16,7 @@ from typing import get_args
 import ipywidgets as W
 
 from tfr_helpers.analysis.sources import real_note
+from tfr_helpers.pipeline.seeds import shown_run
 from tfr_helpers.records import Decision, Transition
 from tfr_helpers.views.cases import ALL, Attempt, Filters, build_attempts, strategies
 from tfr_helpers.views.progress import results_so_far
@@ -42,7 +43,7 @@ class CaseBrowser:
     """
 
     def __init__(self, run_dir: str | Path, max_panes: int = 100) -> None:
-        self.run_dir = Path(run_dir)
+        self.run_dir = shown_run(run_dir)  # a multi-seed run: its first seed's attempts and artifacts (docs/seeds.md)
         self.max_panes = max_panes
         self.results = results_so_far(self.run_dir)
         self.attempts: list[Attempt] = build_attempts(self.results)
