@@ -124,3 +124,30 @@ def test_a_dataset_naming_a_task_the_benchmark_lacks_is_one_error(tmp_path: Path
     with pytest.raises(DataError, match=r"names tasks humaneval lacks: \['HumanEval/999'\]; use the benchmark's own"):
         build_matrices(foreign, tmp_path, "single", workers=1)
     assert not any(tmp_path.rglob("*.json"))  # refused before anything ran or was stored
+
+
+def test_a_run_that_lost_an_outcome_is_rerun_once_then_refused():
+    from tfr_helpers.consensus.execute import rerun_short
+    from tfr_helpers.errors import SandboxError
+    from tfr_helpers.records import Isolation, ProgramRun, TestOutcome
+
+    isolation = Isolation(network="none", uid_drop=False)
+
+    def run(n: int) -> ProgramRun:
+        return ProgramRun(outcomes=[TestOutcome(name=f"t{i}", status="passed") for i in range(n)], isolation=isolation)
+
+    class Fake:
+        def __init__(self, n: int) -> None:
+            self.n, self.calls = n, 0
+
+        def run(self, program, specs, limits):
+            self.calls += 1
+            return run(self.n)
+
+    specs = [TestSpec(f"t{j}", f"def test_{j}():\n    assert f(1) == 2\n", "function") for j in range(3)]
+    jobs = [("p0", specs, Limits()), ("p1", specs, Limits())]
+    good = Fake(3)
+    fixed = rerun_short(good, jobs, [run(3), run(2)])
+    assert [len(r.outcomes) for r in fixed] == [3, 3] and good.calls == 1  # only the short run ran again
+    with pytest.raises(SandboxError, match="reported 2 outcomes for 3 tests twice"):
+        rerun_short(Fake(2), jobs, [run(3), run(2)])
