@@ -43,6 +43,20 @@ def test_the_study_stages_are_unaffected_by_screening_only() -> None:
     assert "generate_codes" in blocked["seed"] and "evaluate_code_test_pairs" in blocked["sandbox.timeout_s"]
 
 
+def test_turning_on_rounds_or_the_oracle_arm_keeps_the_seed_study_records() -> None:
+    stages = list(registered_stages())
+    held = {s.checkpoint for s in stages if s.name in (*STUDY, "evaluate_refined_codes")}  # a finished seed study
+    assert len(held) == 6
+    parts = ["refinement.rounds", "refinement.oracle_repair", "refinement.round_tests"]
+    blocked = fp.blocking_stages(parts, stages, lambda name: name in held)
+    assert blocked == {part: [] for part in parts}
+    # the arms' own records do depend on their own settings
+    oracle = [s for s in stages if s.name.startswith("oracle_")]
+    assert oracle and fp.blocking_stages(["refinement.oracle_repair"], oracle, lambda name: True)[
+        "refinement.oracle_repair"
+    ] == [s.name for s in oracle]
+
+
 def test_bind_config_rebinds_a_safe_change_and_records_it(tmp_path: Path) -> None:
     RunStore(tmp_path).bind_config({"screening": ["a"]}, "hash-a", {"screening": '["a"]', "seed": "0"})
     no_blockers = lambda parts: {part: [] for part in parts}  # noqa: E731

@@ -14,7 +14,7 @@ from tfr_helpers.pipeline.classify import case_of, cause_of, reliability_of
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.feedback import build_feedback
 from tfr_helpers.pipeline.pair_runs import PairRuns, run_pairs, unique_tests
-from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.stages import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedCode,
@@ -189,6 +189,6 @@ register_stage(
         "test_execution_feedback",
         lambda r: f"{r.model}|{r.task_id}",
         sandboxed=True,
-        unaffected_by=("screening",),
+        unaffected_by=SEED_STUDY_UNAFFECTED_BY,
     )
 )

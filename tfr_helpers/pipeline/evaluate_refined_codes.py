@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.pair_runs import benchmark_specs, test_spec
-from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.stages import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedTest,
@@ -121,6 +121,6 @@ register_stage(
         "refined_evaluations",
         lambda r: r.feedback_id,
         sandboxed=True,
-        unaffected_by=("screening",),  # every feedback is refined and evaluated, whatever the screening
+        unaffected_by=SEED_STUDY_UNAFFECTED_BY,  # every feedback is refined and evaluated, whatever the screening
     )
 )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, CallResult, RunContext, task_variables
-from tfr_helpers.pipeline.stages import Stage, StageRecords, register_stage
+from tfr_helpers.pipeline.stages import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, register_stage
 from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
 from tfr_helpers.records import GeneratedCode, Task
 
@@ -98,6 +98,6 @@ register_stage(
         code_items,
         "generated_codes",
         lambda r: f"{r.model}|{r.task_id}",
-        unaffected_by=("screening",),
+        unaffected_by=SEED_STUDY_UNAFFECTED_BY,
     )
 )

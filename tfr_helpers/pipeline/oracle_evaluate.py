@@ -15,7 +15,7 @@ from tfr_helpers.pipeline.oracle_refine import repaired_test
 from tfr_helpers.pipeline.oracle_repair import repaired_spec
 from tfr_helpers.pipeline.pair_runs import benchmark_specs
 from tfr_helpers.pipeline.results_io import register_record_type
-from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.stages import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedTest,
@@ -123,6 +123,6 @@ register_stage(
         "oracle_refined_evaluations",
         lambda r: r.feedback_id,
         sandboxed=True,
-        unaffected_by=("screening",),  # every unreliable EBT feedback is in the arm, whatever the screening
+        unaffected_by=ORACLE_ARM_UNAFFECTED_BY,  # every unreliable EBT feedback is in the arm, whatever the screening
     )
 )

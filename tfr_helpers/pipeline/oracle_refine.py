@@ -16,7 +16,7 @@ from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
 from tfr_helpers.pipeline.refine_codes import RefineJob
 from tfr_helpers.pipeline.results_io import register_record_type
-from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.stages import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
 from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
 from tfr_helpers.records import GeneratedCode, GeneratedTest, OracleRefinement, RepairedTest, sample_suffix
 
@@ -105,6 +105,6 @@ register_stage(  # every repaired feedback is refined, whatever the screening
         oracle_refine_items,
         "oracle_refined_codes",
         lambda r: r.feedback_id,
-        unaffected_by=("screening",),
+        unaffected_by=ORACLE_ARM_UNAFFECTED_BY,
     )
 )

@@ -25,7 +25,7 @@ from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.feedback import build_feedback
 from tfr_helpers.pipeline.oracle_rewrite import ineligible, repair_source
 from tfr_helpers.pipeline.results_io import register_record_type
-from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.stages import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
 from tfr_helpers.records import (
     GeneratedCode,
     GeneratedTest,
@@ -201,6 +201,6 @@ register_stage(
         "oracle_repaired_tests",
         lambda r: r.feedback_id,
         sandboxed=True,
-        unaffected_by=("screening",),  # every unreliable EBT feedback is in the arm, whatever the screening
+        unaffected_by=ORACLE_ARM_UNAFFECTED_BY,  # every unreliable EBT feedback is in the arm, whatever the screening
     )
 )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
-from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.stages import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
 from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
 from tfr_helpers.records import Feedback, GeneratedCode, GeneratedTest, PairEvaluation, Refinement, Task, sample_suffix
 
@@ -94,6 +94,6 @@ register_stage(  # every test-fail feedback is refined, whatever the screening d
         refine_items,
         "refined_codes",
         lambda r: r.feedback_id,
-        unaffected_by=("screening",),
+        unaffected_by=SEED_STUDY_UNAFFECTED_BY,
     )
 )

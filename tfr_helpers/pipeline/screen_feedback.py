@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from tfr_helpers.pipeline import coverage
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import RunContext
-from tfr_helpers.pipeline.stages import Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.stages import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
 from tfr_helpers.pipeline.strategies import ScreeningItem, Verdict, resolve_strategy
 from tfr_helpers.pipeline.undone import Undone, call_fault
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, ScreeningDecision, sample_suffix
@@ -87,6 +87,6 @@ register_stage(  # a decision is keyed by its strategy: another screening list r
         screen_items,
         "screening_results",
         lambda r: f"{r.strategy}|{r.feedback_id}",
-        unaffected_by=("screening",),
+        unaffected_by=SEED_STUDY_UNAFFECTED_BY,
     )
 )

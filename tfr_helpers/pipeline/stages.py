@@ -48,6 +48,15 @@ BUILTIN_MODULES = (
 """The modules of the seven stages of the study; importing one registers its stage."""
 
 
+SEED_STUDY_UNAFFECTED_BY = ("screening", "refinement")
+"""Keys the seed study's six checkpointed stages never read: every feedback is refined whatever the screening
+(a screening strategy's decisions are items of their own), and the rounds and the oracle-repaired arm are stages of
+their own, so turning them on in a finished run keeps its records."""
+
+ORACLE_ARM_UNAFFECTED_BY = ("screening", "refinement.rounds", "refinement.round_tests", "refinement.stop_when_passing")
+"""Keys the oracle-repaired arm's stages never read (it takes every unreliable EBT feedback of round 1)."""
+
+
 @dataclass(frozen=True)
 class Stage:
     """One pipeline stage.
