@@ -18,7 +18,7 @@ from tfr_helpers.pipeline.seeds import seed_dir
 from .conftest import results_json
 from .test_resume import tfr_stage_all
 
-SEEDS = [0, 1]
+SEEDS = [0, 1, 2]  # the acceptance: rounds 3, seeds [0, 1, 2], killed in round 2 (of the second seed)
 PARAMS: dict[str, Any] = {
     "run_name": "seeds_resume",
     "benchmarks": ["humaneval", "mbpp"],
