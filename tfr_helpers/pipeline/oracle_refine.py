@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tfr_helpers.pipeline import coverage
-from tfr_helpers.pipeline._artifacts import save_call
-from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
-from tfr_helpers.pipeline.refine_codes import RefineJob
+from tfr_helpers.pipeline.context import RunContext
+from tfr_helpers.pipeline.refine_codes import RefineJob, request_refinements
 from tfr_helpers.pipeline.results_io import register_record_type
 from tfr_helpers.pipeline.stages import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
-from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
-from tfr_helpers.records import GeneratedCode, GeneratedTest, OracleRefinement, RepairedTest, sample_suffix
+from tfr_helpers.pipeline.undone import Undone
+from tfr_helpers.records import GeneratedCode, GeneratedTest, OracleRefinement, RepairedTest
 
 STAGE = "oracle_refine_codes"
 
@@ -39,41 +38,9 @@ def oracle_refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Ora
         One :class:`OracleRefinement` per job (``code`` None when the response held no usable code), or
         :class:`Undone` when the call got no reply.
     """
-    from tfr_helpers.models import parse_code
-
-    jobs = [
-        CallJob(
-            item.refiner,
-            "refiner",
-            "refine",
-            {**task_variables(item.task), "code": item.code, "feedback": item.feedback.text},
-            item.task,
-        )
-        for item in items
-    ]
-    out: list[OracleRefinement | Undone] = []
-    for item, result in zip(items, ctx.call_models(jobs, stage=STAGE), strict=True):
-        fault = call_fault(result)
-        if fault is not None:
-            out.append(Undone(item.key, fault))
-            continue
-        stem = f"{item.test.kind}_{item.test.index}" + sample_suffix(item.feedback.feedback_id)
-        task_id = item.task.task_id
-        call = save_call(ctx, item.model, task_id, f"oracle_refine_{stem}", result)
-        parsed = parse_code(result.text or "", item.task.entry_point)
-        path = ctx.store.artifact(item.model, task_id, f"oracle/{stem}_refined.py", parsed.code) if parsed.code else None
-        out.append(
-            OracleRefinement(
-                feedback_id=item.feedback.feedback_id,
-                model=item.model,
-                task_id=task_id,
-                code=parsed.code,
-                parse_error=None if parsed.code else note_truncation(parsed.error or "no code in the response", call),
-                call=call,
-                code_path=path,
-            )
-        )
-    return out
+    return request_refinements(
+        items, ctx, STAGE, OracleRefinement, lambda stem: (f"oracle_refine_{stem}", f"oracle/{stem}_refined.py")
+    )
 
 
 def oracle_refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJob]:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from tfr_helpers.pipeline._artifacts import save_call
 from tfr_helpers.pipeline.context import CallJob, RunContext, task_variables
 from tfr_helpers.pipeline.stages import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
 from tfr_helpers.pipeline.undone import Undone, call_fault, note_truncation
 from tfr_helpers.records import Feedback, GeneratedCode, GeneratedTest, PairEvaluation, Refinement, Task, sample_suffix
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,30 @@ def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement
         One :class:`Refinement` per job (``code`` None when the response held no usable code), or
         :class:`Undone` when the call got no reply.
     """
+    return request_refinements(
+        items, ctx, "refine_codes", Refinement, lambda stem: (f"refine_{stem}", f"refinements/{stem}.py")
+    )
+
+
+def request_refinements(
+    items: Sequence[RefineJob],
+    ctx: RunContext,
+    stage: str,
+    record: Callable[..., R],
+    names: Callable[[str], tuple[str, str]],
+) -> list[R | Undone]:
+    """The refinement requests of ``items`` (template ``refine``: the task's view, the code, the feedback text).
+
+    Args:
+        items: The jobs.
+        ctx: The run context.
+        stage: The stage the calls are logged under.
+        record: The record built from each reply (``Refinement`` or an arm's own, with the same fields).
+        names: ``names(stem) -> (call artifact name, refined code artifact path)`` for a test's stem.
+
+    Returns:
+        One record per job, or :class:`Undone` when the call got no reply.
+    """
     from tfr_helpers.models import parse_code
 
     jobs = [
@@ -52,19 +79,19 @@ def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement
         )
         for item in items
     ]
-    out: list[Refinement | Undone] = []
-    for item, result in zip(items, ctx.call_models(jobs, stage="refine_codes"), strict=True):
+    out: list[R | Undone] = []
+    for item, result in zip(items, ctx.call_models(jobs, stage=stage), strict=True):
         fault = call_fault(result)
         if fault is not None:
             out.append(Undone(item.key, fault))
             continue
-        stem = f"{item.test.kind}_{item.test.index}" + sample_suffix(item.feedback.feedback_id)
+        call_name, code_path = names(f"{item.test.kind}_{item.test.index}" + sample_suffix(item.feedback.feedback_id))
         task_id = item.task.task_id
-        call = save_call(ctx, item.model, task_id, f"refine_{stem}", result)
+        call = save_call(ctx, item.model, task_id, call_name, result)
         parsed = parse_code(result.text or "", item.task.entry_point)
-        path = ctx.store.artifact(item.model, task_id, f"refinements/{stem}.py", parsed.code) if parsed.code else None
+        path = ctx.store.artifact(item.model, task_id, code_path, parsed.code) if parsed.code else None
         out.append(
-            Refinement(
+            record(
                 feedback_id=item.feedback.feedback_id,
                 model=item.model,
                 task_id=task_id,
