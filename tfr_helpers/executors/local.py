@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -24,13 +25,15 @@ class LocalExecutor:
     def __init__(self, limits: Limits, workers: int | None = None, preload: tuple[str, ...] | None = None) -> None:
         self._limits, self._workers, self._preload = limits, workers, preload
         self._sandbox: Sandbox | None = None
+        self._lock = threading.Lock()
 
     def run_many(self, jobs: Sequence[Job], desc: str, limits: Limits) -> list[ProgramRun]:
         """Run ``jobs`` in the local sandbox; results in input order."""
-        if self._sandbox is None:
-            from tfr_helpers.sandbox import Sandbox
+        with self._lock:  # batches may come from several threads (overlapping chunks)
+            if self._sandbox is None:
+                from tfr_helpers.sandbox import Sandbox
 
-            self._sandbox = Sandbox(self._limits, workers=self._workers, preload=self._preload)
+                self._sandbox = Sandbox(self._limits, workers=self._workers, preload=self._preload)
         return list(self._sandbox.run_many(jobs, progress=False, desc=desc, limits=limits))
 
     def close(self) -> None:

@@ -18,10 +18,14 @@ __all__ = [
     "ProviderReply",
     "SamplingParams",
     "TaskLookup",
+    "VerdictLookup",
 ]
 
 TaskLookup = Callable[[str], Task]
 """Privileged: task id -> the full task, reference solution and benchmark tests included (raises KeyError)."""
+VerdictLookup = Callable[[str, str], "bool | None"]
+"""``(reference, test source) -> whether the reference passed that test`` as the study measured it (None: not
+measured): granted with the task lookup, to the simulated judge only (its ground truth)."""
 
 
 @dataclass(frozen=True)

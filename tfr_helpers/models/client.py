@@ -15,7 +15,15 @@ from typing import Any, TypeVar
 
 from tqdm.auto import tqdm
 
-from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, TaskLookup
+from tfr_helpers.models.base import (
+    ModelRequest,
+    ModelSpec,
+    Provider,
+    ProviderReply,
+    SamplingParams,
+    TaskLookup,
+    VerdictLookup,
+)
 from tfr_helpers.models.budget import Budget, reservation
 from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components
 from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls, read_call_log, scrub
@@ -77,6 +85,8 @@ class ModelClient:
             (the simulated model); every other provider sees only the request's task view.
         budget_usd: A spending cap for the run (:mod:`.budget`): a call that could pass it is not sent and
             stops the client like a fatal reply; spending already logged in ``run_dir`` counts against it.
+        verdicts: Privileged lookup of the reference's measured verdict on a test (``(reference, test source)
+            -> passed``, None when not measured), granted with ``tasks``: the simulated judge's ground truth.
 
     The simulated provider bypasses the response cache (it is deterministic and free, and caching it would
     hide changes to the simulator); so do replayed generations (``replayed``: read from files whose content the
@@ -92,9 +102,11 @@ class ModelClient:
         run_dir: Path | None = None,
         tasks: TaskLookup | None = None,
         budget_usd: float | None = None,
+        verdicts: VerdictLookup | None = None,
     ) -> None:
         self.settings = settings or ModelSettings()
         self._tasks = tasks
+        self._verdicts = verdicts
         self.run_dir = Path(run_dir) if run_dir is not None else None
         self._log = CallLog(self.run_dir) if self.run_dir is not None else None
         self._cache = ResponseCache(self.settings.resolved_cache_dir())
@@ -117,6 +129,9 @@ class ModelClient:
                 self._providers[key] = make_provider(name, self.settings)
                 if self._providers[key].needs_reference and self._tasks is not None:
                     self._providers[key].grant_tasks(self._tasks)  # the simulated model only
+                    grant_verdicts = getattr(self._providers[key], "grant_verdicts", None)
+                    if grant_verdicts is not None and self._verdicts is not None:
+                        grant_verdicts(self._verdicts)
                 self._semaphores[key] = asyncio.Semaphore(self.settings.concurrency_for(name))
             return self._providers[key], self._semaphores[key]
 

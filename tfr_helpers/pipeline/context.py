@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +86,10 @@ class RunContext:
     """The executor of sandbox batches (``tfr_helpers.executors``), started on first use."""
     _client: Any = None
     _exec_cache: Any = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    """Guards the lazily made executor and cache and the sandbox counters (chunks may run in threads)."""
+    _verdicts: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False)
+    """(reference, stripped test source) -> the reference passed it in RQ1 (see :meth:`measured_verdicts`)."""
 
     # sandbox ------------------------------------------------------------------------------------
     def limits(self, generated: bool, rerun: bool = False) -> Any:
@@ -137,29 +142,41 @@ class RunContext:
             return []
         from tfr_helpers.sandbox.cache import ExecutionCache
 
-        if self._exec_cache is None:
-            self._exec_cache = ExecutionCache()
+        with self._lock:
+            if self._exec_cache is None:
+                self._exec_cache = ExecutionCache()
         cache = self._exec_cache
-        before = (cache.stats.hits, cache.stats.misses)
         limits = self.limits(generated, rerun)
         context = json.dumps({"preload": self.preload(), "root": os.geteuid() == 0})
         runs = cache.run_many(jobs, limits, lambda todo: self._execute(todo, desc, limits), context=context, use=not rerun)
-        self.counters.exec_cache_hits += cache.stats.hits - before[0]
-        self.counters.exec_cache_misses += cache.stats.misses - before[1]
+        with self._lock:  # this context is the cache's only user: its totals are this run's
+            self.counters.exec_cache_hits = cache.stats.hits
+            self.counters.exec_cache_misses = cache.stats.misses
         return runs
 
     def _execute(self, jobs: list[tuple[str, Sequence[Any]]], desc: str, limits: Any) -> list[ProgramRun]:
         """Run ``jobs`` on the configured executor (``concurrency.executor``; started on first use)."""
-        if self._sandbox is None:
-            from tfr_helpers.executors import make_executor
+        with self._lock:
+            if self._sandbox is None:
+                from tfr_helpers.executors import make_executor
 
-            c = self.config.concurrency
-            self._sandbox = make_executor(
-                c.executor, self.limits(generated=False), c.sandbox_workers, self.preload(), c.ray_address
-            )
+                c = self.config.concurrency
+                self._sandbox = make_executor(
+                    c.executor, self.limits(generated=False), c.sandbox_workers, self.preload(), c.ray_address
+                )
         runs = self._sandbox.run_many(jobs, desc, limits)
-        self.counters.sandbox_runs += len(jobs)
+        with self._lock:
+            self.counters.sandbox_runs += len(jobs)
         return runs
+
+    def measured_verdicts(self, verdicts: Iterable[tuple[str, str, bool]]) -> None:
+        """Note RQ1's ``(reference, test source, reference passed)``: the ground truth the simulated judge is
+        granted (privileged, like the full tasks) instead of running each test on the reference again."""
+        for reference, source, passed in verdicts:
+            self._verdicts.setdefault((reference, source.strip()), passed)
+
+    def _measured(self, reference: str, source: str) -> bool | None:
+        return self._verdicts.get((reference, source.strip()))
 
     # models -------------------------------------------------------------------------------------
     def client(self) -> Any:
@@ -173,6 +190,7 @@ class RunContext:
                 self.store.root,
                 self.tasks.__getitem__,
                 budget_usd=self.config.budget_usd,
+                verdicts=self._measured,
             )
         return self._client
 

@@ -190,5 +190,6 @@ register_stage(
         lambda r: f"{r.model}|{r.task_id}",
         sandboxed=True,
         unaffected_by=SEED_STUDY_UNAFFECTED_BY,
+        parallel_chunks=True,
     )
 )

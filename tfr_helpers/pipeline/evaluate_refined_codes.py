@@ -122,5 +122,6 @@ register_stage(
         lambda r: r.feedback_id,
         sandboxed=True,
         unaffected_by=SEED_STUDY_UNAFFECTED_BY,  # every feedback is refined and evaluated, whatever the screening
+        parallel_chunks=True,
     )
 )

@@ -124,5 +124,6 @@ register_stage(
         lambda r: r.feedback_id,
         sandboxed=True,
         unaffected_by=ORACLE_ARM_UNAFFECTED_BY,  # every unreliable EBT feedback is in the arm, whatever the screening
+        parallel_chunks=True,
     )
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from tfr_helpers.pipeline.store import RunStore
 from tfr_helpers.pipeline.summary import RunSummary, summarize
 from tfr_helpers.pipeline.tasks import select_tasks
 from tfr_helpers.pipeline.undone import Ledger, RunIncomplete, Undone
+from tfr_helpers.sandbox.pool import pool_mode
 
 log = logging.getLogger(__name__)
 
@@ -55,11 +57,11 @@ def _chunk_size(ctx: RunContext, stage: str) -> int:
     if ctx.config.concurrency.checkpoint_every:
         return ctx.config.concurrency.checkpoint_every
     if _registry()[stage].sandboxed:
-        # every chunk ends in a barrier (its sandbox batches wait for their slowest program while the other
-        # workers idle): large chunks make few barriers (TFR_SANDBOX_POOLS=old: the former 8 per worker)
-        from tfr_helpers.sandbox.pool import pool_mode
-
-        return (8 if pool_mode() == "old" else 64) * (ctx.config.concurrency.sandbox_workers or 2)
+        # a chunk ends in a barrier (its sandbox batches wait for their slowest program): chunks of a
+        # parallel_chunks stage overlap, so theirs cost nothing and small chunks balance the stage's tail; others
+        # make few barriers with large chunks (TFR_SANDBOX_POOLS=old: the former 8 per worker, one at a time)
+        per_worker = 8 if pool_mode() == "old" else 16 if _in_flight(ctx, stage) else 64
+        return per_worker * (ctx.config.concurrency.sandbox_workers or 2)
     if any(ctx.config.model_settings.batch.values()):  # one provider batch for the stage, not one per chunk
         return 1_000_000_000
     return 4 * ctx.config.concurrency.model_calls
@@ -77,7 +79,8 @@ def _execute(
 
     Faults are not results: an item answered with :class:`Undone` (its call got no reply) is not checkpointed
     but noted in ``ledger``, so a rerun retries it. Once the model client stopped (a wrong key, an unknown
-    model, no quota) the remaining chunks are not attempted.
+    model, no quota) the remaining chunks are not attempted. A stage with ``parallel_chunks`` runs up to
+    :func:`chunks_in_flight` chunks at once on the local executor; each is checkpointed as soon as it is done.
     """
     if not items:  # nothing to do in this configuration (issue 15's stages by default): no progress line either
         return []
@@ -85,21 +88,92 @@ def _execute(
     done = ctx.store.done_keys(name)
     pending = [item for item in items if item.key not in done]
     size = _chunk_size(ctx, stage)
+    chunks = [pending[start : start + size] for start in range(0, len(pending), size)]
     bar = tqdm(total=len(pending), desc=stage, disable=not progress or not pending, leave=False)
     with bar, StageProgress(ctx, stage, len(items), len(items) - len(pending)) as live:
-        for start in range(0, len(pending), size):
-            chunk = pending[start : start + size]
-            ledger.stop = ledger.stop or ctx.model_stop()
-            if ledger.stop:
-                for item in chunk:
-                    ledger.add(stage, item, "not attempted: the run stopped")
-                continue
-            _checkpoint_chunk(ctx, stage, chunk, fn(chunk, ctx), ledger)
+
+        def finished(chunk: Sequence[Any], out: list[Any]) -> None:
+            _checkpoint_chunk(ctx, stage, chunk, out, ledger)
             live.advance(len(chunk))
             bar.set_postfix_str(live.postfix(), refresh=False)
             bar.update(len(chunk))
+
+        if _in_flight(ctx, stage) and len(chunks) > 1:
+            _run_in_flight(ctx, fn, chunks, finished)
+        else:
+            for chunk in chunks:
+                ledger.stop = ledger.stop or ctx.model_stop()
+                if ledger.stop:
+                    for item in chunk:
+                        ledger.add(stage, item, "not attempted: the run stopped")
+                    continue
+                finished(chunk, fn(chunk, ctx))
     ledger.stop = ledger.stop or ctx.model_stop()
     return _load(ctx, stage, items, ledger, ran=True)
+
+
+def _in_flight(ctx: RunContext, stage: str) -> bool:
+    """Whether the stage's chunks overlap: ``parallel_chunks`` on the local executor (Ray actors take one batch
+    at a time) with the default pools (``TFR_SANDBOX_POOLS=old`` keeps the former one chunk at a time)."""
+    local = ctx.config.concurrency.executor == "local" and pool_mode() != "old"
+    return _registry()[stage].parallel_chunks and local and chunks_in_flight() > 1
+
+
+def chunks_in_flight() -> int:
+    """``TFR_CHUNKS_IN_FLIGHT`` (default :data:`CHUNKS_IN_FLIGHT`; 1 runs one chunk at a time)."""
+    value = os.environ.get("TFR_CHUNKS_IN_FLIGHT", "").strip()
+    if not value:
+        return CHUNKS_IN_FLIGHT
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigError(f"TFR_CHUNKS_IN_FLIGHT={value!r}: use a whole number of at least 1 (1: one chunk at a time)")
+    return int(value)
+
+
+CHUNKS_IN_FLIGHT = 4
+"""Chunks of a ``parallel_chunks`` stage running at once: while one waits on its slowest program (a timeout, a
+BigCodeBench test that sleeps, the reference reruns that follow its first runs), the others keep the workers busy.
+The sandbox still runs at most one CPU-bound program per worker (:class:`tfr_helpers.sandbox.Sandbox`)."""
+
+
+def _run_in_flight(
+    ctx: RunContext,
+    fn: Callable[[Sequence[Any], RunContext], list[Any]],
+    chunks: list[list[Any]],
+    finished: Callable[[Sequence[Any], list[Any]], None],
+) -> None:
+    """Run chunks :func:`chunks_in_flight` at a time; ``finished`` (this thread) checkpoints each as it completes.
+
+    A chunk that raises stops new chunks from starting; those in flight finish and are checkpointed, then the
+    error is raised (a rerun resumes from what was recorded)."""
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+    todo = iter(chunks)
+    running: dict[Future[list[Any]], list[Any]] = {}
+    error: BaseException | None = None
+    in_flight = chunks_in_flight()
+    with ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="tfr-chunk") as pool:
+
+        def submit() -> None:
+            chunk = next(todo, None)
+            if chunk is not None:
+                running[pool.submit(fn, chunk, ctx)] = chunk
+
+        for _ in range(in_flight):
+            submit()
+        while running:
+            ready, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in ready:
+                chunk = running.pop(future)
+                try:
+                    out = future.result()
+                except BaseException as exc:  # noqa: BLE001 - re-raised once the chunks in flight are recorded
+                    error = error or exc
+                    continue
+                finished(chunk, out)
+                if error is None:
+                    submit()
+    if error is not None:
+        raise error
 
 
 def _checkpoint_chunk(ctx: RunContext, stage: str, chunk: Sequence[Any], out: list[Any], ledger: Ledger) -> None:

@@ -75,6 +75,9 @@ class Stage:
             under it) whose change leaves this stage's recorded records valid: records of items the new value
             no longer yields are simply not loaded. A run directory accepts a change of such a part
             (:func:`tfr_helpers.pipeline.fingerprint.blocking_stages`); by default a stage depends on every part.
+        parallel_chunks: True when chunks may run concurrently: a sandboxed stage whose chunk function only runs
+            programs and builds records (no model calls; no files but its own items' artifacts), so a chunk waiting
+            on its slowest program never leaves a worker idle (:data:`tfr_helpers.pipeline.runner.CHUNKS_IN_FLIGHT`).
     """
 
     name: str
@@ -85,6 +88,7 @@ class Stage:
     output_key: Callable[[Any], str] = str
     sandboxed: bool = False
     unaffected_by: tuple[str, ...] = ()
+    parallel_chunks: bool = False
 
 
 _REGISTRY: dict[str, Stage] = {}

@@ -170,22 +170,24 @@ class ExecutionCache:
         if not jobs:
             return []
         if not (self.enabled and use):
-            self.stats.misses += len(jobs)
+            with self._lock:
+                self.stats.misses += len(jobs)
             return list(execute(list(jobs)))
         keys = [job_key(p, t, limits, context) for p, t in jobs]
         found: dict[str, ProgramRun] = {}
         todo: dict[str, Job] = {}
         for key, job in zip(keys, jobs, strict=True):
             if key in found or key in todo:
-                self.stats.deduplicated += 1
                 continue
             run = self.get(key)
             if run is not None:
                 found[key] = run
-                self.stats.hits += 1
             else:
                 todo[key] = job
-                self.stats.misses += 1
+        with self._lock:  # batches may come from several threads
+            self.stats.deduplicated += len(keys) - len(found) - len(todo)
+            self.stats.hits += len(found)
+            self.stats.misses += len(todo)
         if todo:
             for key, run in zip(todo, execute(list(todo.values())), strict=True):
                 found[key] = run

@@ -246,6 +246,9 @@ class Sandbox:
         self.limits = limits or Limits()
         self.n_workers = max(1, workers or os.cpu_count() or 1)
         self.wait_slots = WAIT_FACTOR * self.n_workers if pool_mode() == "auto" else 0
+        # at most n_workers CPU-bound programs at once, whichever kind of worker runs them and however many
+        # threads submit (overlapping batches): more would only slow each down toward its wall-clock timeout
+        self._cores = threading.BoundedSemaphore(self.n_workers)
         self._preload = preload
         self._prefix, warnings = _network_prefix()
         uid_drop = drop_uid and os.geteuid() == 0
@@ -348,15 +351,22 @@ class Sandbox:
         job = self._job(program, tests, limits)
         budget = limits.timeout_s * (len(tests) + 2) * 20 + 120
         pool = self._pool_for(program, tests)
-        handle = pool.get()
+        core = None if pool.grow else self._cores  # waiting workers hold no core
+        if core is not None:
+            core.acquire()
         try:
-            reply = handle.request(job, budget)
-            if reply is None or "worker_error" in reply:
-                handle = pool.replace(handle)
-                reason = (reply or {}).get("worker_error", "the sandbox worker died or hung (killed by the program?)")
-                return self._failed_run(tests, reason)
+            handle = pool.get()
+            try:
+                reply = handle.request(job, budget)
+                if reply is None or "worker_error" in reply:
+                    handle = pool.replace(handle)
+                    reason = (reply or {}).get("worker_error", "the sandbox worker died or hung (killed by the program?)")
+                    return self._failed_run(tests, reason)
+            finally:
+                pool.idle.put(handle)
         finally:
-            pool.idle.put(handle)
+            if core is not None:
+                core.release()
         return ProgramRun(
             outcomes=[TestOutcome(**o) for o in reply["outcomes"]],
             load_error=TestOutcome(**reply["load_error"]) if reply["load_error"] else None,

@@ -8,7 +8,15 @@ import random
 import threading
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, TaskLookup
+from tfr_helpers.models.base import (
+    ModelRequest,
+    ModelSpec,
+    Provider,
+    ProviderReply,
+    SamplingParams,
+    TaskLookup,
+    VerdictLookup,
+)
 from tfr_helpers.models.sim.ebt import write_ebts
 from tfr_helpers.models.sim.feedback import test_source
 from tfr_helpers.models.sim.judge import judge_answer
@@ -57,10 +65,15 @@ class SimProvider(Provider):
         self.options: SimRates = validate_options(dict(options))
         self._verdicts: dict[str, bool] = {}
         self._tasks: TaskLookup | None = None
+        self._measured: VerdictLookup | None = None
 
     def grant_tasks(self, lookup: TaskLookup) -> None:
         """Receive the privileged full-task lookup from the model client (see the package docstring)."""
         self._tasks = lookup
+
+    def grant_verdicts(self, lookup: VerdictLookup) -> None:
+        """Receive the study's measured reference verdicts (RQ1): the judge's ground truth without running again."""
+        self._measured = lookup
 
     def _full_task(self, view: TaskView) -> Task:
         """The full task behind a request's view (privileged: reference and benchmark tests included).
@@ -134,11 +147,17 @@ class SimProvider(Provider):
         return code_answer(model, code, f"Here is an implementation of {task.entry_point}")
 
     async def _reliable(self, task: Task, feedback: str) -> bool | None:
-        """Ground truth for the judge: does the reference pass the feedback's test? (cached per test)."""
+        """Ground truth for the judge: does the reference pass the feedback's test? (cached per test).
+
+        The study's own measurement when it has one (the pipeline grants its RQ1 verdicts: the same label the
+        analysis scores the judge against, at no extra run), else the oracle runs the test on the reference."""
         test = _locked(test_source, feedback)
         if test is None:
             return None
         key = hashlib.sha256(f"{task.reference}\0{test}".encode()).hexdigest()
         if key not in self._verdicts:
-            self._verdicts[key] = await asyncio.to_thread(reference_passes, task.reference, test)
+            measured = self._measured(task.reference, test) if self._measured is not None else None
+            if measured is None:
+                measured = await asyncio.to_thread(reference_passes, task.reference, test)
+            self._verdicts[key] = measured
         return self._verdicts[key]

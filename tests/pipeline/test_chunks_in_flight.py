@@ -1,0 +1,73 @@
+"""Overlapping chunks of the sandbox stages: the same results as one chunk at a time, and no lost chunk on an error."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tfr_helpers.errors import ConfigError
+from tfr_helpers.pipeline import load_config, run_stages
+from tfr_helpers.pipeline import runner as runner_mod
+
+from .conftest import results_json
+
+SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
+
+
+@pytest.mark.slow
+def test_smoke_results_are_identical_with_chunks_in_flight_and_one_at_a_time(
+    pipeline_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TFR_EXEC_CACHE", "0")  # both runs execute everything
+    config = load_config(SMOKE, {"concurrency.checkpoint_every": 3})  # many small chunks per stage
+    monkeypatch.setenv("TFR_CHUNKS_IN_FLIGHT", "1")
+    one = run_stages(config, tmp_path / "one", progress=False)
+    monkeypatch.setenv("TFR_CHUNKS_IN_FLIGHT", "4")
+    seen: list[int] = []
+    real = runner_mod._run_in_flight
+
+    def spy(ctx: Any, fn: Any, chunks: list[list[Any]], finished: Any) -> None:
+        seen.append(len(chunks))
+        real(ctx, fn, chunks, finished)
+
+    monkeypatch.setattr(runner_mod, "_run_in_flight", spy)
+    many = run_stages(config, tmp_path / "many", progress=False)
+    assert seen and max(seen) > 4  # the pair and refined stages really overlapped several chunks
+    assert many.sandbox_runs == one.sandbox_runs
+    assert results_json(tmp_path / "many") == results_json(tmp_path / "one")
+
+
+def test_a_failing_chunk_stops_new_chunks_and_the_chunks_in_flight_are_recorded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TFR_CHUNKS_IN_FLIGHT", "2")
+    started: list[int] = []
+    release = threading.Event()
+
+    def fn(chunk: list[int], ctx: Any) -> list[int]:
+        started.append(chunk[0])
+        if chunk[0] == 0:
+            release.wait(5)  # still running when chunk 1 fails
+            return chunk
+        if chunk[0] == 1:
+            time.sleep(0.05)
+            release.set()
+            raise RuntimeError("chunk 1 broke")
+        return chunk
+
+    recorded: list[list[int]] = []
+    with pytest.raises(RuntimeError, match="chunk 1 broke"):
+        runner_mod._run_in_flight(None, fn, [[0], [1], [2], [3]], lambda chunk, out: recorded.append(out))  # type: ignore[arg-type]
+    assert recorded == [[0]]  # chunk 0 was in flight: recorded; after the error nothing new started
+    assert sorted(started) == [0, 1]
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two"])
+def test_a_bad_chunks_in_flight_setting_is_one_clear_error(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TFR_CHUNKS_IN_FLIGHT", value)
+    with pytest.raises(ConfigError, match="TFR_CHUNKS_IN_FLIGHT"):
+        runner_mod.chunks_in_flight()
