@@ -144,20 +144,22 @@ def _run_in_flight(
     """Run chunks :func:`chunks_in_flight` at a time; ``finished`` (this thread) checkpoints each as it completes.
 
     A chunk that raises stops new chunks from starting; those in flight finish and are checkpointed, then the
-    error is raised (a rerun resumes from what was recorded)."""
+    error is raised (a rerun resumes from what was recorded). An interrupt (Ctrl-C) in this thread returns at
+    once: the chunks in flight are abandoned unrecorded (closing the run's sandbox ends their programs)."""
     from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
     todo = iter(chunks)
     running: dict[Future[list[Any]], list[Any]] = {}
     error: BaseException | None = None
     in_flight = chunks_in_flight()
-    with ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="tfr-chunk") as pool:
+    pool = ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="tfr-chunk")
 
-        def submit() -> None:
-            chunk = next(todo, None)
-            if chunk is not None:
-                running[pool.submit(fn, chunk, ctx)] = chunk
+    def submit() -> None:
+        chunk = next(todo, None)
+        if chunk is not None:
+            running[pool.submit(fn, chunk, ctx)] = chunk
 
+    try:
         for _ in range(in_flight):
             submit()
         while running:
@@ -166,12 +168,14 @@ def _run_in_flight(
                 chunk = running.pop(future)
                 try:
                     out = future.result()
-                except BaseException as exc:  # noqa: BLE001 - re-raised once the chunks in flight are recorded
+                except Exception as exc:  # noqa: BLE001 - re-raised once the chunks in flight are recorded
                     error = error or exc
                     continue
                 finished(chunk, out)
                 if error is None:
                     submit()
+    finally:
+        pool.shutdown(wait=not running, cancel_futures=True)
     if error is not None:
         raise error
 

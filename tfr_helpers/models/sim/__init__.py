@@ -10,9 +10,11 @@ Privileged access (the only provider that has it): a model request carries a ``T
 solution and no benchmark tests. ``SimProvider`` declares ``needs_reference = True``, and only for such a
 provider does the model client call ``grant_tasks(lookup)``, handing it a lookup of the run's full tasks
 (``ModelClient(..., tasks=...)``; the pipeline passes its task table). The simulator resolves each request's
-task through it; without a grant it refuses requests that carry a task. The judge's oracle
-(``oracle.reference_passes``) runs tests against the reference: that is why the simulated judge is not a real
-judge, and why its verdicts are never evidence.
+task through it; without a grant it refuses requests that carry a task. The judge's ground truth is whether
+the reference passes the feedback's test: in a study, RQ1's own verdict (``grant_verdicts``, granted with the
+tasks; the label the analysis scores the judge against, so nothing runs again), else the oracle
+(``oracle.reference_passes``) runs the test against the reference. That is why the simulated judge is not a
+real judge, and why its verdicts are never evidence.
 
 Models (presets):
     ``sim:default``: rates chosen so ~10 tasks per benchmark show every RQ1 case, cause, transition, decision.

@@ -1,8 +1,9 @@
 """The simulated judge's ground truth: does the reference pass the test named in the feedback?
 
 A real judge sees only the task, the code and the feedback. The simulated judge instead *measures* whether
-the feedback is reliable by running the test against the task's reference, then answers correctly or not
-according to its error rate. This keeps its mistakes a controlled parameter and works for tests written by
+the feedback is reliable by running the test against the task's reference (in a study it is granted RQ1's
+verdict instead, and this module runs only tests RQ1 did not), then answers correctly or not according to
+its error rate. This keeps its mistakes a controlled parameter and works for tests written by
 any tester model, simulated or real.
 
 Privileged: this module reads the reference solution, which no real provider and no screening strategy ever
