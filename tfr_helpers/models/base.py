@@ -108,6 +108,10 @@ class Provider(ABC):
         """
         raise TypeError(f"{type(self).__name__} does not declare needs_reference; it gets no full tasks")
 
+    def grant_verdicts(self, lookup: VerdictLookup) -> None:  # noqa: B027 - optional hook, deliberately not abstract
+        """Receive the study's measured reference verdicts (granted with the tasks, to ``needs_reference``
+        providers only); a provider that has no use for them ignores them (the default)."""
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, deliberately not abstract
         """Release network clients (no-op by default)."""
 

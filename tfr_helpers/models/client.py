@@ -129,9 +129,8 @@ class ModelClient:
                 self._providers[key] = make_provider(name, self.settings)
                 if self._providers[key].needs_reference and self._tasks is not None:
                     self._providers[key].grant_tasks(self._tasks)  # the simulated model only
-                    grant_verdicts = getattr(self._providers[key], "grant_verdicts", None)
-                    if grant_verdicts is not None and self._verdicts is not None:
-                        grant_verdicts(self._verdicts)
+                    if self._verdicts is not None:
+                        self._providers[key].grant_verdicts(self._verdicts)
                 self._semaphores[key] = asyncio.Semaphore(self.settings.concurrency_for(name))
             return self._providers[key], self._semaphores[key]
 

@@ -77,9 +77,6 @@ def screen_jobs(
     """One job per (strategy, test-fail feedback); the LLM strategies only for coders with a judge."""
     code_of = {(c.model, c.task_id, c.sample_index): c.code or "" for c in codes}
     test_of = {t.test_id: t for t in tests}
-    ctx.measured_verdicts(  # the simulated judge's ground truth (privileged; no strategy sees it)
-        (ctx.tasks[p.task_id].reference, test_of[p.test_id].source, p.reference.status == "passed") for p in pairs
-    )
     items = [
         ScreeningItem(
             feedback=fb,

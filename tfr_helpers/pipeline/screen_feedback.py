@@ -76,7 +76,12 @@ def screen_items(ctx: RunContext, records: StageRecords) -> list[ScreenJob]:
 
     codes = records_of(records, "generate_codes", GeneratedCode)
     tests = records_of(records, "generate_tests", GeneratedTest)
-    return inputs.screen_jobs(ctx, codes, tests, records_of(records, "evaluate_code_test_pairs", PairEvaluation))
+    pairs = records_of(records, "evaluate_code_test_pairs", PairEvaluation)
+    source_of = {t.test_id: t.source for t in tests}
+    ctx.measured_verdicts(  # the simulated judge's ground truth (privileged; no strategy sees it)
+        (ctx.tasks[p.task_id].reference, source_of[p.test_id], p.reference.status == "passed") for p in pairs
+    )
+    return inputs.screen_jobs(ctx, codes, tests, pairs)
 
 
 register_stage(  # a decision is keyed by its strategy: another screening list reuses the decisions of those kept
