@@ -10,6 +10,7 @@ import pytest
 from tests.helpers.fake_llm_server import Action, FakeLLMServer
 from tests.models.conftest import FAKE_KEY, make_settings
 from tfr_helpers.models import ModelClient, make_request
+from tfr_helpers.models.calllog import count_calls
 
 PROVIDERS = ["openai", "anthropic", "openai-compatible"]
 
@@ -102,6 +103,8 @@ def test_counts_separate_sent_cached_failed_and_retries(server, tmp_path):
         client.call("openai:m1", _request(0), stage="s")  # cache
         counts = client.call_counts()
         first_cost = client.records[0].usage.cost_usd
+        recounted = count_calls(r.model_dump(mode="json") for r in client.records)
+    assert counts == recounted  # the running counts equal a recount of the records
     assert (counts.sent, counts.cached, counts.failed, counts.retries) == (2, 1, 1, 3)
     assert counts.spent_usd == pytest.approx(first_cost) and first_cost > 0
     assert len(server.requests) == 5

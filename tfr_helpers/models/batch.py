@@ -200,6 +200,5 @@ def _finish(
         truncated=reply.truncated,
     )
     client._write_log(provider, spec, request, params, record, reply, key)
-    with client._lock:
-        client._records.append(record)
+    client.keep(record)
     return ModelReply(text=reply.text, record=record)

@@ -7,7 +7,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from tfr_helpers.models.credentials import secret_values
@@ -67,6 +67,12 @@ class CallCounts:
     output_tokens: int = 0
     spent_usd: float = 0.0
     """Cost of the sent calls (what this money was actually spent on now; cache hits cost nothing)."""
+
+    def __add__(self, other: CallCounts) -> CallCounts:
+        return CallCounts(
+            *(getattr(self, f.name) + getattr(other, f.name) for f in fields(self) if f.name != "spent_usd"),
+            spent_usd=round(self.spent_usd + other.spent_usd, 6),
+        )
 
     def describe(self) -> str:
         """``12 sent (2 failed, 3 retries), 48 from the cache, $0.0123 spent (1200/340 tokens)``."""

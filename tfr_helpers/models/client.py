@@ -36,6 +36,8 @@ from tfr_helpers.records import CallTotals, ModelCallRecord, Usage
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+_COUNTED = {"cached", "error", "retries", "usage"}
+"""The record fields :func:`count_calls` reads."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ class ModelClient:
         self._providers: dict[tuple[int, str], Provider] = {}
         self._semaphores: dict[tuple[int, str], asyncio.Semaphore] = {}
         self._records: list[ModelCallRecord] = []
+        self._counts = CallCounts()  # of _records, kept as they come (the live progress reads it every second)
         self._lock = threading.Lock()
         self._bg: _BackgroundLoop | None = None
         self._unpriced: set[str] = set()
@@ -225,8 +228,7 @@ class ModelClient:
         )
         if not isinstance(error, NotSent) or retries > 0:  # a call refused before any request is not logged
             self._write_log(provider, spec, request, params, record, reply, key)
-        with self._lock:
-            self._records.append(record)
+        self.keep(record)
         return ModelReply(text=reply.text if reply is not None else None, record=record)
 
     def _write_log(
@@ -310,9 +312,17 @@ class ModelClient:
         with self._lock:
             return list(self._records)
 
+    def keep(self, record: ModelCallRecord) -> None:
+        """Add a finished call's record (and its counts)."""
+        counts = count_calls([record.model_dump(mode="json", include=_COUNTED)])
+        with self._lock:
+            self._records.append(record)
+            self._counts = self._counts + counts
+
     def call_counts(self) -> CallCounts:
         """Calls sent, served from the cache, failed, refused after a stop, retries and cost spent now."""
-        return count_calls(r.model_dump(mode="json") for r in self.records)
+        with self._lock:
+            return self._counts
 
     def call_totals(self) -> list[CallTotals]:
         """Calls, cache hits, errors, tokens and cost per (model, role, stage), sorted."""
