@@ -69,10 +69,8 @@ class CallCounts:
     """Cost of the sent calls (what this money was actually spent on now; cache hits cost nothing)."""
 
     def __add__(self, other: CallCounts) -> CallCounts:
-        return CallCounts(
-            *(getattr(self, f.name) + getattr(other, f.name) for f in fields(self) if f.name != "spent_usd"),
-            spent_usd=round(self.spent_usd + other.spent_usd, 6),
-        )
+        summed = {f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)}
+        return CallCounts(**{**summed, "spent_usd": round(summed["spent_usd"], 6)})
 
     def describe(self) -> str:
         """``12 sent (2 failed, 3 retries), 48 from the cache, $0.0123 spent (1200/340 tokens)``."""
