@@ -32,7 +32,12 @@ def _client(server: FakeLLMServer, tmp_path: Path, **retry: float) -> ModelClien
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_wrong_key_stops_the_client_after_the_first_401(tmp_path, provider):
-    with FakeLLMServer(api_key="sk-the-right-key-0000") as server, _client(server, tmp_path) as client:
+    # a generous connect timeout: under load a 2 s connect could fail and be retried, and a retry refused by the
+    # stop is a sent call (it is logged) whose request the server never saw
+    with (
+        FakeLLMServer(api_key="sk-the-right-key-0000") as server,
+        _client(server, tmp_path, connect_timeout_s=30.0) as client,
+    ):
         replies = client.call_many([(f"{provider}:m1", _request(i)) for i in range(12)], stage="s", progress=False)
         assert all(r.text is None for r in replies)
         # in-flight calls finish, no further call is sent: at most one request per concurrency slot
@@ -108,6 +113,13 @@ def test_counts_separate_sent_cached_failed_and_retries(server, tmp_path):
     assert (counts.sent, counts.cached, counts.failed, counts.retries) == (2, 1, 1, 3)
     assert counts.spent_usd == pytest.approx(first_cost) and first_cost > 0
     assert len(server.requests) == 5
+
+
+def test_a_call_refused_after_a_failed_attempt_counts_as_sent():
+    refused = {"error": "NotSent: not sent: the run stopped", "retries": 0}
+    after_attempt = {"error": "NotSent: not sent: the run stopped", "retries": 1}
+    counts = count_calls([refused, after_attempt])
+    assert (counts.sent, counts.failed, counts.not_sent, counts.retries) == (1, 1, 1, 1)
 
 
 def test_cached_reply_keeps_the_original_usage_and_cost_across_clients(server, tmp_path):

@@ -89,8 +89,8 @@ def count_calls(entries: Iterable[Mapping[str, object]]) -> CallCounts:
         if entry.get("cached"):
             cached += 1
             continue
-        if isinstance(error, str) and error.startswith("NotSent"):
-            not_sent += 1
+        if isinstance(error, str) and error.startswith("NotSent") and not entry.get("retries"):
+            not_sent += 1  # refused before any request (one refused after a failed attempt was sent: it is logged)
             continue
         usage = entry.get("usage")
         usage = usage if isinstance(usage, Mapping) else {}
