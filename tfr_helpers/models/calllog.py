@@ -7,7 +7,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from tfr_helpers.models.credentials import secret_values
@@ -69,8 +69,11 @@ class CallCounts:
     """Cost of the sent calls (what this money was actually spent on now; cache hits cost nothing)."""
 
     def __add__(self, other: CallCounts) -> CallCounts:
-        summed = {f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)}
-        return CallCounts(**{**summed, "spent_usd": round(summed["spent_usd"], 6)})
+        return CallCounts(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
+
+    def rounded(self) -> CallCounts:
+        """The counts as reported: ``spent_usd`` rounded to 6 decimals (sums are kept unrounded)."""
+        return replace(self, spent_usd=round(self.spent_usd, 6))
 
     def describe(self) -> str:
         """``12 sent (2 failed, 3 retries), 48 from the cache, $0.0123 spent (1200/340 tokens)``."""
@@ -82,25 +85,29 @@ class CallCounts:
 
 def count_calls(entries: Iterable[Mapping[str, object]]) -> CallCounts:
     """Count call records or call-log entries (dicts with ``cached``, ``error``, ``retries``, ``usage``)."""
-    sent = cached = failed = not_sent = retries = tokens_in = tokens_out = 0
-    spent = 0.0
+    total = CallCounts()
     for entry in entries:
-        error = entry.get("error")
-        if entry.get("cached"):
-            cached += 1
-            continue
-        if isinstance(error, str) and error.startswith("NotSent") and not entry.get("retries"):
-            not_sent += 1  # refused before any request (one refused after a failed attempt was sent: it is logged)
-            continue
-        usage = entry.get("usage")
-        usage = usage if isinstance(usage, Mapping) else {}
-        sent += 1
-        failed += error is not None
-        retries += int(entry.get("retries") or 0)  # type: ignore[call-overload]
-        tokens_in += int(usage.get("input_tokens") or 0)
-        tokens_out += int(usage.get("output_tokens") or 0)
-        spent += float(usage.get("cost_usd") or 0.0)
-    return CallCounts(sent, cached, failed, not_sent, retries, tokens_in, tokens_out, round(spent, 6))
+        total = total + count_one(entry)
+    return total.rounded()
+
+
+def count_one(entry: Mapping[str, object]) -> CallCounts:
+    """The unrounded counts of one call record or call-log entry (see :func:`count_calls`)."""
+    error = entry.get("error")
+    if entry.get("cached"):
+        return CallCounts(cached=1)
+    if isinstance(error, str) and error.startswith("NotSent") and not entry.get("retries"):
+        return CallCounts(not_sent=1)  # refused before any request (refused after a failed attempt: sent, logged)
+    usage = entry.get("usage")
+    usage = usage if isinstance(usage, Mapping) else {}
+    return CallCounts(
+        sent=1,
+        failed=int(error is not None),
+        retries=int(entry.get("retries") or 0),  # type: ignore[call-overload]
+        input_tokens=int(usage.get("input_tokens") or 0),
+        output_tokens=int(usage.get("output_tokens") or 0),
+        spent_usd=float(usage.get("cost_usd") or 0.0),  # type: ignore[arg-type]
+    )
 
 
 def read_call_log(run_dir: Path) -> list[dict[str, object]]:

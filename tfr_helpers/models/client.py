@@ -26,7 +26,7 @@ from tfr_helpers.models.base import (
 )
 from tfr_helpers.models.budget import Budget, reservation
 from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components
-from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls, read_call_log, scrub
+from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls, count_one, read_call_log, scrub
 from tfr_helpers.models.errors import ModelError, NotSent
 from tfr_helpers.models.failfast import FailFast, Stop
 from tfr_helpers.models.registry import is_replayed, is_simulated, make_provider
@@ -37,7 +37,7 @@ from tfr_helpers.records import CallTotals, ModelCallRecord, Usage
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 _COUNTED = {"cached", "error", "retries", "usage"}
-"""The record fields :func:`count_calls` reads."""
+"""The record fields :func:`~tfr_helpers.models.calllog.count_one` reads."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ class ModelClient:
         self._providers: dict[tuple[int, str], Provider] = {}
         self._semaphores: dict[tuple[int, str], asyncio.Semaphore] = {}
         self._records: list[ModelCallRecord] = []
-        self._counts = CallCounts()  # of _records, kept as they come (the live progress reads it every second)
+        self._counts = CallCounts()  # of _records, summed unrounded as they come (the progress reads it every second)
         self._lock = threading.Lock()
         self._bg: _BackgroundLoop | None = None
         self._unpriced: set[str] = set()
@@ -314,7 +314,7 @@ class ModelClient:
 
     def keep(self, record: ModelCallRecord) -> None:
         """Add a finished call's record (and its counts)."""
-        counts = count_calls([record.model_dump(mode="json", include=_COUNTED)])
+        counts = count_one(record.model_dump(mode="json", include=_COUNTED))
         with self._lock:
             self._records.append(record)
             self._counts = self._counts + counts
@@ -322,7 +322,7 @@ class ModelClient:
     def call_counts(self) -> CallCounts:
         """Calls sent, served from the cache, failed, refused after a stop, retries and cost spent now."""
         with self._lock:
-            return self._counts
+            return self._counts.rounded()
 
     def call_totals(self) -> list[CallTotals]:
         """Calls, cache hits, errors, tokens and cost per (model, role, stage), sorted."""
