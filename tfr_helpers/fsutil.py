@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tfr_helpers.errors import DataError
+from tfr_helpers.launch import env_path
 
 
 @contextmanager
@@ -71,10 +72,13 @@ def override_dir(given: Path | None, env_var: str, what: str, layout: str) -> Pa
     Raises:
         DataError: The named directory does not exist.
     """
-    where = str(given) if given is not None else os.environ.get(env_var, "")
-    if not where:
-        return None
-    path = Path(where).expanduser()
+    if given is not None:
+        path = Path(given).expanduser()
+    else:  # relative to the launching directory, wherever a kernel or worker runs
+        env = env_path(env_var)
+        if env is None:
+            return None
+        path = env
     if not path.is_dir():
         arg = "data_dir" if what == "benchmark" else f"{what}_dir"
         raise DataError(

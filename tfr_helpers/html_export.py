@@ -19,16 +19,14 @@ import hashlib
 import io
 import json
 import logging
-import os
 import shutil
 import subprocess
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 from tfr_helpers.errors import TfrError
+from tfr_helpers.launch import cache_root
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +106,7 @@ class WidgetAssetsError(TfrError):
 
 def assets_cache() -> Path:
     """Where verified npm tarballs are kept: ``$TFR_CACHE_DIR/widget-js`` or the user cache's ``tfr/widget-js``."""
-    root = os.environ.get("TFR_CACHE_DIR") or platformdirs.user_cache_dir("tfr")
-    return Path(root) / "widget-js"
+    return cache_root() / "widget-js"
 
 
 def sri(data: bytes) -> str:

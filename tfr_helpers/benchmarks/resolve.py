@@ -22,12 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import platformdirs
-
 from tfr_helpers.benchmarks.files import check_sha256, read_records
 from tfr_helpers.benchmarks.sources import DataSource
 from tfr_helpers.errors import DataError
 from tfr_helpers.fsutil import atomic_path, override_dir
+from tfr_helpers.launch import cache_root as tfr_cache_root
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +51,7 @@ class ResolvedFile:
 
 def cache_root() -> Path:
     """Return the benchmark cache directory: ``$TFR_CACHE_DIR`` (or the user cache dir) + ``/benchmarks``."""
-    root = os.environ.get("TFR_CACHE_DIR") or platformdirs.user_cache_dir("tfr")
-    return Path(root).expanduser() / "benchmarks"
+    return tfr_cache_root() / "benchmarks"
 
 
 def download_url(source: DataSource) -> str:

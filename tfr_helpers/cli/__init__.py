@@ -7,6 +7,7 @@ import sys
 import typer
 
 from tfr_helpers.errors import TfrError
+from tfr_helpers.launch import pin_environment
 
 app = typer.Typer(
     help="tfr: can we trust test-execution feedback from LLM-generated tests for code refinement?",
@@ -33,6 +34,7 @@ from tfr_helpers.cli import (  # noqa: E402,F401
 
 def main() -> None:
     """Entry point of the console script: user errors become one line on stderr and exit code 2."""
+    pin_environment()  # relative data and cache paths: from here, in every kernel and worker too
     try:
         app()
     except TfrError as exc:

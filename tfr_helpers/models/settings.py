@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field
 
+from tfr_helpers.launch import env_path
 from tfr_helpers.models.base import SamplingParams
 
 CacheMode = Literal["use", "refresh", "off"]
@@ -68,8 +68,8 @@ class Price(_Settings):
 
 def default_cache_dir() -> Path:
     """``$TFR_CACHE_DIR`` or ``<user cache dir>/tfr/responses``."""
-    env = os.environ.get("TFR_CACHE_DIR")
-    return Path(env) if env else Path(platformdirs.user_cache_dir("tfr")) / "responses"
+    env = env_path("TFR_CACHE_DIR")
+    return env if env is not None else Path(platformdirs.user_cache_dir("tfr")) / "responses"
 
 
 class ModelSettings(_Settings):

@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.launch import resolve
 from tfr_helpers.models.settings import ModelSettings, SamplingSettings
 from tfr_helpers.pipeline.coders import Coder, CoderEntry, as_entry, check_spec, coder_item, default_benchmarks
 
@@ -325,7 +326,7 @@ class ExperimentConfig(_Strict):
 
 
 def _path(value: str | None) -> Path | None:
-    return Path(value).expanduser() if value is not None else None
+    return resolve(value) if value is not None else None  # relative: from the launching directory
 
 
 def format_validation_error(exc: ValidationError, source: str = "params") -> str:

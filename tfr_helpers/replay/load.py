@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tfr_helpers.benchmarks.files import file_sha256
 from tfr_helpers.errors import DataError
+from tfr_helpers.launch import resolve
 from tfr_helpers.replay.codet import load_codet
 from tfr_helpers.replay.datasets import DATASETS, DatasetSpec, dataset_spec
 from tfr_helpers.replay.imported import load_imported
@@ -154,8 +155,8 @@ def load_replay(name: str, replay_dir: Path | None = None) -> ReplayDataset:
     """
     if name in IMPORTS:
         return _load_named_import(name)
-    if name not in DATASETS and Path(name).expanduser().is_dir():
-        return load_import_dir(Path(name).expanduser())
+    if name not in DATASETS and resolve(name).is_dir():  # a relative directory: from the launching directory
+        return load_import_dir(resolve(name))
     spec = dataset_spec(name)  # ConfigError listing the registered names
     with _LOCK:
         return _load_registered(spec, replay_dir)

@@ -25,12 +25,11 @@ import urllib.request
 from contextlib import ExitStack
 from pathlib import Path
 
-import platformdirs
-
 from tfr_helpers.benchmarks.files import file_sha256
 from tfr_helpers.benchmarks.resolve import ResolvedFile
 from tfr_helpers.errors import DataError
 from tfr_helpers.fsutil import atomic_path, override_dir
+from tfr_helpers.launch import cache_root
 from tfr_helpers.replay.datasets import DatasetSpec, ReplayFile
 
 log = logging.getLogger(__name__)
@@ -40,8 +39,7 @@ DOWNLOAD_TIMEOUT_S = 60.0
 
 def replay_cache_root() -> Path:
     """Return the replay cache directory: ``$TFR_CACHE_DIR`` (or the user cache dir) + ``/replay``."""
-    root = os.environ.get("TFR_CACHE_DIR") or platformdirs.user_cache_dir("tfr")
-    return Path(root).expanduser() / "replay"
+    return cache_root() / "replay"
 
 
 def download_url(spec: DatasetSpec, file: ReplayFile) -> str:

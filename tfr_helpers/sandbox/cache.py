@@ -28,6 +28,7 @@ from functools import cache
 from pathlib import Path
 
 from tfr_helpers.fsutil import atomic_write_bytes
+from tfr_helpers.launch import cache_root
 from tfr_helpers.records import ProgramRun
 from tfr_helpers.sandbox.spec import Limits, TestSpec
 
@@ -39,10 +40,7 @@ UNCACHEABLE = frozenset({"timeout", "crashed"})
 
 def default_dir() -> Path:
     """``$TFR_CACHE_DIR/executions`` or ``<user cache dir>/tfr/executions``."""
-    import platformdirs
-
-    root = os.environ.get("TFR_CACHE_DIR") or platformdirs.user_cache_dir("tfr")
-    return Path(root) / "executions"
+    return cache_root() / "executions"
 
 
 def enabled_by_env() -> bool:
