@@ -125,6 +125,7 @@ PROBE = textwrap.dedent(
     reads = {
         "env": root + "/.env",
         "parent_env": os.path.dirname(root) + "/.env",
+        "launch_env": os.path.dirname(root) + "/launch/.env",
         "runs": root + "/runs/r1/results.json",
         "cache": os.environ["TFR_CACHE_DIR"] + "/responses/entry.json",
         "pyproject": root + "/pyproject.toml",
@@ -170,7 +171,8 @@ def _place(parent: Path) -> Path:
     root = parent / "tfr clone"
     shutil.copytree(PROJECT / "tfr_helpers", root / "tfr_helpers", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(PROJECT / "pyproject.toml", root / "pyproject.toml")
-    for path in (root / ".env", parent / ".env"):
+    (parent / "launch").mkdir()
+    for path in (root / ".env", parent / ".env", parent / "launch" / ".env"):
         path.write_text(f"OPENAI_API_KEY={SECRET}\n")
     (root / "runs" / "r1").mkdir(parents=True)
     (root / "runs" / "r1" / "results.json").write_text(SECRET)
@@ -181,9 +183,9 @@ def _place(parent: Path) -> Path:
     return root
 
 
-@pytest.fixture(params=["/tmp", "/var/tmp"])
+@pytest.fixture(params=["/tmp", "/var/tmp", "~"])
 def placed(request: pytest.FixtureRequest) -> Iterator[Path]:
-    where = Path(request.param)
+    where = Path(request.param).expanduser()
     if not where.is_dir() or not os.access(where, os.W_OK):
         missing(f"{where} is not a writable directory")
     parent = Path(
@@ -200,9 +202,14 @@ def placed(request: pytest.FixtureRequest) -> Iterator[Path]:
 def test_a_project_anywhere_shows_programs_nothing_of_itself(placed: Path) -> None:
     python = _venv(placed)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TFR_", "VIRTUAL_ENV", "PYTHON"))}
-    env.update(TFR_CACHE_DIR=str(placed / ".cache"), PWD=str(placed))
-    done = subprocess.run(
-        [str(python), "-c", PROBE, str(placed)], cwd=placed, env=env, capture_output=True, text=True, timeout=300
+    env.update(TFR_CACHE_DIR=str(placed / ".cache"), PWD=str(placed.parent / "launch"))
+    done = subprocess.run(  # started from a directory beside the project, as `uv run --project` allows
+        [str(python), "-c", PROBE, str(placed)],
+        cwd=placed.parent / "launch",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
@@ -210,7 +217,7 @@ def test_a_project_anywhere_shows_programs_nothing_of_itself(placed: Path) -> No
     assert iso["filesystem"] == "view", iso["warnings"]
     assert not [w for w in iso["warnings"] if w.startswith("filesystem view")], iso["warnings"]
     assert SECRET not in report["dump"]
-    assert len(outcomes) == 14, outcomes
+    assert len(outcomes) == 15, outcomes
     for name, (status, exc_type) in outcomes.items():
         if name.startswith(("test_read_", "test_write_")) and name not in ("test_write_workdir", "test_write_private_tmp"):
             assert status == "error" and exc_type in ("FileNotFoundError", "PermissionError", "OSError"), (name, status)
