@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sandbox and hostile tests as an unprivileged user (issue 10 section 3): CI itself runs as root, where the
+# The sandbox and hostile tests as an unprivileged user: CI itself runs as root, where the
 # sandbox drops each program to its own uid; this runs the other path, where the sandbox can only use
 # user namespaces (`unshare -r -n -m`) and the calling user's own uid.
 #

@@ -9,7 +9,7 @@ on all 164 HumanEval + 427 MBPP references with their benchmark tests, and
 on the selected BigCodeBench references. Prints checks/s, CPU ms per check (getrusage of self + children;
 for (b) also the workers' /proc CPU including their reaped children) and the ratios.
 
-Usage: ``TFR_BENCHMARK_DIR=../shared/benchmarks uv run python benchmarks/perf/perf_sandbox.py``
+Usage: ``TFR_BENCHMARK_DIR=/path/to/benchmarks uv run python benchmarks/perf/perf_sandbox.py``
 (options: ``--rounds 2 --bcb-limit N --limit N``)
 """
 

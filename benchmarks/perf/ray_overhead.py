@@ -12,7 +12,7 @@ two-node ``ray.cluster_utils.Cluster`` on this machine (``tests/executors/cluste
 one CPU each; its start-up is timed apart; the stage's time includes starting the node actors and their worker
 pools, as the local stage's includes starting its pool).
 
-Usage: ``TFR_BENCHMARK_DIR=../shared/benchmarks TFR_REPLAY_DIR=../shared/replay uv run python
+Usage: ``TFR_BENCHMARK_DIR=/path/to/benchmarks TFR_REPLAY_DIR=/path/to/replay uv run python
 benchmarks/perf/ray_overhead.py [--tasks 20] [--address ADDR] [--order local-first|ray-first]``
 """
 

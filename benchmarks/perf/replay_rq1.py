@@ -5,7 +5,7 @@ directory and prints: (code sample, test) pairs, unique programs, unique tests, 
 executions, the results file's size and the seconds of each stage. Identical programs and identical tests run
 once, so executions are far fewer than pairs x 2 (code and reference).
 
-Usage: ``TFR_BENCHMARK_DIR=../shared/benchmarks TFR_REPLAY_DIR=../shared/replay uv run python
+Usage: ``TFR_BENCHMARK_DIR=/path/to/benchmarks TFR_REPLAY_DIR=/path/to/replay uv run python
 benchmarks/perf/replay_rq1.py`` (options: ``--tasks N --code-samples N --test-samples N --workers N --keep DIR``)
 """
 

@@ -6,7 +6,7 @@ temporary run directory, prints program runs, executions
 (unique programs x unique tests) and executions per second with the load average, then the selection table;
 then repeats the call on the same directory to show the cache (no execution).
 
-Usage: ``TFR_BENCHMARK_DIR=../shared/benchmarks TFR_REPLAY_DIR=../shared/replay uv run python
+Usage: ``TFR_BENCHMARK_DIR=/path/to/benchmarks TFR_REPLAY_DIR=/path/to/replay uv run python
 benchmarks/perf/select_codet.py [--tasks N] [--semantics packed|single] [--workers 2] [--keep DIR]``
 (default: all 164 tasks, packed, CodeT's protocol).
 """
