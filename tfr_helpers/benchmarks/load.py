@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 
 # the built-in benchmarks register themselves on import, in reporting order
-from tfr_helpers.benchmarks import humaneval, mbpp, bigcodebench  # noqa: F401  # isort: skip
+from tfr_helpers.benchmarks import humaneval, mbpp, bigcodebench, evalplus  # noqa: F401  # isort: skip
 from tfr_helpers.benchmarks.files import check_sha256
 from tfr_helpers.benchmarks.registry import benchmark_names, benchmark_of_id, get_benchmark
 from tfr_helpers.benchmarks.resolve import ResolvedFile, resolve_file
@@ -15,8 +15,9 @@ from tfr_helpers.records import Task
 
 log = logging.getLogger(__name__)
 
-BENCHMARKS = benchmark_names()
-"""The benchmarks of the study, in reporting order (the registry's, see :mod:`tfr_helpers.benchmarks.registry`)."""
+BENCHMARKS = benchmark_names(default_study=True)
+"""The benchmarks of the default study, in reporting order (the registry's, see
+:mod:`tfr_helpers.benchmarks.registry`); every registered one is in ``benchmark_names()``."""
 
 _MEMORY: dict[tuple[str, str, int, int], tuple[Task, ...]] = {}
 

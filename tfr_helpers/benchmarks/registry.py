@@ -41,6 +41,10 @@ class BenchmarkEntry:
             (:func:`~tfr_helpers.benchmarks.specs.benchmark_tests`) do not fit (None: the generic rules).
         completion_prompt: The task field a bare completion continues (``signature``; HumanEval's
             completions continue the whole ``description`` prompt).
+        in_default_study: Part of a study whose params name no ``benchmarks`` (the seed study's three);
+            the EvalPlus benchmarks are chosen by name.
+        id_aliases: Other prefixes of the same tasks' ids in samples files (EvalPlus writes ``HumanEval/0``
+            for a HumanEval+ task, whose id here is ``HumanEval+/0``).
     """
 
     name: str
@@ -51,6 +55,8 @@ class BenchmarkEntry:
     select: Callable[[list[Task]], list[Task]] | None = None
     tests: Callable[[Task], list[TestSpec]] | None = None
     completion_prompt: Literal["description", "signature"] = "signature"
+    in_default_study: bool = True
+    id_aliases: tuple[str, ...] = ()
 
 
 _REGISTRY: dict[str, BenchmarkEntry] = {}
@@ -81,9 +87,10 @@ def _entries() -> dict[str, BenchmarkEntry]:
     return _REGISTRY
 
 
-def benchmark_names() -> tuple[str, ...]:
-    """Every registered benchmark, in registration (reporting) order."""
-    return tuple(_entries())
+def benchmark_names(default_study: bool = False) -> tuple[str, ...]:
+    """Every registered benchmark, in registration (reporting) order; ``default_study``: only those of a study
+    whose params name none (:attr:`BenchmarkEntry.in_default_study`)."""
+    return tuple(name for name, entry in _entries().items() if entry.in_default_study or not default_study)
 
 
 def get_benchmark(name: str) -> BenchmarkEntry:

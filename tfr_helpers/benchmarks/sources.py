@@ -97,5 +97,46 @@ BIGCODEBENCH = DataSource(
 BIGCODEBENCH_VERSION = "v0.1.0"
 """The BigCodeBench release the data file corresponds to."""
 
-SOURCES: dict[str, DataSource] = {s.benchmark: s for s in (HUMANEVAL, MBPP, BIGCODEBENCH)}
+HUMANEVAL_PLUS_COMMIT = "200defce9e3429d28ca215b6dd061c0f7f31c18b"
+"""Commit of evalplus/humanevalplus_release holding HumanEval+ v0.1.10 (full and Mini)."""
+MBPP_PLUS_COMMIT = "dadf43da556a00f7bacd71cb154f2932757d9144"
+"""Commit of evalplus/mbppplus_release holding MBPP+ v0.2.0."""
+_EVALPLUS_KEYS = ("task_id", "prompt", "entry_point", "canonical_solution", "base_input", "plus_input", "atol", "contract")
+
+HUMANEVAL_PLUS = DataSource(
+    benchmark="humaneval_plus",
+    rel_path="evalplus/HumanEvalPlus.jsonl.gz",
+    fmt="jsonl.gz",
+    count=164,
+    required_keys=(*_EVALPLUS_KEYS, "test"),
+    url=f"https://raw.githubusercontent.com/evalplus/humanevalplus_release/{HUMANEVAL_PLUS_COMMIT}/HumanEvalPlus.jsonl.gz",
+    sha256="272720b90ac375502c8ed23cd791c2a93dfb22a911641a494da74a426c09f101",
+)
+
+HUMANEVAL_PLUS_MINI = DataSource(
+    benchmark="humaneval_plus_mini",
+    rel_path="evalplus/HumanEvalPlus-Mini.jsonl.gz",
+    fmt="jsonl.gz",
+    count=164,
+    required_keys=_EVALPLUS_KEYS,
+    url=(
+        f"https://raw.githubusercontent.com/evalplus/humanevalplus_release/{HUMANEVAL_PLUS_COMMIT}/"
+        "HumanEvalPlus-Mini.jsonl.gz"
+    ),
+    sha256="91486741f1627101021fbe50523df08eebb5b0bf5e804b633dcd5ca3c14dbd2f",
+)
+
+MBPP_PLUS = DataSource(
+    benchmark="mbpp_plus",
+    rel_path="evalplus/MbppPlus.jsonl.gz",
+    fmt="jsonl.gz",
+    count=378,
+    required_keys=(*_EVALPLUS_KEYS, "assertion"),
+    url=f"https://raw.githubusercontent.com/evalplus/mbppplus_release/{MBPP_PLUS_COMMIT}/MbppPlus.jsonl.gz",
+    sha256="af43697e8791c4c149bdfd6b489d8b5412507551ac20e28a439f650b8225db63",
+)
+
+SOURCES: dict[str, DataSource] = {
+    s.benchmark: s for s in (HUMANEVAL, MBPP, BIGCODEBENCH, HUMANEVAL_PLUS, HUMANEVAL_PLUS_MINI, MBPP_PLUS)
+}
 """Data source of each benchmark, by name."""

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from tfr_helpers.benchmarks import BENCHMARKS, data_source, load_selection, load_tasks, selection_path
+from tfr_helpers.benchmarks import benchmark_names, data_source, load_selection, load_tasks, selection_path
 from tfr_helpers.cli import benchmarks_app
 
 
@@ -19,7 +19,7 @@ def list_benchmarks(
     ] = None,
 ) -> None:
     """Print each benchmark with its task count and data source, then the BigCodeBench selection."""
-    for benchmark in BENCHMARKS:
+    for benchmark in benchmark_names():
         tasks = load_tasks(benchmark, selected=False, data_dir=data_dir)
         typer.echo(f"{benchmark} {len(tasks)} ({data_source(benchmark, data_dir)})")
     selection = load_selection()

@@ -91,7 +91,9 @@ def verify_cmd(
 
 @app.command("evaluate")
 def evaluate_cmd(
-    benchmark: Annotated[str, typer.Option(help="humaneval, mbpp or bigcodebench.")],
+    benchmark: Annotated[
+        str, typer.Option(help="humaneval, mbpp, bigcodebench, humaneval_plus, humaneval_plus_mini or mbpp_plus.")
+    ],
     samples: Annotated[Path, typer.Option(help="JSONL with task_id and completion (appended to the prompt) or solution.")],
     timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = 10.0,
     workers: Annotated[int | None, typer.Option(help="Sandbox workers (default: CPU count).")] = None,
@@ -102,5 +104,12 @@ def evaluate_cmd(
     with Sandbox(Limits(timeout_s=timeout), workers=workers) as sandbox:
         found = evaluate_samples(benchmark, samples, sandbox, progress=True)
     typer.echo(f"{found.samples} samples on {found.tasks} tasks; results: {found.results_path}")
+    if found.tiers:  # EvalPlus: both tiers, as EvalPlus prints them
+        typer.echo(f"EvalPlus format: {found.evalplus_results}")
+        for tier, label in (("base", "base tests"), ("plus", "base + extra tests")):
+            typer.echo(f"{benchmark} ({label})")
+            for k, value in found.tiers[tier].items():
+                typer.echo(f"  pass@{k}: {100 * value:.2f}%")
+        return
     for k, value in found.pass_at_k.items():
         typer.echo(f"pass@{k}: {100 * value:.2f}%")

@@ -30,7 +30,7 @@ Selection = Literal["all"] | int | list[str]
 def _all_benchmarks() -> list[BenchmarkChoice]:
     from tfr_helpers.benchmarks.registry import benchmark_names
 
-    return list(benchmark_names())
+    return list(benchmark_names(default_study=True))
 
 
 class _Strict(BaseModel):

@@ -1,0 +1,102 @@
+"""``tfr evaluate`` agrees with the ``evalplus`` package's own harness on real programs.
+
+Programs: CodeT's published CodeGen-16B samples (the first of each HumanEval task, replayed) and HumanEval's
+original canonical solutions on HumanEval+; sanitized MBPP's original reference solutions on MBPP+; for the first
+``TFR_EVALPLUS_AGREEMENT_TASKS`` tasks of each (80 by default; 0 for all). Both
+harnesses judge every program at both tiers; the test requires agreement on at least 99.5% of the plus-tier
+verdicts (and the base tier) and prints every disagreement. ``evalplus`` 0.3.1 is installed into an
+environment of the test's own (``uv pip install --no-deps`` with the few modules its harness imports), never
+into the project's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.env import missing, require_executable
+from tfr_helpers.benchmarks import load_tasks, resolve_benchmark
+from tfr_helpers.benchmarks.samples import evalplus_id, evaluate_samples
+from tfr_helpers.replay import load_replay
+from tfr_helpers.sandbox import Limits, Sandbox
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+TASKS = int(os.environ.get("TFR_EVALPLUS_AGREEMENT_TASKS", "80"))
+"""Tasks per benchmark (CI: the first 80 of each, 240 programs in all; 0: every task, about 700 programs)."""
+HARNESS_DEPS = ["evalplus==0.3.1", "numpy", "psutil", "wget", "appdirs", "tempdir"]
+
+
+@pytest.fixture(scope="module")
+def evalplus_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    uv = require_executable("uv", "pip install uv")
+    venv = tmp_path_factory.mktemp("evalplus") / "venv"
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True)
+    python = venv / "bin" / "python"
+    done = subprocess.run(
+        [uv, "pip", "install", "-q", "--no-deps", "--python", str(python), *HARNESS_DEPS], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        missing(f"cannot install evalplus 0.3.1 from the package index: {done.stderr.strip()[-300:]}")
+    return python
+
+
+def _samples(benchmark: str) -> list[dict[str, str]]:
+    tasks = load_tasks(benchmark, selected=False)
+    tasks = tasks[:TASKS] if TASKS else tasks
+    if benchmark == "humaneval_plus":
+        codet = load_replay("codet-codegen16b-humaneval").tasks
+        rows = []
+        for task in tasks:
+            native = evalplus_id(task)
+            original = next(t for t in load_tasks("humaneval", selected=False) if t.task_id == native)
+            rows.append({"task_id": native, "solution": original.reference})
+            if native in codet and codet[native].code_samples:
+                rows.append({"task_id": native, "solution": codet[native].code_samples[0].program})
+        return rows
+    originals = {t.task_id.split("/")[-1]: t for t in load_tasks("mbpp", selected=False)}
+    return [
+        {"task_id": t.task_id, "solution": originals[t.task_id.split("/")[-1]].reference}
+        for t in tasks
+        if t.task_id.split("/")[-1] in originals
+    ]
+
+
+@pytest.mark.parametrize("benchmark", ["humaneval_plus", "mbpp_plus"])
+def test_verdicts_agree_with_evalplus(benchmark: str, evalplus_python: Path, tmp_path: Path) -> None:
+    rows = _samples(benchmark)
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    located = resolve_benchmark(benchmark).path
+    theirs_file = tmp_path / "evalplus.json"
+    dataset = "humaneval" if benchmark.startswith("humaneval") else "mbpp"
+    side = Path(__file__).with_name("evalplus_side.py")
+    done = subprocess.run(
+        [str(evalplus_python), str(side), dataset, str(located), str(samples), str(theirs_file)],
+        capture_output=True,
+        text=True,
+        timeout=3000,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(theirs_file.read_text())
+    with Sandbox(Limits(timeout_s=20.0)) as sandbox:
+        found = evaluate_samples(benchmark, samples, sandbox)
+    ours: dict[str, list[dict[str, bool]]] = {}
+    for line in found.results_path.read_text().splitlines():
+        record = json.loads(line)
+        ours.setdefault(record["task_id"], []).append(record["tiers"])
+    disagreements = []
+    total = 0
+    for task in load_tasks(benchmark, selected=False)[: TASKS or None]:
+        native = evalplus_id(task)
+        for index, (mine, (base, plus)) in enumerate(zip(ours.get(task.task_id, []), theirs.get(native, []), strict=True)):
+            total += 1
+            if mine["plus"] != (base == plus == "pass") or mine["base"] != (base == "pass"):
+                disagreements.append(f"{native} sample {index}: tfr {mine}, evalplus base={base} plus={plus}")
+    print(f"{benchmark}: {total} programs, {len(disagreements)} disagreements", *disagreements, sep="\n  ")
+    assert total == len(rows) >= min(TASKS or 80, 80)
+    assert len(disagreements) <= 0.005 * total, disagreements
