@@ -44,8 +44,10 @@ from tfr_helpers.sandbox.spec import Limits, TestSpec
 log = logging.getLogger(__name__)
 
 CHUNK = 20
-"""Inputs per benchmark-test spec (20 slow-but-allowed inputs fit the sandbox's default 10 s per test only when
-each takes under 0.5 s; the per-input limit decides first in nearly every case)."""
+"""Most inputs per benchmark-test spec."""
+CHUNK_SECONDS = 2.0
+"""Most reference seconds per spec: inputs the reference needs long for get specs of their own, so a correct
+program stays well inside the sandbox's per-test budget (10 s by default) even on a loaded machine."""
 GROUND_CHUNK = 50
 """Inputs per reference run when computing expected outputs (halved for a chunk whose output does not fit)."""
 MIN_TIME_LIMIT = 1.0
@@ -224,8 +226,20 @@ def time_limits(times: list[float]) -> list[float]:
     return [max(MIN_TIME_LIMIT, TIME_LIMIT_FACTOR * t) for t in times]
 
 
+def _chunks(times: list[float]) -> list[tuple[int, int]]:
+    """Consecutive ``(start, stop)`` runs of inputs: at most :data:`CHUNK` inputs and :data:`CHUNK_SECONDS` of the
+    reference's time each (a slower input alone)."""
+    out, start, spent = [], 0, 0.0
+    for i, t in enumerate(times):
+        if i > start and (i - start >= CHUNK or spent + t > CHUNK_SECONDS):
+            out.append((start, i))
+            start, spent = i, 0.0
+        spent += t
+    return out + ([(start, len(times))] if times else [])
+
+
 def plus_specs(task: Task) -> list[TestSpec]:
-    """A task's benchmark tests: its base inputs, then its plus inputs, :data:`CHUNK` per spec."""
+    """A task's benchmark tests: its base inputs, then its plus inputs, in runs of :func:`_chunks`."""
     data = plus_data(task.task_id)
     exp = _MEMORY.get(task.task_id) or expected_outputs(data.benchmark)[task.task_id]
     specs = []
@@ -234,8 +248,7 @@ def plus_specs(task: Task) -> list[TestSpec]:
         ("plus", data.plus_input, exp.plus, exp.plus_time),
     ):
         atol, limits = data.atol, time_limits(times)
-        for number, start in enumerate(range(0, len(inputs), CHUNK)):
-            stop = start + CHUNK
+        for number, (start, stop) in enumerate(_chunks(times)):
             call = (
                 f"\n_tfr_ep_judge({data.entry_point}, {_dumps(_encode_inputs(inputs[start:stop]))!r}, "
                 f"{_dumps(outputs[start:stop])!r}, {limits[start:stop]!r}, {atol!r}, {data.dataset!r}, "
