@@ -2,11 +2,11 @@
 
 Programs: CodeT's published CodeGen-16B samples (the first of each HumanEval task, replayed) and HumanEval's
 original canonical solutions on HumanEval+; sanitized MBPP's original reference solutions on MBPP+; for the first
-``TFR_EVALPLUS_AGREEMENT_TASKS`` tasks of each (80 by default; 0 for all). Both
-harnesses judge every program at both tiers; the test requires agreement on at least 99.5% of the plus-tier
-verdicts (and the base tier) and prints every disagreement. ``evalplus`` 0.3.1 is installed into an
-environment of the test's own (``uv pip install --no-deps`` with the few modules its harness imports), never
-into the project's.
+``TFR_EVALPLUS_AGREEMENT_TASKS`` tasks of each (80 by default; 0 for all). Both harnesses judge every program at
+both tiers; the test requires agreement on at least 99.5% of the plus-tier verdicts, allows a base-tier
+difference only where :data:`KNOWN` gives the reason, and prints every disagreement. ``evalplus`` 0.3.1 is
+installed into an environment of the test's own (``uv pip install --no-deps`` with the few modules its harness
+imports), never into the project's.
 """
 
 from __future__ import annotations
@@ -26,6 +26,11 @@ from tfr_helpers.replay import load_replay
 from tfr_helpers.sandbox import Limits, Sandbox
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+KNOWN = {
+    "HumanEval/32": "evalplus 0.3.1's find_zero oracle `continue`s before it records the input as passed, so that "
+    "harness fails every program on this task at both tiers; tfr records the pass"
+}
+"""Tasks where the two harnesses differ by design, with the reason (only the base tier may differ there)."""
 TASKS = int(os.environ.get("TFR_EVALPLUS_AGREEMENT_TASKS", "80"))
 """Tasks per benchmark (CI: the first 80 of each, 240 programs in all; 0: every task, about 700 programs)."""
 HARNESS_DEPS = ["evalplus==0.3.1", "numpy", "psutil", "wget", "appdirs", "tempdir"]
@@ -89,14 +94,23 @@ def test_verdicts_agree_with_evalplus(benchmark: str, evalplus_python: Path, tmp
     for line in found.results_path.read_text().splitlines():
         record = json.loads(line)
         ours.setdefault(record["task_id"], []).append(record["tiers"])
-    disagreements = []
+    plus_differ, base_differ = [], []
     total = 0
     for task in load_tasks(benchmark, selected=False)[: TASKS or None]:
         native = evalplus_id(task)
         for index, (mine, (base, plus)) in enumerate(zip(ours.get(task.task_id, []), theirs.get(native, []), strict=True)):
             total += 1
-            if mine["plus"] != (base == plus == "pass") or mine["base"] != (base == "pass"):
-                disagreements.append(f"{native} sample {index}: tfr {mine}, evalplus base={base} plus={plus}")
-    print(f"{benchmark}: {total} programs, {len(disagreements)} disagreements", *disagreements, sep="\n  ")
+            line = f"{native} sample {index}: tfr {mine}, evalplus base={base} plus={plus}"
+            if mine["plus"] != (base == plus == "pass"):
+                plus_differ.append(line)
+            elif mine["base"] != (base == "pass"):
+                base_differ.append(line + (f" ({KNOWN[native]})" if native in KNOWN else ""))
+    print(
+        f"{benchmark}: {total} programs; plus tier: {len(plus_differ)} disagreements; base tier only: {len(base_differ)}",
+        *plus_differ,
+        *base_differ,
+        sep="\n  ",
+    )
     assert total == len(rows) >= min(TASKS or 80, 80)
-    assert len(disagreements) <= 0.005 * total, disagreements
+    assert len(plus_differ) <= 0.005 * total, plus_differ
+    assert all(line.split()[0] in KNOWN for line in base_differ), base_differ
