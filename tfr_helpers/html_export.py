@@ -99,6 +99,9 @@ REPORT_CSS = """<style>
 REMOVED_CELL_TAGS = frozenset({"parameters", "remove_cell"})
 """Cells left out of the HTML report: the declared parameters (their ~70 lines document the keys, the injected
 cell below them holds the run's values) and any cell a notebook tags ``remove_cell``."""
+REMOVED_INPUT_TAGS = frozenset({"remove_input"})
+"""Cells whose code is left out of the HTML report, their output kept: the notebooks tag their set-up and
+stage-running cells so, and a report's first screen holds the question, the sources and the first result."""
 
 OFFLINE_TEMPLATE = (
     "{%- extends 'lab/index.html.j2' -%}\n"
@@ -206,7 +209,8 @@ def export_html(notebook: Path) -> Path:
 
     The page loads its widget JavaScript from ``_static/`` beside it (see the module docstring); if that
     JavaScript cannot be obtained, it loads it from the CDNs and a warning says why. Cells tagged as in
-    :data:`REMOVED_CELL_TAGS` are left out; papermill's injected parameters are shown compact and wrapped.
+    :data:`REMOVED_CELL_TAGS` are left out, the code of those in :data:`REMOVED_INPUT_TAGS`; papermill's
+    injected parameters are shown compact and wrapped.
     """
     from jinja2 import DictLoader
     from nbconvert import HTMLExporter
@@ -214,7 +218,10 @@ def export_html(notebook: Path) -> Path:
 
     exporter = HTMLExporter(extra_loaders=[DictLoader({"tfr_offline.html.j2": OFFLINE_TEMPLATE})])
     exporter.template_file = "tfr_offline.html.j2"
-    exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags=set(REMOVED_CELL_TAGS)), enabled=True)
+    exporter.register_preprocessor(
+        TagRemovePreprocessor(remove_cell_tags=set(REMOVED_CELL_TAGS), remove_input_tags=set(REMOVED_INPUT_TAGS)),
+        enabled=True,
+    )
     resources = {}
     try:
         install_widget_assets(notebook.parent)

@@ -10,6 +10,7 @@ import logging
 import os
 import sys
 import time
+import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -102,7 +103,7 @@ def project_kernel() -> str:
 def kernel_manager_class() -> type:
     """The kernel manager papermill starts each notebook's kernel with: IPC transport where the OS has it.
 
-    Over IPC (Unix domain sockets in Jupyter's runtime directory, readable by this user only) the kernel's
+    Over IPC (Unix domain sockets in Jupyter's runtime directory, private to this user) the kernel's
     messages never touch a network port, so ipykernel has no cause for its "running over TCP without
     encryption" warning. Windows has no IPC transport: there the default (TCP on localhost) stays.
     """
@@ -113,11 +114,21 @@ def kernel_manager_class() -> type:
         return AsyncKernelManager
 
     class IpcKernelManager(AsyncKernelManager):  # type: ignore[misc]
-        """An ``AsyncKernelManager`` whose transport defaults to ``ipc``."""
+        """An ``AsyncKernelManager`` whose transport defaults to ``ipc``, its sockets in Jupyter's runtime directory
+        under a name of their own (jupyter_client's default, ``kernel-ipc-<n>``, lands in the kernel's working
+        directory, where two kernels started at once would pick the same names)."""
 
         @default("transport")
         def _transport_default(self) -> str:
             return "ipc"
+
+        @default("ip")
+        def _ip_default(self) -> str:
+            from jupyter_core.paths import jupyter_runtime_dir
+
+            runtime = Path(jupyter_runtime_dir())
+            runtime.mkdir(parents=True, exist_ok=True)
+            return str(runtime / f"tfr-{uuid.uuid4().hex[:12]}-ipc")
 
     return IpcKernelManager
 

@@ -66,3 +66,16 @@ def test_readme_tfr_commands_parse_and_the_cheap_ones_run(argv: list[str], monke
         assert done.exit_code == 0, done.output
     else:
         assert argv[0] in ELSEWHERE or argv[0] in {"benchmarks", "replay", "cache", "estimate"}, argv
+
+
+def test_the_papermill_help_command_lists_the_declared_parameters() -> None:
+    import subprocess
+    import sys
+
+    assert "uv run papermill --help-notebook notebooks/00_setup.ipynb" in README
+    papermill = Path(sys.executable).parent / "papermill"
+    done = subprocess.run(
+        [str(papermill), "--help-notebook", "notebooks/00_setup.ipynb"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "run_name: str (default" in done.stdout and "tasks: object" in done.stdout

@@ -91,6 +91,13 @@ def headline(results: Results, section: str) -> dict[str, Any]:
     return out
 
 
+def per_model_counts(results: Results, name: str, models: list[str]) -> dict[str, Any]:
+    """A count per coder with its source (e.g. the case browser's attempts: ``models`` holds one entry per item)."""
+    counts = Counter(models)
+    by_model = {m: {"source": source_label(results, m), name: counts[m]} for m in dict.fromkeys(models)}
+    return {"simulated": results.simulated, "by_model": by_model}
+
+
 def headline_lines(values: dict[str, Any]) -> list[str]:
     """A recorded headline as text: its run-wide values on the first line, then one line per model (and the
     pooled figure, said to be pooled). Values without ``by_model`` (other notebooks' headlines) are one line."""

@@ -69,7 +69,7 @@ def sources_table(results: Results) -> HTML:
     """:func:`sources` as a report's first table, with the note (said once, here) that the later tables' Source
     column refers to: which rows are a simulated demo and which are real generations, by whom."""
     note = caption_with("", results).strip() or "Every row is from a live provider, generated during this run."
-    table = sources(results).to_html(index=False, na_rep="", border=0)
+    table = sources(results).fillna("").to_html(index=False, border=0)
     return HTML(f"{table}<p style='font-size:90%;margin-top:4px'><b>Note.</b> {html.escape(note)}</p>")
 
 
