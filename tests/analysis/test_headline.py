@@ -32,8 +32,9 @@ def mixed(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> 
             ROOT / "papermill_params" / "replay_smoke.yaml",
             {"tasks": {"humaneval": 4}, "models": {"coders": coders}, "screening": ["accept_all", "llm_judge"]},
         )
-        run_stages(config, run, progress=False)
+        lines = run_stages(config, run, progress=False).lines()
         analysis.analyze(run)
+    (run / "stage_summary.txt").write_text("\n".join(lines))  # what `tfr stage all` printed
     return run
 
 
@@ -62,6 +63,14 @@ def test_every_headline_is_per_model_with_its_source_and_none_is_pooled(mixed: P
         assert numbers["test_fail_feedback"] == len(mine) > 0
         assert numbers["unreliable"] == sum(p.reliability == "unreliable" for p in mine)
     assert "counts" not in summary  # the old pooled record counts are gone
+
+
+def test_the_stage_summary_counts_per_model_and_source(mixed: Path) -> None:
+    lines = (mixed / "stage_summary.txt").read_text().splitlines()
+    counted = [line for line in lines if line.startswith(("cases", "unreliable causes", "transitions", "screening"))]
+    assert counted and all(" of " in line.split(":")[0] for line in counted)  # never a run-wide "cases: ..." line
+    assert {line.split(" of ")[1].split(" [")[0] for line in counted} == {SIM, CODET, GPT4}
+    assert f"cases of {GPT4} [replayed (published): GPT-4]: " in "\n".join(counted)
 
 
 def test_the_printed_summary_gives_one_line_per_model_and_source(mixed: Path, tmp_path: Path) -> None:
