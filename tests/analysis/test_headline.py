@@ -122,3 +122,13 @@ def test_the_worked_example_gives_the_numbers_a_reader_checks_by_hand(
     )
     cases = {(p.task_id, p.test_id.rsplit("/", 1)[-1], p.case) for p in analysis.load_results(run).pair_evaluations}
     assert sorted(c[2] for c in cases if c[0] == "HumanEval/2") == ["fail_pass", "pass_fail", "pass_pass"]
+
+
+def test_the_transitions_figure_keeps_models_apart(mixed: Path) -> None:
+    results = analysis.load_results(mixed)
+    weak = [r.model_copy(update={"model": "sim:weak"}) for r in results.refined_evaluations]
+    two = results.model_copy(update={"refined_evaluations": results.refined_evaluations + weak})
+    ax = analysis.plot_transitions(two)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["A · reliable", "A · unreliable", "B · reliable", "B · unreliable"]
+    assert "A: sim:default (simulated)" in ax.get_xlabel() and "B: sim:weak" in ax.get_xlabel()

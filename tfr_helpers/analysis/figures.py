@@ -95,21 +95,27 @@ def _letter(index: int) -> str:
 
 
 def plot_transitions(results: Results, ax: Axes | None = None) -> Axes:
-    """Benchmark transitions after refinement by feedback reliability (all models), with Wilson intervals."""
-    ax = ax if ax is not None else plt.subplots(figsize=(7, 4))[1]
+    """Benchmark transitions after refinement by feedback reliability, per model (never pooled across models: with
+    several, the bars are ``A · reliable``, ``B · unreliable``, ... and the key under the axis names each model
+    with its source), with Wilson intervals."""
+    ax = ax if ax is not None else plt.subplots(figsize=(8, 4))[1]
     nums = rq2.refinement_outcomes(results)
-    pooled = nums.groupby(["reliability", "transition"], sort=False)[["k", "n"]].sum().reset_index()
+    models = sorted(nums.loc[nums["n"] > 0, "model"].unique())
+    letters = {m: _letter(i) for i, m in enumerate(models)}
+    several = len(models) > 1
     rows = [
         {
-            "reliability": r["reliability"],
+            "reliability": f"{letters[r['model']]} · {r['reliability']}" if several else r["reliability"],
             "transition": TRANSITION_LABELS[r["transition"]],
             **share_columns(wilson(int(r["k"]), int(r["n"]))),
         }
-        for _, r in pooled.iterrows()
+        for _, r in nums[nums["model"].isin(models)].iterrows()
     ]
     frame = pd.DataFrame(rows, columns=["reliability", "transition", "k", "n", "pct", "low", "high"])
-    _bars(frame, "transition", "reliability", list(TRANSITION_LABELS.values()), list(rq2.RELIABILITIES), ax)
-    ax.set(xlabel="benchmark transition", ylabel="percent of refinement attempts")
+    hues = [f"{letters[m]} · {rel}" for m in models for rel in rq2.RELIABILITIES] if several else list(rq2.RELIABILITIES)
+    _bars(frame, "transition", "reliability", list(TRANSITION_LABELS.values()), hues, ax)
+    key = "\n".join(f"{letters[m]}: {m} ({source_label(results, m)})" for m in models) if several else ""
+    ax.set(xlabel="benchmark transition" + (f"\n{key}" if key else ""), ylabel="percent of refinement attempts")
     _title(ax, "Refinement outcomes by feedback reliability", results)
     return ax
 
