@@ -89,8 +89,21 @@ document.addEventListener("click", function (event) {
 });
 </script>"""
 
+REPORT_CSS = """<style>
+/* tfr: papermill's injected parameters, compact and wrapped (no line runs off the page) */
+.celltag_injected-parameters .jp-InputArea pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 85%; }
+.celltag_injected-parameters .jp-InputPrompt { font-size: 85%; }
+</style>"""
+REMOVED_CELL_TAGS = frozenset({"parameters", "remove_cell"})
+"""Cells left out of the HTML report: the declared parameters (their ~70 lines document the keys, the injected
+cell below them holds the run's values) and any cell a notebook tags ``remove_cell``."""
+REMOVED_INPUT_TAGS = frozenset({"remove_input"})
+"""Cells whose code is left out of the HTML report, their output kept: the notebooks tag their set-up and
+stage-running cells so, and a report's first screen holds the question, the sources and the first result."""
+
 OFFLINE_TEMPLATE = (
     "{%- extends 'lab/index.html.j2' -%}\n"
+    "{% block extra_css %}" + REPORT_CSS + "{% endblock extra_css %}\n"
     "{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}\n"
     "{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}\n"
     "{%- block html_head_js_requirejs -%}{{ super() }}{% if resources.tfr_static %}\n"
@@ -192,13 +205,20 @@ def export_html(notebook: Path) -> Path:
     """Export an executed notebook to HTML next to it (widget state included) and return the path.
 
     The page loads its widget JavaScript from ``_static/`` beside it (see the module docstring); if that
-    JavaScript cannot be obtained, it loads it from the CDNs and a warning says why.
+    JavaScript cannot be obtained, it loads it from the CDNs and a warning says why. Cells tagged as in
+    :data:`REMOVED_CELL_TAGS` are left out, the code of those in :data:`REMOVED_INPUT_TAGS`; papermill's
+    injected parameters are shown compact and wrapped.
     """
     from jinja2 import DictLoader
     from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import TagRemovePreprocessor
 
     exporter = HTMLExporter(extra_loaders=[DictLoader({"tfr_offline.html.j2": OFFLINE_TEMPLATE})])
     exporter.template_file = "tfr_offline.html.j2"
+    exporter.register_preprocessor(
+        TagRemovePreprocessor(remove_cell_tags=set(REMOVED_CELL_TAGS), remove_input_tags=set(REMOVED_INPUT_TAGS)),
+        enabled=True,
+    )
     resources = {}
     try:
         install_widget_assets(notebook.parent)

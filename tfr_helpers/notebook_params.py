@@ -213,6 +213,15 @@ def file_parameters(path: Path | str) -> dict[str, Any]:
 
 
 # -- writing and checking the committed cells --------------------------------------------------------------
+PARAMETERS_CELL_METADATA: dict[str, Any] = {"jupyter": {"source_hidden": True}, "collapsed": True}
+"""The declared-parameters cell starts collapsed in JupyterLab (and in classic Jupyter); the HTML export leaves it
+out (:mod:`tfr_helpers.html_export`): a report shows the run's injected values, not the ~70 declarations."""
+
+
+def _collapsed(cell: Any) -> bool:
+    return all(cell.metadata.get(k) == v for k, v in PARAMETERS_CELL_METADATA.items())
+
+
 def _parameters_cell(nb: Any, path: Path) -> Any:
     cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
     if len(cells) != 1:
@@ -221,13 +230,13 @@ def _parameters_cell(nb: Any, path: Path) -> Any:
 
 
 def stale_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[str]:
-    """Notebooks whose committed parameters cell differs from :func:`parameters_source`."""
+    """Notebooks whose committed parameters cell differs from :func:`parameters_source` or is not collapsed."""
     import nbformat
 
     stale = []
     for path in sorted(notebooks_dir.glob("[0-9][0-9]*_*.ipynb")):
         cell = _parameters_cell(nbformat.read(str(path), as_version=4), path)
-        if cell.source != parameters_source(path.name):
+        if cell.source != parameters_source(path.name) or not _collapsed(cell):
             stale.append(path.name)
     return stale
 
@@ -242,6 +251,7 @@ def write_parameters_cells(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[str]:
         nb = nbformat.read(str(path), as_version=4)
         cell = _parameters_cell(nb, path)
         cell.source, cell.outputs, cell.execution_count = parameters_source(name), [], None
+        cell.metadata.update(PARAMETERS_CELL_METADATA)
         nbformat.write(nb, str(path))
         written.append(name)
     return written

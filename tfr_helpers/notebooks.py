@@ -10,6 +10,7 @@ import logging
 import os
 import sys
 import time
+import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from tqdm.auto import tqdm
 
+from tfr_helpers.analysis.headline import headline_lines
 from tfr_helpers.errors import ConfigError, TfrError
 from tfr_helpers.html_export import export_html
 from tfr_helpers.notebook_params import file_parameters
@@ -67,9 +69,10 @@ class NotebookRunSummary(BaseModel):
     def lines(self) -> list[str]:
         """A short human summary: headline numbers and the paths to open."""
         out = [f"run directory: {self.run_dir}"]
-        for report in self.notebooks:
-            numbers = ", ".join(f"{k}={v}" for k, v in report.headline.items())
-            out.append(f"  {report.name} ({report.seconds:.1f} s){': ' + numbers if numbers else ''}")
+        for report in self.notebooks:  # per model and source: a number never pools a simulated and a real model
+            first, *rest = headline_lines(report.headline) or [""]
+            out.append(f"  {report.name} ({report.seconds:.1f} s){': ' + first if first else ''}")
+            out += [f"    {line}" for line in rest]
         out.append("open:")
         out += [f"  {report.html}" for report in self.notebooks]
         for extra in ("refinement_cases.md", "analysis/summary.json"):
@@ -95,6 +98,39 @@ def project_kernel() -> str:
     log.info("installing kernelspec 'tfr' for %s into %s", sys.executable, sys.prefix)
     install(kernel_name="tfr", prefix=sys.prefix, display_name="Python (tfr)")
     return "tfr"
+
+
+def kernel_manager_class() -> type:
+    """The kernel manager papermill starts each notebook's kernel with: IPC transport where the OS has it.
+
+    Over IPC (Unix domain sockets in Jupyter's runtime directory, private to this user) the kernel's
+    messages never touch a network port, so ipykernel has no cause for its "running over TCP without
+    encryption" warning. Windows has no IPC transport: there the default (TCP on localhost) stays.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    if sys.platform == "win32":
+        return AsyncKernelManager
+
+    class IpcKernelManager(AsyncKernelManager):  # type: ignore[misc]
+        """An ``AsyncKernelManager`` whose transport defaults to ``ipc``, its sockets in Jupyter's runtime directory
+        under a name of their own (jupyter_client's default, ``kernel-ipc-<n>``, lands in the kernel's working
+        directory, where two kernels started at once would pick the same names)."""
+
+        @default("transport")
+        def _transport_default(self) -> str:
+            return "ipc"
+
+        @default("ip")
+        def _ip_default(self) -> str:
+            from jupyter_core.paths import jupyter_runtime_dir
+
+            runtime = Path(jupyter_runtime_dir())
+            runtime.mkdir(parents=True, exist_ok=True)
+            return str(runtime / f"tfr-{uuid.uuid4().hex[:12]}-ipc")
+
+    return IpcKernelManager
 
 
 def resolve_run_dir(params: Path, run_dir: Path | None) -> Path:
@@ -178,6 +214,7 @@ def run_notebooks(
                     str(out),
                     parameters={**injected, "run_dir": str(run_dir), **(extras.get(name) or {})},
                     kernel_name=kernel_name,
+                    kernel_manager_class=kernel_manager_class(),
                     cwd=str(notebooks_dir),
                     progress_bar=False,
                 )

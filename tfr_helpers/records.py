@@ -1,4 +1,4 @@
-"""Typed records shared by every layer of tfr (see ../shared/DESIGN.md sections 1-4).
+"""Typed records shared by every layer of tfr .
 
 Every persisted record is a frozen pydantic model. Data flows one way:
 benchmarks/sandbox/models -> pipeline -> analysis -> views/cli/notebooks, and all of them
@@ -433,7 +433,7 @@ class RefinedEvaluation(Record):
 
 
 RepairStatus = Literal["repaired", "not_repaired"]
-"""Oracle repair of one unreliable EBT (issue 15): its expected value replaced by the reference's output, or not."""
+"""Oracle repair of one unreliable EBT: its expected value replaced by the reference's output, or not."""
 
 
 class RepairedTest(Record):
@@ -528,9 +528,9 @@ class Results(Record):
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     """Wall time per stage of the run that produced this file (timing field)."""
     oracle_repair: OracleRepairResults | None = None
-    """The oracle-repaired arm (issue 15; None unless ``refinement.oracle_repair``): uses the reference."""
+    """The oracle-repaired arm (None unless ``refinement.oracle_repair``): uses the reference."""
     rounds: _rounds.RoundsResults | None = None
-    """Multi-round backprompting (issue 15; None unless ``refinement.rounds`` > 1): ``tfr_helpers.rounds_records``."""
+    """Multi-round backprompting (None unless ``refinement.rounds`` > 1): ``tfr_helpers.rounds_records``."""
 
 
 # the rounds' records live in their own module, which imports this one: bound here, after every class it uses,

@@ -1,4 +1,4 @@
-"""Records of multi-round backprompting (issue 15, ``refinement.rounds`` > 1; see docs/rounds.md).
+"""Records of multi-round backprompting (``refinement.rounds`` > 1; see docs/rounds.md).
 
 A *chain* is one (coder, task, code sample) refined round after round: round 0 is the generated code, round k
 runs the code of round k-1 on round k's test suite and, when tests fail, refines it with the feedback of all

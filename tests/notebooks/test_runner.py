@@ -89,3 +89,22 @@ def test_project_kernel_starts_this_interpreter() -> None:
 
     argv0 = KernelSpecManager().get_kernel_spec(project_kernel()).argv[0]
     assert argv0 in {"python", "python3", sys.executable}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no IPC transport on Windows")
+def test_kernels_start_over_ipc_so_nothing_warns_about_tcp(
+    tmp_path: Path, params: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    _write(
+        nbs / "a.ipynb",
+        "import pathlib\nfrom ipykernel.kernelapp import IPKernelApp\n"
+        "pathlib.Path(run_dir, 'transport.txt').write_text(IPKernelApp.instance().transport)",
+    )
+    run = tmp_path / "run"
+    run_notebooks(params, run, names=("a.ipynb",), notebooks_dir=nbs, progress=False)
+    assert (run / "transport.txt").read_text() == "ipc"
+    assert not list(nbs.glob("*ipc*")), "sockets belong in Jupyter's runtime directory, removed at shutdown"
+    out, err = capfd.readouterr()
+    assert "without encryption" not in out + err  # the warning has no cause: no TCP port is opened

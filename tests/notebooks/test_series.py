@@ -42,7 +42,8 @@ def test_resumed_series_makes_no_model_calls(series) -> None:  # type: ignore[no
 def test_rq_notebooks_show_tables_figures_and_generated_prose(series) -> None:  # type: ignore[no-untyped-def]
     results = json.loads((series.run_dir / "results.json").read_text())
     fails = [p for p in results["pair_evaluations"] if p["feedback"] is not None]
-    rq1 = series.notebooks[1].headline
+    rq1 = series.notebooks[1].headline["by_model"]["sim:default"]  # per model and source, never pooled
+    assert rq1["source"] == "simulated"
     assert rq1["test_fail_feedback"] == len(fails)
     assert rq1["unreliable"] == sum(p["reliability"] == "unreliable" for p in fails)
     for report in series.notebooks[1:4]:

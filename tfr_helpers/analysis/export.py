@@ -11,10 +11,11 @@ from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import figures, oracle, rounds
 from tfr_helpers.analysis.summary import build_summary
-from tfr_helpers.analysis.tables import TABLES
+from tfr_helpers.analysis.tables import TABLES, caption_with
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.pipeline.results_io import load_results
 from tfr_helpers.pipeline.seeds import is_multi_seed
+from tfr_helpers.records import Results
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,11 @@ def escape_latex(text: str) -> str:
     for ch in "&%$#_{}":
         out = out.replace(ch, "\\" + ch)
     return out.replace("~", r"\textasciitilde ").replace("^", r"\textasciicircum ").replace(">", r"\textgreater ")
+
+
+def _noted(styler: Styler, results: Results) -> Styler:
+    """A table standing alone (LaTeX) carries the run's source note in its caption, as summary.json does."""
+    return styler.set_caption(caption_with(str(styler.caption or ""), results))
 
 
 def to_latex(styler: Styler, label: str) -> str:
@@ -84,7 +90,8 @@ def analyze(run_dir: Path | str) -> AnalysisOutputs:
     out_dir = run / "analysis"
     summary = atomic_write_text(out_dir / "summary.json", json.dumps(build_summary(results), indent=2))
     tables = {
-        name: atomic_write_text(out_dir / f"{name}.tex", to_latex(fn(results), f"tab:{name}")) for name, fn in TABLES.items()
+        name: atomic_write_text(out_dir / f"{name}.tex", to_latex(_noted(fn(results), results), f"tab:{name}"))
+        for name, fn in TABLES.items()
     }
     if oracle.present(results):  # the oracle-repaired arm's table, only for runs that have the arm
         tables[oracle.TABLE] = atomic_write_text(

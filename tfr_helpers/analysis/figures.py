@@ -20,7 +20,7 @@ from matplotlib.axes import Axes  # noqa: E402
 
 from tfr_helpers.analysis import rounds, rq1, rq2, rq3  # noqa: E402
 from tfr_helpers.analysis.frames import pairs_frame  # noqa: E402
-from tfr_helpers.analysis.sources import real_note  # noqa: E402
+from tfr_helpers.analysis.sources import real_note, source_label  # noqa: E402
 from tfr_helpers.analysis.stats import share_columns, wilson  # noqa: E402
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS  # noqa: E402
 from tfr_helpers.records import Results  # noqa: E402
@@ -61,38 +61,61 @@ def _title(ax: Axes, text: str, results: Results) -> None:
 
 
 def plot_four_cases(results: Results, ax: Axes | None = None) -> Axes:
-    """Share of each RQ1 case per model and benchmark, with 95% Wilson intervals."""
-    ax = ax if ax is not None else plt.subplots(figsize=(8, 4))[1]
+    """Share of each RQ1 case per model and benchmark, with 95% Wilson intervals.
+
+    Models are abbreviated A, B, ... on the x axis (``A · humaneval``) and named with their source in the key
+    under it, so the labels stay legible at any number of models; the figure widens with the groups.
+    """
     pairs = pairs_frame(results)
-    pairs["group"] = pairs["model"] + " (" + pairs["source"] + ")\n" + pairs["benchmark"]
+    models = sorted(pairs["model"].unique())
+    letters = {m: _letter(i) for i, m in enumerate(models)}
+    pairs["group"] = pairs["model"].map(letters) + " · " + pairs["benchmark"]
+    order = sorted(pairs["group"].unique())
+    ax = ax if ax is not None else plt.subplots(figsize=(max(8.0, 1.3 * len(order)), 4.5))[1]
     rows = [
         {"group": g, "case": CASE_LABELS[c], **share_columns(wilson(int((sub["case"] == c).sum()), len(sub)))}
         for g, sub in pairs.groupby("group", sort=True)
         for c in rq1.CASES
     ]
     frame = pd.DataFrame(rows, columns=["group", "case", "k", "n", "pct", "low", "high"])
-    _bars(frame, "group", "case", sorted(pairs["group"].unique()), list(CASE_LABELS.values()), ax)
-    ax.set(xlabel="", ylabel="percent of (code sample, test) pairs")
+    _bars(frame, "group", "case", order, list(CASE_LABELS.values()), ax)
+    key = "\n".join(f"{letters[m]}: {m} ({source_label(results, m)})" for m in models)
+    ax.set(xlabel=key, ylabel="percent of (code sample, test) pairs")
+    ax.xaxis.label.set_horizontalalignment("left")
+    ax.xaxis.set_label_coords(0.0, -0.12, transform=ax.transAxes)
+    ax.tick_params(axis="x", labelsize=8)
+    sns.move_legend(ax, "upper left", bbox_to_anchor=(1.0, 1.0), title="case", frameon=False)
     _title(ax, "Four cases per model and benchmark", results)
     return ax
 
 
+def _letter(index: int) -> str:
+    """A, B, ..., Z, AA, AB, ...: a short name for the ``index``-th model of a figure."""
+    return (_letter(index // 26 - 1) if index >= 26 else "") + chr(ord("A") + index % 26)
+
+
 def plot_transitions(results: Results, ax: Axes | None = None) -> Axes:
-    """Benchmark transitions after refinement by feedback reliability (all models), with Wilson intervals."""
-    ax = ax if ax is not None else plt.subplots(figsize=(7, 4))[1]
+    """Benchmark transitions after refinement by feedback reliability, per model (never pooled across models: with
+    several, the bars are ``A · reliable``, ``B · unreliable``, ... and the key under the axis names each model
+    with its source), with Wilson intervals."""
+    ax = ax if ax is not None else plt.subplots(figsize=(8, 4))[1]
     nums = rq2.refinement_outcomes(results)
-    pooled = nums.groupby(["reliability", "transition"], sort=False)[["k", "n"]].sum().reset_index()
+    models = sorted(nums.loc[nums["n"] > 0, "model"].unique())
+    letters = {m: _letter(i) for i, m in enumerate(models)}
+    several = len(models) > 1
     rows = [
         {
-            "reliability": r["reliability"],
+            "reliability": f"{letters[r['model']]} · {r['reliability']}" if several else r["reliability"],
             "transition": TRANSITION_LABELS[r["transition"]],
             **share_columns(wilson(int(r["k"]), int(r["n"]))),
         }
-        for _, r in pooled.iterrows()
+        for _, r in nums[nums["model"].isin(models)].iterrows()
     ]
     frame = pd.DataFrame(rows, columns=["reliability", "transition", "k", "n", "pct", "low", "high"])
-    _bars(frame, "transition", "reliability", list(TRANSITION_LABELS.values()), list(rq2.RELIABILITIES), ax)
-    ax.set(xlabel="benchmark transition", ylabel="percent of refinement attempts")
+    hues = [f"{letters[m]} · {rel}" for m in models for rel in rq2.RELIABILITIES] if several else list(rq2.RELIABILITIES)
+    _bars(frame, "transition", "reliability", list(TRANSITION_LABELS.values()), hues, ax)
+    key = "\n".join(f"{letters[m]}: {m} ({source_label(results, m)})" for m in models) if several else ""
+    ax.set(xlabel="benchmark transition" + (f"\n{key}" if key else ""), ylabel="percent of refinement attempts")
     _title(ax, "Refinement outcomes by feedback reliability", results)
     return ax
 

@@ -1,4 +1,4 @@
-"""The oracle-repaired arm (issue 15): what the same refiner does when the generated test is right.
+"""The oracle-repaired arm: what the same refiner does when the generated test is right.
 
 Every number here uses the reference (a repaired test expects the reference's output): the arm is an upper bound on
 refinement with right tests, never a screening strategy; every caption and summary entry says so. The numbers come

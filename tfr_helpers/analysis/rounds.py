@@ -1,4 +1,4 @@
-"""Multi-round backprompting per round (issue 15, docs/rounds.md): pass@1, suites, collisions, transitions.
+"""Multi-round backprompting per round (docs/rounds.md): pass@1, suites, collisions, transitions.
 
 Every number comes from ``results.rounds`` (``tfr_helpers.rounds_records``); runs with ``refinement.rounds`` 1
 have none, and every function here then returns an empty frame (the table and the summary section are left out).

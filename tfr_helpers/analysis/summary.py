@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from tfr_helpers.analysis import oracle, rounds, rq1, rq2, rq3
+from tfr_helpers.analysis.headline import SECTIONS, headline
 from tfr_helpers.analysis.sources import real_note, skipped_frame
 from tfr_helpers.analysis.tables import CAPTIONS, SIMULATED_NOTE, caption
 from tfr_helpers.records import Results
@@ -59,9 +60,10 @@ def build_summary(results: Results) -> dict[str, Any]:
         results: A finished run.
 
     Returns:
-        ``{"version", "simulated", "note", "real_note", "run_name", "model_sources", "skipped", "counts",
+        ``{"version", "simulated", "note", "real_note", "run_name", "model_sources", "skipped", "headline",
         "definitions", "tables": {name: {"caption", "rows"}}}``, JSON-serialisable (``skipped``: items per
-        coder, stage and reason).
+        coder, stage and reason; ``headline``: the notebooks' headline numbers per model and source, see
+        :mod:`tfr_helpers.analysis.headline`).
     """
     return (
         {
@@ -72,15 +74,7 @@ def build_summary(results: Results) -> dict[str, Any]:
             "run_name": results.run_name,
             "model_sources": [src.model_dump() for src in results.model_sources],
             "skipped": frame_records(skipped_frame(results)),
-            "counts": {
-                "tasks": len(results.tasks),
-                "generated_codes": len(results.generated_codes),
-                "generated_tests": len(results.generated_tests),
-                "pair_evaluations": len(results.pair_evaluations),
-                "feedback": sum(p.feedback is not None for p in results.pair_evaluations),
-                "screening_decisions": len(results.screening),
-                "refinements": len(results.refined_evaluations),
-            },
+            "headline": {section: headline(results, section) for section in SECTIONS},
             "definitions": DEFINITIONS,
             "tables": {
                 name: {"caption": caption(name, results), "rows": frame_records(fn(results))}

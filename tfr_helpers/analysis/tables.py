@@ -89,7 +89,9 @@ def caption_with(text: str, results: Results) -> str:
 
 
 def _styler(frame: pd.DataFrame, name: str, results: Results) -> Styler:
-    return frame.style.set_caption(caption(name, results))
+    """The table with its own caption only: a report says once, under its first table, what the sources are
+    (:func:`tfr_helpers.views.sources_table`); the LaTeX export and summary.json add the note (:func:`caption`)."""
+    return frame.style.set_caption(CAPTIONS[name])
 
 
 def rq1_four_cases_table(results: Results) -> Styler:

@@ -34,7 +34,10 @@ from tfr_helpers.cli import (  # noqa: E402,F401
 
 def main() -> None:
     """Entry point of the console script: user errors become one line on stderr and exit code 2."""
+    from tfr_helpers.cli.log_lines import plain_progress
+
     pin_environment()  # relative data and cache paths: from here, in every kernel and worker too
+    plain_progress()
     try:
         app()
     except TfrError as exc:

@@ -14,10 +14,16 @@ RunDirOption = Annotated[Path, typer.Option("--run-dir", help="Run directory hol
 
 @app.command("analyze")
 def analyze_cmd(run_dir: RunDirOption) -> None:
-    """Write analysis/summary.json, the six LaTeX tables and the figures of a finished run."""
+    """Write analysis/summary.json, the six LaTeX tables and the figures of a finished run; print RQ1's headline
+    per model and source."""
+    import json
+
     from tfr_helpers.analysis import analyze
+    from tfr_helpers.analysis.headline import headline_lines
 
     out = analyze(run_dir)
+    for line in headline_lines(json.loads(out.summary.read_text(encoding="utf-8"))["headline"]["rq1"]):
+        typer.echo(f"rq1: {line}")
     typer.echo(f"summary: {out.summary}")
     for path in out.tables.values():
         typer.echo(f"table:   {path}")

@@ -130,7 +130,7 @@ class SandboxSettings(_Strict):
 
 
 class RefinementSettings(_Strict):
-    """Refinement beyond one attempt per feedback (issue 15): backprompting rounds and the oracle-repaired arm."""
+    """Refinement beyond one attempt per feedback: backprompting rounds and the oracle-repaired arm."""
 
     rounds: int = Field(default=1, ge=1)
     """Refinement rounds per code sample (1: the seed study, one independent attempt per feedback). With R > 1,

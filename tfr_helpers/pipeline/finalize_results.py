@@ -44,9 +44,9 @@ class RunRecords:
     refined_evaluations: list[RefinedEvaluation]
     stage_seconds: dict[str, float]
     rounds: RoundsResults | None = None
-    """Multi-round backprompting (issue 15), None unless ``refinement.rounds`` > 1."""
+    """Multi-round backprompting, None unless ``refinement.rounds`` > 1."""
     oracle_repair: OracleRepairResults | None = None
-    """The oracle-repaired arm (issue 15), None unless ``refinement.oracle_repair``."""
+    """The oracle-repaired arm, None unless ``refinement.oracle_repair``."""
 
 
 def call_totals(records: RunRecords) -> list[CallTotals]:

@@ -1,4 +1,4 @@
-"""Stage 62, oracle_refine_codes: the same refiner on each repaired feedback (the oracle-repaired arm, issue 15).
+"""Stage 62, oracle_refine_codes: the same refiner on each repaired feedback (the oracle-repaired arm).
 
 The request is built exactly as in :mod:`.refine_codes` (template ``refine``, the task's view, the generated code,
 the feedback text): the refiner never sees the reference, only the repaired test, whose expected value *is* the

@@ -1,4 +1,4 @@
-"""Stage 61, oracle_repair_tests: each unreliable EBT feedback's test repaired from the reference (issue 15).
+"""Stage 61, oracle_repair_tests: each unreliable EBT feedback's test repaired from the reference.
 
 The oracle-repaired arm uses the reference: it is an upper bound on what refinement could achieve with right tests,
 never a screening strategy. For each test-fail feedback that is unreliable and comes from an EBT:

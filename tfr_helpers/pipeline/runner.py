@@ -82,7 +82,7 @@ def _execute(
     model, no quota) the remaining chunks are not attempted. A stage with ``parallel_chunks`` runs up to
     :func:`chunks_in_flight` chunks at once on the local executor; each is checkpointed as soon as it is done.
     """
-    if not items:  # nothing to do in this configuration (issue 15's stages by default): no progress line either
+    if not items:  # nothing to do in this configuration (the later refinement stages by default): no progress line either
         return []
     name = _checkpoint(stage)
     done = ctx.store.done_keys(name)

@@ -1,4 +1,4 @@
-"""Repeated seeds (issue 15): a study run once per seed in one run directory (docs/seeds.md).
+"""Repeated seeds: a study run once per seed in one run directory (docs/seeds.md).
 
 A configuration with ``seeds: [k0, k1, ...]`` runs as one full run directory per seed::
 

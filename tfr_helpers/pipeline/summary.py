@@ -33,6 +33,11 @@ class RunSummary:
     transitions: dict[str, int] = field(default_factory=dict)
     decisions: dict[str, dict[str, int]] = field(default_factory=dict)
     """Strategy -> decision -> count."""
+    by_model: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    """Coder -> ``cases`` / ``unreliable causes`` / ``transitions`` / ``screening <strategy>`` -> counts: what
+    :meth:`lines` prints, one line per coder and source (the run-wide counts above are never printed pooled)."""
+    sources: dict[str, str] = field(default_factory=dict)
+    """Coder -> its source label (``simulated``, ``replayed (published): GPT-4``, ``live provider``)."""
     calls: int = 0
     """Model calls behind the run's results (all invocations; a reply served from the cache counts once)."""
     input_tokens: int = 0
@@ -57,15 +62,11 @@ class RunSummary:
             out.append(f"execution cache: {self.exec_cache[0]} hits, {self.exec_cache[1]} misses")
         if self.run_calls != self.invocation_calls and self.run_calls != CallCounts():
             out.append(f"all invocations (calls/): {self.run_calls.describe()}")
-        for title, counts in (
-            ("cases", self.cases),
-            ("unreliable causes", self.causes),
-            ("transitions", self.transitions),
-        ):
-            if counts:
-                out.append(f"{title}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
-        for strategy, counts in self.decisions.items():
-            out.append(f"screening {strategy}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+        for model, parts in self.by_model.items():  # per coder and source: no line pools a simulated and a real one
+            for title, counts in parts.items():
+                if counts:
+                    numbers = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
+                    out.append(f"{title} of {model} [{self.sources.get(model, '?')}]: {numbers}")
         if self.calls:
             out.append(
                 f"calls behind the results: {self.calls}, tokens in/out: {self.input_tokens}/{self.output_tokens}, "
@@ -98,6 +99,20 @@ def summarize(
     for dec in results.screening:
         decisions.setdefault(dec.strategy, Counter())[dec.decision] += 1
     totals = results.call_totals
+    coder_of = {p.pair_id: p.model for p in results.pair_evaluations}
+    by_model: dict[str, dict[str, dict[str, int]]] = {}
+    for model in dict.fromkeys([c.model for c in results.generated_codes] + list(coder_of.values())):
+        pairs = [p for p in results.pair_evaluations if p.model == model]
+        parts: dict[str, dict[str, int]] = {
+            "cases": dict(Counter(p.case for p in pairs)),
+            "unreliable causes": dict(Counter(p.cause for p in pairs if p.cause)),
+            "transitions": dict(Counter(r.transition for r in results.refined_evaluations if r.model == model)),
+        }
+        for dec in results.screening:
+            if coder_of.get(dec.feedback_id) == model:
+                counts = parts.setdefault(f"screening {dec.strategy}", {})
+                counts[dec.decision] = counts.get(dec.decision, 0) + 1
+        by_model[model] = parts
     return RunSummary(
         run_dir,
         seconds,
@@ -110,6 +125,8 @@ def summarize(
         causes=dict(Counter(p.cause for p in results.pair_evaluations if p.cause)),
         transitions=dict(Counter(r.transition for r in results.refined_evaluations)),
         decisions={k: dict(v) for k, v in decisions.items()},
+        by_model=by_model,
+        sources={m: _source_label(results, m) for m in by_model},
         skipped=dict(Counter(f"{s.model} {s.stage}: {s.reason}" for s in results.skipped)),
         calls=sum(t.calls for t in totals),
         input_tokens=sum(t.input_tokens for t in totals),
@@ -123,3 +140,11 @@ def summarize(
             "undecided_screening": sum(d.decision == "undecided" for d in results.screening),
         },
     )
+
+
+def _source_label(results: Results, model: str) -> str:
+    """The coder's source as every table names it (``replayed (published): GPT-4``); ``model_sources`` holds it."""
+    for src in results.model_sources:
+        if src.model == model:
+            return f"{src.label}: {src.producer}" if src.source == "replayed" and src.producer else src.label
+    return "unknown source"

@@ -13,6 +13,7 @@ from tfr_helpers.views.display import (
     run_paths,
     simulated_banner,
     sources,
+    sources_table,
     tasks_overview,
 )
 from tfr_helpers.views.glue import read_headline, record_headline
@@ -37,5 +38,6 @@ __all__: list[str] = [
     "run_paths",
     "simulated_banner",
     "sources",
+    "sources_table",
     "tasks_overview",
 ]

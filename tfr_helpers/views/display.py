@@ -11,7 +11,9 @@ import pandas as pd
 import yaml
 from IPython.display import HTML, Markdown
 
-from tfr_helpers.analysis.sources import skipped_frame, source_label, sources_frame
+from tfr_helpers.analysis.headline import headline as analysis_headline
+from tfr_helpers.analysis.sources import skipped_frame, sources_frame
+from tfr_helpers.analysis.tables import caption_with
 from tfr_helpers.models.registry import is_replayed, is_simulated
 from tfr_helpers.records import Results
 
@@ -61,6 +63,14 @@ def sources(results: Results) -> pd.DataFrame:
         m: "; ".join(f"{r} ({n})" for r, n in zip(g["reason"], g["items"], strict=True)) for m, g in skipped.groupby("model")
     }
     return frame.assign(skipped=[notes.get(m, "") for m in frame["model"]]).rename(columns={"label": "source"})
+
+
+def sources_table(results: Results) -> HTML:
+    """:func:`sources` as a report's first table, with the note (said once, here) that the later tables' Source
+    column refers to: which rows are a simulated demo and which are real generations, by whom."""
+    note = caption_with("", results).strip() or "Every row is from a live provider, generated during this run."
+    table = sources(results).fillna("").to_html(index=False, border=0)
+    return HTML(f"{table}<p style='font-size:90%;margin-top:4px'><b>Note.</b> {html.escape(note)}</p>")
 
 
 def config_markdown(config: Any) -> Markdown:
@@ -116,51 +126,9 @@ def lines(items: list[str]) -> Markdown:
 
 
 def headline(results: Results, section: str) -> dict[str, Any]:
-    """Headline numbers of one notebook (``setup``, ``rq1``, ``rq2``, ``rq3``), computed from the records."""
-    fails = [p for p in results.pair_evaluations if p.feedback is not None]
-    numbers: dict[str, Any] = {"simulated": results.simulated}
-    if section == "setup":
-        numbers |= {
-            "tasks": len(results.tasks),
-            "codes": len(results.generated_codes),
-            "tests": len(results.generated_tests),
-        }
-    elif section == "rq1":
-        unreliable = sum(p.reliability == "unreliable" for p in fails)
-        numbers |= {
-            "pairs": len(results.pair_evaluations),
-            "test_fail_feedback": len(fails),
-            "unreliable": unreliable,
-            "unreliable_pct": round(100 * unreliable / len(fails), 1) if fails else None,
-            "by_model": _rq1_by_model(results),
-        }
-    elif section == "rq2":
-        transitions = Counter(r.transition for r in results.refined_evaluations)
-        numbers["refinements"] = len(results.refined_evaluations)
-        numbers.update(sorted(transitions.items()))
-    elif section == "rq3":
-        for strategy in dict.fromkeys(d.strategy for d in results.screening):
-            decided = [d for d in results.screening if d.strategy == strategy]
-            numbers[f"{strategy}_accept_pct"] = round(100 * sum(d.decision == "accept" for d in decided) / len(decided), 1)
-    else:
-        raise ValueError(f"unknown section {section!r}; use setup, rq1, rq2 or rq3")
-    return numbers
-
-
-def _rq1_by_model(results: Results) -> dict[str, dict[str, Any]]:
-    """RQ1 headline numbers per coder (never pooled across sources), with the coder's source."""
-    out = {}
-    for model in dict.fromkeys(p.model for p in results.pair_evaluations):
-        mine = [p for p in results.pair_evaluations if p.model == model]
-        fb = [p for p in mine if p.feedback is not None]
-        bad = sum(p.reliability == "unreliable" for p in fb)
-        out[model] = {
-            "source": source_label(results, model),
-            "pairs": len(mine),
-            "test_fail_feedback": len(fb),
-            "unreliable_pct": round(100 * bad / len(fb), 1) if fb else None,
-        }
-    return out
+    """Headline numbers of one notebook (``setup``, ``rq1``, ``rq2``, ``rq3``), per model and source, computed
+    from the records (:func:`tfr_helpers.analysis.headline.headline`)."""
+    return analysis_headline(results, section)
 
 
 def run_paths(run_dir: str | Path) -> Markdown:

@@ -1,6 +1,6 @@
 """Headline numbers recorded by a notebook's last cell and read back from the executed notebook.
 
-A tiny ``glue()``-style helper (see ../shared/notes/notebooks.md): the values are displayed as a custom
+A tiny ``glue()``-style helper, as scrapbook's ``glue`` was: the values are displayed as a custom
 JSON mime bundle, so they live in the executed ``.ipynb`` and need no extra file or package.
 """
 
@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+
+from tfr_helpers.analysis.headline import headline_lines
 
 HEADLINE_MIME = "application/vnd.tfr.headline+json"
 """Mime type of the bundle holding a notebook's headline numbers."""
@@ -24,7 +26,7 @@ def record_headline(values: dict[str, Any]) -> None:
     """
     from IPython.display import display
 
-    text = "\n".join(f"{key}: {value}" for key, value in values.items())
+    text = "\n".join(headline_lines(values))  # per model and source, one line each
     display({HEADLINE_MIME: json.loads(json.dumps(values)), "text/plain": text}, raw=True)
 
 

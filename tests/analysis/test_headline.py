@@ -1,0 +1,134 @@
+"""Headline numbers never pool sources: the replay smoke study plus a simulated coder, and the worked example."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tfr_helpers import analysis, views
+from tfr_helpers.analysis.headline import SECTIONS, headline, headline_lines
+from tfr_helpers.cli import app
+from tfr_helpers.notebooks import NotebookReport, NotebookRunSummary
+from tfr_helpers.pipeline import load_config, run_stages
+
+ROOT = Path(__file__).resolve().parents[2]
+SIM = "sim:default"
+CODET = "replay:codet-codegen16b-humaneval"
+GPT4 = "replay:reflexion-gpt4-humaneval"
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> Path:
+    """``replay_smoke.yaml`` (CodeT and Reflexion, real) on 4 tasks, plus the simulated coder."""
+    run = tmp_path_factory.mktemp("mixed") / "run"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TFR_CACHE_DIR", str(run.parent / "cache"))
+        config = load_config(ROOT / "papermill_params" / "replay_smoke.yaml")
+        coders = [SIM, *[c.model_dump(exclude_defaults=True) for c in config.models.coders]]
+        config = load_config(
+            ROOT / "papermill_params" / "replay_smoke.yaml",
+            {"tasks": {"humaneval": 4}, "models": {"coders": coders}, "screening": ["accept_all", "llm_judge"]},
+        )
+        lines = run_stages(config, run, progress=False).lines()
+        analysis.analyze(run)
+    (run / "stage_summary.txt").write_text("\n".join(lines))  # what `tfr stage all` printed
+    return run
+
+
+def _numbers_of(values: dict[str, object]) -> set[str]:
+    return {k for k in values if k not in ("simulated", "tasks", "by_model", "pooled")}
+
+
+def test_every_headline_is_per_model_with_its_source_and_none_is_pooled(mixed: Path) -> None:
+    results = analysis.load_results(mixed)
+    summary = json.loads((mixed / "analysis" / "summary.json").read_text())
+    for section in SECTIONS:
+        values = headline(results, section)
+        assert summary["headline"][section] == json.loads(json.dumps(values))
+        assert views.headline(results, section) == values
+        assert not _numbers_of(values), (section, values)  # no run-wide number beside the per-model ones
+        assert "pooled" not in values  # a simulated and two replayed coders: nothing may be pooled
+        by_model = values["by_model"]
+        assert set(by_model) == {SIM, CODET, GPT4}
+        assert by_model[SIM]["source"] == "simulated"
+        assert by_model[CODET]["source"] == "replayed (published): CodeGen-Mono-16B"
+        assert by_model[GPT4]["source"] == "replayed (published): GPT-4"
+    rq1 = summary["headline"]["rq1"]["by_model"]
+    fails = [p for p in results.pair_evaluations if p.feedback is not None]
+    for model, numbers in rq1.items():
+        mine = [p for p in fails if p.model == model]
+        assert numbers["test_fail_feedback"] == len(mine) > 0
+        assert numbers["unreliable"] == sum(p.reliability == "unreliable" for p in mine)
+    assert "counts" not in summary  # the old pooled record counts are gone
+
+
+def test_the_stage_summary_counts_per_model_and_source(mixed: Path) -> None:
+    lines = (mixed / "stage_summary.txt").read_text().splitlines()
+    counted = [line for line in lines if line.startswith(("cases", "unreliable causes", "transitions", "screening"))]
+    assert counted and all(" of " in line.split(":")[0] for line in counted)  # never a run-wide "cases: ..." line
+    assert {line.split(" of ")[1].split(" [")[0] for line in counted} == {SIM, CODET, GPT4}
+    assert f"cases of {GPT4} [replayed (published): GPT-4]: " in "\n".join(counted)
+
+
+def test_the_printed_summary_gives_one_line_per_model_and_source(mixed: Path, tmp_path: Path) -> None:
+    results = analysis.load_results(mixed)
+    report = NotebookReport(
+        name="01_rq1_feedback_reliability.ipynb",
+        notebook=tmp_path / "01.ipynb",
+        html=tmp_path / "01.html",
+        seconds=1.0,
+        headline=headline(results, "rq1"),
+    )
+    lines = NotebookRunSummary(run_dir=mixed, params=tmp_path / "p.yaml", notebooks=[report]).lines()
+    assert lines[1] == "  01_rq1_feedback_reliability.ipynb (1.0 s): simulated=True"
+    per_model = [line.strip() for line in lines[2:5]]
+    assert [line.split(" [")[0] for line in per_model] == [SIM, CODET, GPT4]
+    assert all("unreliable_pct=" in line for line in per_model)
+    assert not any("pooled" in line for line in lines)
+
+
+def test_a_pooled_figure_only_where_the_models_share_one_source(mixed: Path) -> None:
+    results = analysis.load_results(mixed)
+    sims = results.model_copy(update={"pair_evaluations": [p for p in results.pair_evaluations if p.model == SIM]})
+    weak = [p.model_copy(update={"model": "sim:weak"}) for p in sims.pair_evaluations]
+    both = sims.model_copy(update={"pair_evaluations": sims.pair_evaluations + weak, "generated_codes": []})
+    values = headline(both, "rq1")
+    assert set(values["by_model"]) == {SIM, "sim:weak"}
+    pooled = values["pooled"]
+    assert pooled["models"] == [SIM, "sim:weak"] and pooled["source"] == "simulated"
+    assert pooled["pairs"] == 2 * values["by_model"][SIM]["pairs"]
+    assert headline_lines(values)[-1].startswith("pooled over sim:default, sim:weak (all simulated): pairs=")
+
+
+def test_the_worked_example_gives_the_numbers_a_reader_checks_by_hand(
+    tmp_path: Path, shared_benchmarks: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README "A worked example": the exact commands, from the project root."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path / "cache"))
+    run = tmp_path / "example"
+    runner = CliRunner()
+    staged = runner.invoke(app, ["stage", "all", "--params", "papermill_params/example.yaml", "--run-dir", str(run)])
+    assert staged.exit_code == 0, staged.output
+    analyzed = runner.invoke(app, ["analyze", "--run-dir", str(run)])
+    assert analyzed.exit_code == 0, analyzed.output
+    line = next(x for x in analyzed.output.splitlines() if x.startswith("rq1: replay:examples/three_tasks"))
+    assert line.endswith(
+        "pairs=7, pass_pass=3, pass_fail=1, fail_pass=1, fail_fail=2, test_fail_feedback=3, unreliable=2, "
+        "unreliable_pct=66.7"
+    )
+    cases = {(p.task_id, p.test_id.rsplit("/", 1)[-1], p.case) for p in analysis.load_results(run).pair_evaluations}
+    assert sorted(c[2] for c in cases if c[0] == "HumanEval/2") == ["fail_pass", "pass_fail", "pass_pass"]
+
+
+def test_the_transitions_figure_keeps_models_apart(mixed: Path) -> None:
+    results = analysis.load_results(mixed)
+    weak = [r.model_copy(update={"model": "sim:weak"}) for r in results.refined_evaluations]
+    two = results.model_copy(update={"refined_evaluations": results.refined_evaluations + weak})
+    ax = analysis.plot_transitions(two)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["A · reliable", "A · unreliable", "B · reliable", "B · unreliable"]
+    assert "A: sim:default (simulated)" in ax.get_xlabel() and "B: sim:weak" in ax.get_xlabel()
