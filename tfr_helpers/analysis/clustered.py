@@ -165,7 +165,7 @@ def bootstrap_p(boot: np.ndarray) -> float:
     return min(1.0, 2 * tail / (kept.size + 1))
 
 
-def percentile_interval(value: float, boot: np.ndarray, rs: Resampler, iid_var: float) -> Interval:
+def percentile_interval(value: float, boot: np.ndarray, iid_var: float, rs: Resampler) -> Interval:
     """The 95% percentile interval of resampled statistics ``boot`` (NaN resamples dropped) around ``value``."""
     kept = boot[np.isfinite(boot)]
     if not np.isfinite(value) or kept.size < 2:
@@ -183,13 +183,29 @@ def ratio(rs: Resampler, num: Sequence[float] | np.ndarray, den: Sequence[float]
     The design effect divides the bootstrap variance by the linearised variance of the same ratio over
     independent rows, ``sum((num - r den)^2) / sum(den)^2`` (``p(1-p)/n`` for a share).
     """
+    return percentile_interval(*ratio_draws(rs, num, den), rs)
+
+
+def ratio_draws(
+    rs: Resampler, num: Sequence[float] | np.ndarray, den: Sequence[float] | np.ndarray
+) -> tuple[float, np.ndarray, float]:
+    """The pooled ratio, its resampled values ``(R,)`` and its variance over independent rows (see :func:`ratio`)."""
     a, b = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     full, boot = rs.sums(np.column_stack([a, b]))
     value = full[0] / full[1] if full[1] else math.nan
     with np.errstate(invalid="ignore", divide="ignore"):
         stats = boot[:, 0] / boot[:, 1]
     iid = float(((a - value * b) ** 2).sum() / full[1] ** 2) if full[1] else math.nan
-    return percentile_interval(value, stats, rs, iid)
+    return value, stats, iid
+
+
+def unpaired_difference(a: tuple[float, np.ndarray, float], b: tuple[float, np.ndarray, float], rs: Resampler) -> Interval:
+    """Difference ``a - b`` of two :func:`ratio_draws` from independent resamplers (different seeds).
+
+    For rows of different models or benchmarks. When the two share tasks, resampling them independently
+    ignores the positive correlation, so the interval is wider than a paired one (conservative).
+    """
+    return percentile_interval(a[0] - b[0], a[1] - b[1], a[2] + b[2], rs)
 
 
 def share(rs: Resampler, hits: Sequence[bool] | np.ndarray, among: Sequence[bool] | np.ndarray | None = None) -> Interval:
@@ -209,7 +225,7 @@ def task_mean(rs: Resampler, num: Sequence[float] | np.ndarray, den: Sequence[fl
         present = rs.task_weights * (d_boot > 0)
         boot = (present * per).sum(axis=1) / present.sum(axis=1)
     iid = float(np.var(n_full[ok] / d_full[ok], ddof=1) / ok.sum()) if ok.sum() > 1 else math.nan
-    return percentile_interval(value, boot, rs, iid)
+    return percentile_interval(value, boot, iid, rs)
 
 
 def cells_stat(
@@ -236,4 +252,4 @@ def counts_stat(
         iid_stats = stat(iid)
         iid_stats = iid_stats[np.isfinite(iid_stats)]
         iid_var = float(np.var(iid_stats, ddof=1)) if iid_stats.size > 1 else math.nan
-    return percentile_interval(value, stat(boot), rs, iid_var)
+    return percentile_interval(value, stat(boot), iid_var, rs)

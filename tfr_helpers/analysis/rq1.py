@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import get_args
 
+import numpy as np
 import pandas as pd
 
+from tfr_helpers.analysis.clustered import SEED, Interval, ratio_draws, unpaired_difference
 from tfr_helpers.analysis.frames import pairs_frame
 from tfr_helpers.analysis.units import SHARE_COLUMNS, rows_resampler, share_columns
 from tfr_helpers.records import Case, Cause, Results
@@ -96,3 +98,38 @@ def unreliable_causes(results: Results) -> pd.DataFrame:
                 share = share_columns(rs, hits)
                 rows.append({"model": model, "source": source, "cause": cause, "kind": kind, **share})
     return pd.DataFrame(rows, columns=["model", "source", "cause", "kind", *SHARE_COLUMNS])
+
+
+def _feedback(results: Results, model: str, benchmark: str | None = None) -> pd.DataFrame:
+    pairs = pairs_frame(results)
+    mine = pairs[pairs["feedback"] & (pairs["model"] == model)]
+    return mine if benchmark is None else mine[mine["benchmark"] == benchmark]
+
+
+def unreliable_share(results: Results, model: str, benchmark: str | None = None) -> dict[str, object]:
+    """The share columns of one model's unreliable feedback (all its benchmarks when ``benchmark`` is None)."""
+    fb = _feedback(results, model, benchmark)
+    return share_columns(rows_resampler(results, fb, model), fb["reliability"] == "unreliable")
+
+
+def unreliable_difference(results: Results, a: tuple[str, str], b: tuple[str, str]) -> Interval:
+    """Unreliable share of ``a`` minus that of ``b``, each a (benchmark, model), resampled independently.
+
+    Args:
+        results: A finished run.
+        a: (benchmark, model) of the first row of :func:`by_benchmark`.
+        b: The second.
+
+    Returns:
+        The difference with its interval and two-sided bootstrap p-value (:func:`~clustered.unpaired_difference`);
+        NaN bounds and p when a share is 0 or 100% (every resample equal: no bootstrap test).
+    """
+    draws = []
+    for i, (bench, model) in enumerate((a, b)):
+        fb = _feedback(results, model, bench)
+        rs = rows_resampler(results, fb, model, seed=SEED + i)
+        hits = (fb["reliability"] == "unreliable").to_numpy(dtype=float)
+        draws.append(ratio_draws(rs, hits, np.ones(len(fb))))
+        if hits.size and hits.sum() in (0, hits.size):  # no spread at 0 or 100%: the bootstrap cannot test it
+            draws[-1] = (draws[-1][0], np.full_like(draws[-1][1], np.nan), draws[-1][2])
+    return unpaired_difference(draws[0], draws[1], rs)

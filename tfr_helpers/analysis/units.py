@@ -7,13 +7,15 @@ with its own interval, as a robustness column.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from tfr_helpers.analysis.clustered import N_RESAMPLES, SEED, Interval, Resampler, ratio, resampler, task_mean
-from tfr_helpers.analysis.stats import pct
+from tfr_helpers.analysis.stats import pct, wilson
 from tfr_helpers.records import Results
 
 SHARE_COLUMNS = ["k", "n", "pct", "low", "high", "method", "resamples", "clusters", "deff"]
@@ -58,6 +60,18 @@ def interval_columns(iv: Interval, prefix: str = "", *, scale: float = 100.0) ->
     }
 
 
+BOUNDARY_METHOD = "wilson over tasks"
+"""Method of a share at 0 or 100%: the Wilson interval with the tasks as the independent observations."""
+
+
+def boundary_interval(iv: Interval, at: int) -> Interval:
+    """A share of 0 (``at`` 0) or 1 (``at`` 1): Wilson's interval for ``at * clusters`` of ``clusters`` tasks.
+
+    The percentile bootstrap collapses to one point there; counting each task once is the honest sample size."""
+    w = wilson(at * iv.clusters, iv.clusters)
+    return replace(iv, low=w.low, high=w.high, method=BOUNDARY_METHOD, design_effect=math.nan, p_value=math.nan)
+
+
 def share_columns(
     rs: Resampler, hits: np.ndarray | pd.Series, among: np.ndarray | pd.Series | None = None, prefix: str = ""
 ) -> dict[str, object]:
@@ -72,9 +86,12 @@ def share_columns(
     den = np.ones(len(rs.unit_of_row)) if among is None else np.asarray(among, dtype=float)
     num = np.asarray(hits, dtype=float) * den
     pooled, mean = ratio(rs, num, den), task_mean(rs, num, den)
+    k, n = int(num.sum()), int(den.sum())
+    if n and k in (0, n):  # every resample gives the same share: the bootstrap has no spread at 0 or 100%
+        pooled = boundary_interval(pooled, k // n)
     return {
-        f"{prefix}k": int(num.sum()),
-        f"{prefix}n": int(den.sum()),
+        f"{prefix}k": k,
+        f"{prefix}n": n,
         **interval_columns(pooled, prefix),
         f"{prefix}task_mean_pct": pct(mean.value),
         f"{prefix}task_mean_low": pct(mean.low),
