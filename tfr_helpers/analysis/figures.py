@@ -21,8 +21,8 @@ from matplotlib.axes import Axes  # noqa: E402
 from tfr_helpers.analysis import rounds, rq1, rq2, rq3  # noqa: E402
 from tfr_helpers.analysis.frames import pairs_frame  # noqa: E402
 from tfr_helpers.analysis.sources import real_note  # noqa: E402
-from tfr_helpers.analysis.stats import share_columns, wilson  # noqa: E402
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS  # noqa: E402
+from tfr_helpers.analysis.units import rows_resampler, share_columns  # noqa: E402
 from tfr_helpers.records import Results  # noqa: E402
 
 
@@ -61,15 +61,14 @@ def _title(ax: Axes, text: str, results: Results) -> None:
 
 
 def plot_four_cases(results: Results, ax: Axes | None = None) -> Axes:
-    """Share of each RQ1 case per model and benchmark, with 95% Wilson intervals."""
+    """Share of each RQ1 case per model and benchmark, with 95% cluster-bootstrap intervals (tasks, code samples)."""
     ax = ax if ax is not None else plt.subplots(figsize=(8, 4))[1]
     pairs = pairs_frame(results)
     pairs["group"] = pairs["model"] + " (" + pairs["source"] + ")\n" + pairs["benchmark"]
-    rows = [
-        {"group": g, "case": CASE_LABELS[c], **share_columns(wilson(int((sub["case"] == c).sum()), len(sub)))}
-        for g, sub in pairs.groupby("group", sort=True)
-        for c in rq1.CASES
-    ]
+    rows = []
+    for g, sub in pairs.groupby("group", sort=True):
+        rs = rows_resampler(results, sub, str(sub["model"].iloc[0]))
+        rows += [{"group": g, "case": CASE_LABELS[c], **share_columns(rs, sub["case"] == c)} for c in rq1.CASES]
     frame = pd.DataFrame(rows, columns=["group", "case", "k", "n", "pct", "low", "high"])
     _bars(frame, "group", "case", sorted(pairs["group"].unique()), list(CASE_LABELS.values()), ax)
     ax.set(xlabel="", ylabel="percent of (code sample, test) pairs")
@@ -78,27 +77,24 @@ def plot_four_cases(results: Results, ax: Axes | None = None) -> Axes:
 
 
 def plot_transitions(results: Results, ax: Axes | None = None) -> Axes:
-    """Benchmark transitions after refinement by feedback reliability (all models), with Wilson intervals."""
+    """Benchmark transitions after refinement per model and feedback reliability (models never pooled), with
+    the cluster-bootstrap intervals of :func:`~tfr_helpers.analysis.rq2.refinement_outcomes`."""
     ax = ax if ax is not None else plt.subplots(figsize=(7, 4))[1]
     nums = rq2.refinement_outcomes(results)
-    pooled = nums.groupby(["reliability", "transition"], sort=False)[["k", "n"]].sum().reset_index()
-    rows = [
-        {
-            "reliability": r["reliability"],
-            "transition": TRANSITION_LABELS[r["transition"]],
-            **share_columns(wilson(int(r["k"]), int(r["n"]))),
-        }
-        for _, r in pooled.iterrows()
-    ]
-    frame = pd.DataFrame(rows, columns=["reliability", "transition", "k", "n", "pct", "low", "high"])
-    _bars(frame, "transition", "reliability", list(TRANSITION_LABELS.values()), list(rq2.RELIABILITIES), ax)
+    several = nums["model"].nunique() > 1
+    frame = nums.assign(
+        reliability=[f"{m}: {r}" if several else r for m, r in zip(nums["model"], nums["reliability"], strict=True)],
+        transition=nums["transition"].map(TRANSITION_LABELS),
+    )
+    hues = list(dict.fromkeys(frame["reliability"])) or list(rq2.RELIABILITIES)
+    _bars(frame, "transition", "reliability", list(TRANSITION_LABELS.values()), hues, ax)
     ax.set(xlabel="benchmark transition", ylabel="percent of refinement attempts")
     _title(ax, "Refinement outcomes by feedback reliability", results)
     return ax
 
 
 def plot_screening_pr(results: Results, ax: Axes | None = None) -> Axes:
-    """Screening strategies per model on the precision-recall plane (reliable = positive), Wilson interval bars."""
+    """Screening strategies per model on the precision-recall plane (reliable = positive), cluster-bootstrap bars."""
     ax = ax if ax is not None else plt.subplots(figsize=(5, 5))[1]
     nums = rq3.screening_and_downstream(results)
     palette = sns.color_palette(n_colors=max(len(nums), 1))

@@ -54,7 +54,8 @@ def screening_and_downstream(results: Results, *, n_resamples: int = N_RESAMPLES
 
     Returns:
         One row per coder and strategy (``accept_all`` first): ``model, source, refinement, strategy``,
-        ``decided`` (before the common set), ``decisions`` (the common set), ``accepted, rejected, undecided,
+        ``decided`` (before the common set), ``decisions`` (the common set), ``unique_feedback`` (distinct
+        (task, code sample text, feedback text) prompts among them), ``accepted, rejected, undecided,
         abstained``, ``abstain_*``, the measures' ``<m>_pct, <m>_low, <m>_high, <m>_method, <m>_resamples,
         <m>_clusters, <m>_deff``, ``auroc_*`` (None without scores), the per-code-sample ``net_change_per_code_*``
         and ``diff_per_code_*`` (with ``diff_per_code_p``), and the per-attempt ``attempts,
@@ -106,6 +107,7 @@ def _strategy_row(
         "strategy": strategy,
         "decided": cs.decided.get(strategy, 0),
         "decisions": len(dec),
+        "unique_feedback": int(cs.feedback["prompt"].nunique()),
         "accepted": int(acc.sum()),
         "rejected": int((dec == "reject").sum()),
         "undecided": int((dec == "undecided").sum()),

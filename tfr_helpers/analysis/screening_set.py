@@ -39,7 +39,8 @@ class CommonSet:
 
     model: str
     feedback: pd.DataFrame
-    """Columns ``feedback_id, task_id, code_index, reliable, transition, gain`` (gain None: no refinement)."""
+    """Columns ``feedback_id, task_id, code_index, reliable, transition, gain, prompt`` (gain None: no refinement;
+    ``prompt`` numbers the distinct (task, code sample text, feedback text) prompts)."""
     decisions: pd.DataFrame
     """Index ``feedback_id`` (the order of :attr:`feedback`), one column of decisions per strategy."""
     abstained: pd.DataFrame
@@ -101,6 +102,13 @@ def common_sets(results: Results) -> dict[str, CommonSet]:
     frame = frame[frame["reliable"].notna()]
     reasons = {(s.strategy, s.feedback_id): s.reasoning for s in results.screening}
     refined = refinements_frame(results).set_index("feedback_id")["transition"]
+    codes_text = {(c.model, c.task_id, c.sample_index): c.code or "" for c in results.generated_codes}
+    prompt_of = {
+        p.pair_id: (p.task_id, codes_text.get((p.model, p.task_id, p.code_index), ""), p.feedback.text)
+        for p in results.pair_evaluations
+        if p.feedback is not None
+    }
+    prompts: dict[tuple[str, str, str], int] = {}
     out = {}
     for model in sorted(frame["model"].dropna().unique()):
         mine = frame[frame["model"] == model]
@@ -119,6 +127,7 @@ def common_sets(results: Results) -> dict[str, CommonSet]:
         )
         feedback["gain"] = [GAIN.get(t, 0) if isinstance(t, str) else None for t in feedback["transition"]]
         feedback["gain"] = feedback["gain"].astype(float)
+        feedback["prompt"] = [prompts.setdefault(prompt_of.get(f, ("", "", f)), len(prompts)) for f in wide.index]
         readings = {s: [_reading(reasons.get((s, f))) for f in wide.index] for s in wide.columns}
         codes = pd.DataFrame(
             [(c.task_id, c.sample_index) for c in results.generated_codes if c.model == model],

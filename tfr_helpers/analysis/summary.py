@@ -39,7 +39,8 @@ INTERVALS = {
     "task_mean_pct: mean of per-task shares, each task once (robustness)",
     "design_effect": "<prefix>deff: bootstrap variance / variance if the rows were independent (linearised "
     "ratio variance, or a multinomial instance bootstrap for measures of confusion counts)",
-    "wilson": "not used for any table of this summary: every row here comes from clustered instances",
+    "wilson": "only for a share at 0 or 100 percent (method 'wilson over tasks': the bootstrap has no spread "
+    "there, so each task counts as one observation); the oracle and rounds sections keep their own intervals",
 }
 """How every interval of the tables is made (each row also carries its method, resamples, clusters, deff)."""
 

@@ -48,6 +48,7 @@ MEASURE_LABELS = {
 CI = "95 percent cluster-bootstrap interval over tasks, then code samples"
 """How every interval of the tables is made (docs/inference.md)."""
 ESTIMAND = "Percent: pooled over instances; task mean: mean of per-task shares (each task once)."
+POOLED = "Percent: pooled over instances."
 CAPTIONS = {
     "rq1_four_cases": "Four cases of generated tests on generated code vs reference, "
     f"per model and test kind: count (percent of (code sample, test) pairs [{CI}]). Code verdict / reference "
@@ -56,22 +57,24 @@ CAPTIONS = {
     f"and model; percent of feedback that is unreliable [{CI}], and the mean of per-task unreliable shares "
     "[same interval method]; unique: distinct (program, test) executions behind the feedback. " + ESTIMAND,
     "rq1_unreliable_causes": "Unreliable test-fail feedback by cause and test kind: count (percent of the "
-    f"unreliable feedback of that kind [{CI}]).",
+    f"unreliable feedback of that kind [{CI}]). " + POOLED,
     "rq2_refinement_outcomes": "Benchmark transition of the refined code per model and feedback reliability: "
-    f"count (percent of attempts [{CI}]). Identical refinement prompts share one reply; unique counts them once.",
+    f"count (percent of attempts [{CI}]). Attempts (unique): identical refinement prompts share one cached reply; "
+    "unique counts them once. " + POOLED,
     "rq2_conditional_transitions": "Refinement outcome conditional on the code's state before, per model and "
     f"feedback reliability: P(Pass->Fail | passed before) and P(Fail->Pass | failed before), percent [{CI}]; "
     "per attempt (multiplicity-weighted) and per distinct refinement prompt (unique-weighted: identical prompts "
     "share one cached reply and count once), with the attempts and distinct prompts behind each. " + ESTIMAND,
     "rq2_generated_test_diagnostic": "Refined code with usable code, per model: generated test vs benchmark "
     "verdict. Misleading: percent failing the benchmark among those passing the "
-    f"generated test [{CI}].",
+    f"generated test [{CI}]. Unique prompts: distinct refinement prompts behind the attempts. " + POOLED,
     "rq3_screening_and_downstream": "Screening strategies as classifiers of reliable feedback on each model's "
     f"common feedback set (percent [{CI}]; F1, balanced accuracy, MCC and AUROC x 100; AUROC only for strategies "
     "that state a score) and the downstream effect of refining only on accepted feedback: per code sample "
     "(refine once with one accepted feedback drawn at random, expectation over the draw; all code samples) and "
     "per refinement attempt, in percentage points. Undecided counts as reject; abstained: a consensus screener "
-    "found no evidence and accepted as accept all would.",
+    "found no evidence and accepted as accept all would. Unique feedback: distinct (code sample, feedback text) "
+    "prompts behind the decisions (identical prompts share one cached reply). " + POOLED,
     "rq3_pairwise": "Paired comparison of screening strategies on each model's common feedback set: "
     f"difference in F1 x 100, row strategy minus column strategy [{CI}, the same resamples for both], and "
     "the Holm-adjusted bootstrap p-value (within the model and measure); a star marks p_Holm < 0.05.",
@@ -181,14 +184,15 @@ def rq2_refinement_outcomes_table(results: Results) -> Styler:
     nums = rq2.refinement_outcomes(results)
     rows = []
     for (model, rel), g in nums.groupby(["model", "reliability"], sort=True):
-        row = {"Model": model, "Feedback": rel, "Source": source_label(results, model), "Attempts": str(int(g["n"].iloc[0]))}
+        attempts = f"{int(g['n'].iloc[0])} ({int(g['unique'].sum())})"
+        row = {"Model": model, "Feedback": rel, "Source": source_label(results, model), "Attempts (unique)": attempts}
         row.update({TRANSITION_LABELS[r["transition"]]: share_cell(r, with_count=True) for _, r in g.iterrows()})
         rows.append(row)
     for skip in results.skipped:  # a coder whose feedback no model refined says so instead of a number
         if skip.stage == "refine_codes" and skip.task_id is None:
             row = {"Model": skip.model, "Feedback": "all", "Source": source_label(results, skip.model)}
-            rows.append(row | {"Attempts": skip.reason} | dict.fromkeys(TRANSITION_LABELS.values(), skip.reason))
-    cols = ["Model", "Feedback", "Source", "Attempts", *TRANSITION_LABELS.values()]
+            rows.append(row | {"Attempts (unique)": skip.reason} | dict.fromkeys(TRANSITION_LABELS.values(), skip.reason))
+    cols = ["Model", "Feedback", "Source", "Attempts (unique)", *TRANSITION_LABELS.values()]
     return _styler(pd.DataFrame(rows, columns=cols).set_index(["Model", "Feedback"]), "rq2_refinement_outcomes", results)
 
 
@@ -234,6 +238,7 @@ def rq3_screening_and_downstream_table(results: Results) -> Styler:
     for _, r in nums.iterrows():
         rows[f"{r['model']} ({source_label(results, r['model'])}): {r['strategy']}"] = {
             "Decisions (common set)": str(r["decisions"]),
+            "Unique feedback": str(r["unique_feedback"]),
             "Accepted": str(r["accepted"]),
             "Rejected": str(r["rejected"]),
             "Undecided": str(r["undecided"]),
