@@ -59,8 +59,8 @@ CAPTIONS = {
     "rq1_unreliable_causes": "Unreliable test-fail feedback by cause and test kind: count (percent of the "
     f"unreliable feedback of that kind [{CI}]). " + POOLED,
     "rq2_refinement_outcomes": "Benchmark transition of the refined code per model and feedback reliability: "
-    f"count (percent of attempts [{CI}]). Attempts (unique): identical refinement prompts share one cached reply; "
-    "unique counts them once. " + POOLED,
+    f"count (percent of attempts [{CI}]). Identical refinement prompts share one cached reply: unique prompts "
+    "counts them once. " + POOLED,
     "rq2_conditional_transitions": "Refinement outcome conditional on the code's state before, per model and "
     f"feedback reliability: P(Pass->Fail | passed before) and P(Fail->Pass | failed before), percent [{CI}]; "
     "per attempt (multiplicity-weighted) and per distinct refinement prompt (unique-weighted: identical prompts "
@@ -184,15 +184,16 @@ def rq2_refinement_outcomes_table(results: Results) -> Styler:
     nums = rq2.refinement_outcomes(results)
     rows = []
     for (model, rel), g in nums.groupby(["model", "reliability"], sort=True):
-        attempts = f"{int(g['n'].iloc[0])} ({int(g['unique'].sum())})"
-        row = {"Model": model, "Feedback": rel, "Source": source_label(results, model), "Attempts (unique)": attempts}
+        row = {"Model": model, "Feedback": rel, "Source": source_label(results, model), "Attempts": str(int(g["n"].iloc[0]))}
+        row["Unique prompts"] = str(int(g["unique"].sum()))
         row.update({TRANSITION_LABELS[r["transition"]]: share_cell(r, with_count=True) for _, r in g.iterrows()})
         rows.append(row)
     for skip in results.skipped:  # a coder whose feedback no model refined says so instead of a number
         if skip.stage == "refine_codes" and skip.task_id is None:
             row = {"Model": skip.model, "Feedback": "all", "Source": source_label(results, skip.model)}
-            rows.append(row | {"Attempts (unique)": skip.reason} | dict.fromkeys(TRANSITION_LABELS.values(), skip.reason))
-    cols = ["Model", "Feedback", "Source", "Attempts (unique)", *TRANSITION_LABELS.values()]
+            cells = dict.fromkeys(["Attempts", "Unique prompts", *TRANSITION_LABELS.values()], skip.reason)
+            rows.append(row | cells)
+    cols = ["Model", "Feedback", "Source", "Attempts", "Unique prompts", *TRANSITION_LABELS.values()]
     return _styler(pd.DataFrame(rows, columns=cols).set_index(["Model", "Feedback"]), "rq2_refinement_outcomes", results)
 
 
