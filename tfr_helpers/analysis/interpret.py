@@ -26,6 +26,10 @@ def _share(row: Mapping[str, Any], prefix: str = "") -> str:
     )
 
 
+LABELS = {"f1": "F1", "mcc": "MCC", "net_change_per_code": "net change per code sample (pp)"}
+"""How the text names a compared measure."""
+
+
 def _pc(x: Any) -> str:
     return "n/a" if x is None or pd.isna(x) else f"{x}%"
 
@@ -105,10 +109,10 @@ def _against_baseline(tests: pd.DataFrame, model: str, strategy: str, measure: s
     row = tests[(tests["model"] == model) & (tests["a"] == rq3.BASELINE) & (tests["b"] == strategy)]
     row = row[row["measure"] == measure]
     if row.empty or pd.isna(row["diff_pp"].iloc[0]):
-        return f"{measure.replace('_', ' ')}: no paired test on this sample"
+        return f"{LABELS.get(measure, measure)}: no paired test on this sample"
     r = row.iloc[0]
     return (
-        f"{measure.replace('_', ' ')} {0.0 - r['diff_pp']:+.1f} [{0.0 - r['high']:.1f}, {0.0 - r['low']:.1f}] "
+        f"{LABELS.get(measure, measure)} {0.0 - r['diff_pp']:+.1f} [{0.0 - r['high']:.1f}, {0.0 - r['low']:.1f}] "
         f"(p_Holm = {r['p_holm']:.3f}: {_verdict(r['p_holm'])})"
     )
 
@@ -146,6 +150,6 @@ def interpret_rq3(results: Results) -> str:
         text.append(
             f"{measures}. Downstream it avoids {r['regressions_avoided']} regressions, loses {r['fixes_lost']} fixes; "
             + _against_baseline(tests, r["model"], r["strategy"], "net_change_per_code")
-            + " pp per code sample."
+            + "."
         )
     return " ".join(text)

@@ -9,6 +9,7 @@ strategy pairs: the family a row of the compact table belongs to. A difference i
 
 from __future__ import annotations
 
+import gc
 from itertools import combinations
 
 import numpy as np
@@ -17,7 +18,7 @@ from statsmodels.stats.multitest import multipletests
 
 from tfr_helpers.analysis.clustered import N_RESAMPLES, SEED, Interval, counts_stat, ratio
 from tfr_helpers.analysis.measures import MEASURES, joint_cells, paired
-from tfr_helpers.analysis.screening_set import common_sets, set_resamplers
+from tfr_helpers.analysis.screening_set import common_sets, last_of, set_resamplers
 from tfr_helpers.analysis.sources import skip_reason, source_of
 from tfr_helpers.analysis.stats import pct
 from tfr_helpers.records import Results
@@ -52,28 +53,36 @@ def pairwise_comparisons(results: Results, *, n_resamples: int = N_RESAMPLES, se
         the coder and measure), ``differs`` (``p_holm < 0.05``), and the interval's method, resamples, clusters
         and design effect.
     """
+    return last_of("pairwise", results, (n_resamples, seed), lambda: _pairwise(results, n_resamples, seed))
+
+
+def _pairwise(results: Results, n_resamples: int, seed: int) -> pd.DataFrame:
     rows: list[dict[str, object]] = []
     for model, cs in common_sets(results).items():
         rs_fb, rs_codes = set_resamplers(cs, n_resamples, seed)
         rel = cs.feedback["reliable"].to_numpy(dtype=bool)
         refined = skip_reason(results, model, "refine_codes") is None and cs.feedback["gain"].notna().any()
         head = {"model": model, "source": source_of(results, model).source, "decisions": len(cs.feedback)}
+        change = {s: cs.per_code_change(s) for s in cs.strategies} if refined else {}
         for a, b in combinations(cs.strategies, 2):
             full, boot = rs_fb.sums(joint_cells(cs.accepted(a), cs.accepted(b), rel))
             for measure in COMPARED:
                 iv = counts_stat(rs_fb, full, boot, paired(MEASURES[measure]))
                 rows.append({**head, "a": a, "b": b, "measure": measure, **_row(iv)})
             if refined:
-                change = cs.per_code_change(a) - cs.per_code_change(b)
-                iv = ratio(rs_codes, change, np.ones(len(change)))
+                iv = ratio(rs_codes, change[a] - change[b], np.ones(len(cs.codes)))
                 rows.append({**head, "a": a, "b": b, "measure": "net_change_per_code", **_row(iv)})
     frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("p_holm", "differs")])
     frame["p_holm"] = np.nan
-    for _, idx in frame.groupby(["model", "measure"]).groups.items():
-        p = frame.loc[idx, "p"].astype(float)
-        ok = p.notna()
-        if ok.any():
-            frame.loc[p[ok].index, "p_holm"] = multipletests(p[ok].to_numpy(), alpha=ALPHA, method="holm")[1]
+    gc.freeze()  # multipletests' Holm branch calls gc.collect(): frozen objects make that cheap
+    try:
+        for _, idx in frame.groupby(["model", "measure"]).groups.items():
+            p = frame.loc[idx, "p"].astype(float)
+            ok = p.notna()
+            if ok.any():
+                frame.loc[p[ok].index, "p_holm"] = multipletests(p[ok].to_numpy(), alpha=ALPHA, method="holm")[1]
+    finally:
+        gc.unfreeze()
     frame["differs"] = frame["p_holm"] < ALPHA
     frame["p"] = frame["p"].astype(float).round(4)
     frame["p_holm"] = frame["p_holm"].astype(float).round(4)

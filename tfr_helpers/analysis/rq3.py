@@ -23,7 +23,7 @@ import pandas as pd
 
 from tfr_helpers.analysis.clustered import N_RESAMPLES, SEED, Resampler, cells_stat, ratio
 from tfr_helpers.analysis.measures import MEASURES, confusion_cells, level_cells
-from tfr_helpers.analysis.screening_set import BASELINE, UNDECIDED_AS, CommonSet, common_sets, set_resamplers
+from tfr_helpers.analysis.screening_set import BASELINE, UNDECIDED_AS, CommonSet, common_sets, last_of, set_resamplers
 from tfr_helpers.analysis.sources import skip_reason, source_of
 from tfr_helpers.analysis.units import interval_columns
 from tfr_helpers.records import Results
@@ -62,6 +62,10 @@ def screening_and_downstream(results: Results, *, n_resamples: int = N_RESAMPLES
         regressions_avoided, fixes_lost, net_change_pp, net_change_low, net_change_high, diff_vs_accept_all_pp,
         diff_low, diff_high``.
     """
+    return last_of("rq3", results, (n_resamples, seed), lambda: _screening(results, n_resamples, seed))
+
+
+def _screening(results: Results, n_resamples: int, seed: int) -> pd.DataFrame:
     rows = []
     for model, cs in common_sets(results).items():
         head = {

@@ -13,7 +13,9 @@ record; keep the code when none is accepted. Its benchmark change is the expecta
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -23,6 +25,7 @@ from tfr_helpers.analysis.frames import refinements_frame, screening_frame
 from tfr_helpers.analysis.units import samples_per_task
 from tfr_helpers.records import Results
 
+T = TypeVar("T")
 BASELINE = "accept_all"
 ABSTAIN_MARK = "accepted as accept_all would"
 """Consensus screeners' reasoning when they found no evidence (fewer than two programs, no consensus)."""
@@ -96,8 +99,28 @@ def _reading(reasoning: str | None) -> tuple[bool, float]:
     return False, float(match.group(1)) if match.group(1) is not None else int(match.group(2)) / 100
 
 
+_LAST: dict[str, tuple[Results, tuple[object, ...], Any]] = {}
+"""Per computation, its last run's value: the tables, summary.json and the text of one analysis ask for the same
+RQ3 numbers several times on one ``Results`` (the same object: ``Results`` is never changed in place)."""
+
+
+def last_of(name: str, results: Results, key: tuple[object, ...], compute: Callable[[], T]) -> T:
+    """``compute()``, or its value from the last call with the same ``results`` object and ``key``."""
+    hit = _LAST.get(name)
+    if hit is not None and hit[0] is results and hit[1] == key:
+        value: T = hit[2]
+    else:
+        value = compute()
+        _LAST[name] = (results, key, value)
+    return value.copy() if isinstance(value, pd.DataFrame) else value
+
+
 def common_sets(results: Results) -> dict[str, CommonSet]:
     """Each coder's common set (coders with screening decisions on feedback of known reliability)."""
+    return last_of("common_sets", results, (), lambda: _common_sets(results))
+
+
+def _common_sets(results: Results) -> dict[str, CommonSet]:
     frame = screening_frame(results)
     frame = frame[frame["reliable"].notna()]
     reasons = {(s.strategy, s.feedback_id): s.reasoning for s in results.screening}
