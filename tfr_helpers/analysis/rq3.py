@@ -18,14 +18,16 @@ Definitions (per coder, never pooled; every strategy on the coder's common feedb
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
-from tfr_helpers.analysis.clustered import N_RESAMPLES, SEED, Resampler, cells_stat, ratio
+from tfr_helpers.analysis.clustered import N_RESAMPLES, SEED, Resampler, cells_stat, counts_stat, ratio
 from tfr_helpers.analysis.measures import MEASURES, confusion_cells, level_cells
 from tfr_helpers.analysis.screening_set import BASELINE, UNDECIDED_AS, CommonSet, common_sets, last_of, set_resamplers
 from tfr_helpers.analysis.sources import skip_reason, source_of
-from tfr_helpers.analysis.units import interval_columns
+from tfr_helpers.analysis.units import boundary_interval, interval_columns
 from tfr_helpers.records import Results
 
 __all__ = ["BASELINE", "screening_and_downstream", "undecided_sensitivity"]
@@ -34,11 +36,20 @@ __all__ = ["BASELINE", "screening_and_downstream", "undecided_sensitivity"]
 def classifier_columns(rs: Resampler, accepted: np.ndarray, reliable: np.ndarray) -> dict[str, object]:
     """Every measure of :data:`~tfr_helpers.analysis.measures.MEASURES` as ``<m>_pct, <m>_low, ...`` columns.
 
-    MCC is reported x 100 too (``mcc_pct`` is 100 x MCC, in [-100, 100])."""
-    cells = confusion_cells(accepted, reliable)
-    return {
-        k: v for name, fn in MEASURES.items() for k, v in interval_columns(cells_stat(rs, cells, fn), f"{name}_").items()
-    }
+    MCC is reported x 100 too (``mcc_pct`` is 100 x MCC, in [-100, 100]). A proportion at 0 or 100% gets
+    Wilson's interval over the tasks holding its denominator (:func:`~tfr_helpers.analysis.units.boundary_interval`).
+    """
+    acc, rel = np.asarray(accepted, dtype=bool), np.asarray(reliable, dtype=bool)
+    full, boot = rs.sums(confusion_cells(acc, rel))
+    among = {"accept": acc | ~acc, "accuracy": acc | ~acc, "precision": acc, "recall": rel, "specificity": ~rel}
+    out: dict[str, object] = {}
+    for name, fn in MEASURES.items():
+        iv = counts_stat(rs, full, boot, fn)
+        if name in among and iv.value in (0.0, 1.0):
+            tasks = np.unique(rs.task_of_unit[rs.unit_of_row[among[name]]]).size
+            iv = boundary_interval(replace(iv, clusters=tasks), int(iv.value))
+        out |= interval_columns(iv, f"{name}_")
+    return out
 
 
 def screening_and_downstream(results: Results, *, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> pd.DataFrame:
