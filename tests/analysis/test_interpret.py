@@ -24,7 +24,7 @@ def test_sentences_quote_the_numbers(tmp_path: Path) -> None:
         assert f"{model} (simulated): of {int(mine['tests'].sum())} (code sample, test) pairs" in interpret_rq1(res)
         assert f"({k}/{n})" in interpret_rq1(res)
     assert SIMULATED_NOTE in interpret_rq1(res)
-    assert "After unreliable feedback" in interpret_rq2(res)
+    assert "after unreliable feedback: refinement broke code that passed before" in interpret_rq2(res)
     rq3 = screening_and_downstream(res)
     judge = rq3[rq3["strategy"] == "llm_judge"].iloc[0]
     text = interpret_rq3(res)

@@ -98,6 +98,16 @@ def test_missing_tasks_samples_and_roles_are_reported_never_filled(private_cache
     assert "not run: no refiner" in rq2 and "replayed (imported): hand-written fixture" in rq2
     rq1 = (tmp_path / "run" / "analysis" / "rq1_four_cases.tex").read_text()
     assert "Replayed rows are real generations" in rq1 and "Unique runs" in rq1 and "Simulated" not in rq1
+    # the replayed coder's two code samples per task: every interval is clustered, and says how
+    assert "accept\\_all" in (tmp_path / "run" / "analysis" / "rq3_pairwise.tex").read_text()
+    summary = json.loads((tmp_path / "run" / "analysis" / "summary.json").read_text())
+    assert summary["intervals"]["resamples"] == 2000
+    [by] = summary["tables"]["rq1_by_benchmark"]["rows"]
+    assert (by["method"], by["clusters"]) == (
+        "task>code bootstrap",
+        len({p.task_id for p in results.pair_evaluations if p.feedback}),
+    )
+    assert all(r["method"] for r in summary["tables"]["rq3_pairwise"]["rows"])
 
 
 def test_a_named_refiner_refines_replayed_code(private_cache: Path, tmp_path: Path) -> None:

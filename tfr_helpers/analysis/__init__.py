@@ -4,6 +4,7 @@ Reads only ``results.json`` and the artifacts it points to.
 """
 
 from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
+from tfr_helpers.analysis.clustered import Interval, Resampler, resampler
 from tfr_helpers.analysis.export import AnalysisOutputs, analyze, to_latex
 from tfr_helpers.analysis.figures import (
     PLOTS,
@@ -13,10 +14,17 @@ from tfr_helpers.analysis.figures import (
     save_figures,
 )
 from tfr_helpers.analysis.frames import pairs_frame, refinements_frame, screening_frame
+from tfr_helpers.analysis.inference_tables import (
+    INFERENCE_TABLES,
+    rq2_conditional_transitions_table,
+    rq3_pairwise_table,
+    rq3_undecided_sensitivity_table,
+)
 from tfr_helpers.analysis.interpret import interpret_rq1, interpret_rq2, interpret_rq3
+from tfr_helpers.analysis.pairwise import pairwise_comparisons
 from tfr_helpers.analysis.rq1 import by_benchmark, four_cases, unreliable_causes
-from tfr_helpers.analysis.rq2 import generated_test_diagnostic, refinement_outcomes
-from tfr_helpers.analysis.rq3 import screening_and_downstream
+from tfr_helpers.analysis.rq2 import conditional_transitions, generated_test_diagnostic, refinement_outcomes
+from tfr_helpers.analysis.rq3 import screening_and_downstream, undecided_sensitivity
 from tfr_helpers.analysis.stats import Estimate, Share, bootstrap_ratio, wilson
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import (
@@ -31,6 +39,7 @@ from tfr_helpers.analysis.tables import (
 from tfr_helpers.pipeline.results_io import load_results
 
 __all__ = [
+    "INFERENCE_TABLES",
     "PLOTS",
     "TABLES",
     "AnalysisOutputs",
@@ -65,5 +74,14 @@ __all__ = [
     "to_latex",
     "unreliable_causes",
     "wilson",
+    "Interval",
+    "Resampler",
+    "resampler",
+    "conditional_transitions",
+    "pairwise_comparisons",
+    "undecided_sensitivity",
+    "rq2_conditional_transitions_table",
+    "rq3_pairwise_table",
+    "rq3_undecided_sensitivity_table",
     "write_refinement_cases",
 ]

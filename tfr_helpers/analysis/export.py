@@ -1,4 +1,4 @@
-"""Writing the analysis of a run: ``analysis/summary.json``, the six ``.tex`` tables and the figures."""
+"""Writing the analysis of a run: ``analysis/summary.json``, the ``.tex`` tables and the figures."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import figures, oracle, rounds
+from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import TABLES, caption_with
 from tfr_helpers.fsutil import atomic_write_text
@@ -91,7 +92,7 @@ def analyze(run_dir: Path | str) -> AnalysisOutputs:
     summary = atomic_write_text(out_dir / "summary.json", json.dumps(build_summary(results), indent=2))
     tables = {
         name: atomic_write_text(out_dir / f"{name}.tex", to_latex(_noted(fn(results), results), f"tab:{name}"))
-        for name, fn in TABLES.items()
+        for name, fn in (TABLES | INFERENCE_TABLES).items()
     }
     if oracle.present(results):  # the oracle-repaired arm's table, only for runs that have the arm
         tables[oracle.TABLE] = atomic_write_text(

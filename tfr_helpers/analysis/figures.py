@@ -21,8 +21,8 @@ from matplotlib.axes import Axes  # noqa: E402
 from tfr_helpers.analysis import rounds, rq1, rq2, rq3  # noqa: E402
 from tfr_helpers.analysis.frames import pairs_frame  # noqa: E402
 from tfr_helpers.analysis.sources import real_note, source_label  # noqa: E402
-from tfr_helpers.analysis.stats import share_columns, wilson  # noqa: E402
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS  # noqa: E402
+from tfr_helpers.analysis.units import rows_resampler, share_columns  # noqa: E402
 from tfr_helpers.records import Results  # noqa: E402
 
 
@@ -61,7 +61,7 @@ def _title(ax: Axes, text: str, results: Results) -> None:
 
 
 def plot_four_cases(results: Results, ax: Axes | None = None) -> Axes:
-    """Share of each RQ1 case per model and benchmark, with 95% Wilson intervals.
+    """Share of each RQ1 case per model and benchmark, with 95% cluster-bootstrap intervals (tasks, code samples).
 
     Models are abbreviated A, B, ... on the x axis (``A · humaneval``) and named with their source in the key
     under it, so the labels stay legible at any number of models; the figure widens with the groups.
@@ -72,11 +72,10 @@ def plot_four_cases(results: Results, ax: Axes | None = None) -> Axes:
     pairs["group"] = pairs["model"].map(letters) + " · " + pairs["benchmark"]
     order = sorted(pairs["group"].unique())
     ax = ax if ax is not None else plt.subplots(figsize=(max(8.0, 1.3 * len(order)), 4.5))[1]
-    rows = [
-        {"group": g, "case": CASE_LABELS[c], **share_columns(wilson(int((sub["case"] == c).sum()), len(sub)))}
-        for g, sub in pairs.groupby("group", sort=True)
-        for c in rq1.CASES
-    ]
+    rows = []
+    for g, sub in pairs.groupby("group", sort=True):
+        rs = rows_resampler(results, sub, str(sub["model"].iloc[0]))
+        rows += [{"group": g, "case": CASE_LABELS[c], **share_columns(rs, sub["case"] == c)} for c in rq1.CASES]
     frame = pd.DataFrame(rows, columns=["group", "case", "k", "n", "pct", "low", "high"])
     _bars(frame, "group", "case", order, list(CASE_LABELS.values()), ax)
     key = "\n".join(f"{letters[m]}: {m} ({source_label(results, m)})" for m in models)
@@ -97,21 +96,19 @@ def _letter(index: int) -> str:
 def plot_transitions(results: Results, ax: Axes | None = None) -> Axes:
     """Benchmark transitions after refinement by feedback reliability, per model (never pooled across models: with
     several, the bars are ``A · reliable``, ``B · unreliable``, ... and the key under the axis names each model
-    with its source), with Wilson intervals."""
+    with its source), with the cluster-bootstrap intervals of :func:`~tfr_helpers.analysis.rq2.refinement_outcomes`."""
     ax = ax if ax is not None else plt.subplots(figsize=(8, 4))[1]
     nums = rq2.refinement_outcomes(results)
     models = sorted(nums.loc[nums["n"] > 0, "model"].unique())
     letters = {m: _letter(i) for i, m in enumerate(models)}
     several = len(models) > 1
-    rows = [
-        {
-            "reliability": f"{letters[r['model']]} · {r['reliability']}" if several else r["reliability"],
-            "transition": TRANSITION_LABELS[r["transition"]],
-            **share_columns(wilson(int(r["k"]), int(r["n"]))),
-        }
-        for _, r in nums[nums["model"].isin(models)].iterrows()
-    ]
-    frame = pd.DataFrame(rows, columns=["reliability", "transition", "k", "n", "pct", "low", "high"])
+    nums = nums[nums["model"].isin(models)]
+    frame = nums.assign(
+        reliability=[
+            f"{letters[m]} · {r}" if several else r for m, r in zip(nums["model"], nums["reliability"], strict=True)
+        ],
+        transition=nums["transition"].map(TRANSITION_LABELS),
+    )
     hues = [f"{letters[m]} · {rel}" for m in models for rel in rq2.RELIABILITIES] if several else list(rq2.RELIABILITIES)
     _bars(frame, "transition", "reliability", list(TRANSITION_LABELS.values()), hues, ax)
     key = "\n".join(f"{letters[m]}: {m} ({source_label(results, m)})" for m in models) if several else ""
@@ -121,7 +118,7 @@ def plot_transitions(results: Results, ax: Axes | None = None) -> Axes:
 
 
 def plot_screening_pr(results: Results, ax: Axes | None = None) -> Axes:
-    """Screening strategies per model on the precision-recall plane (reliable = positive), Wilson interval bars."""
+    """Screening strategies per model on the precision-recall plane (reliable = positive), cluster-bootstrap bars."""
     ax = ax if ax is not None else plt.subplots(figsize=(5, 5))[1]
     nums = rq3.screening_and_downstream(results)
     palette = sns.color_palette(n_colors=max(len(nums), 1))

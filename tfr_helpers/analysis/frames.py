@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from tfr_helpers.analysis.sources import source_of
-from tfr_helpers.records import Results
+from tfr_helpers.records import PairEvaluation, Results
 
 PAIR_COLUMNS = [
     "pair_id",
@@ -34,6 +34,7 @@ REFINEMENT_COLUMNS = [
     "model",
     "benchmark",
     "task_id",
+    "code_index",
     "kind",
     "reliability",
     "cause",
@@ -43,12 +44,14 @@ REFINEMENT_COLUMNS = [
     "benchmark_after",
     "generated_test_after",
     "generated_test_passed",
+    "prompt_key",
 ]
 SCREENING_COLUMNS = [
     "feedback_id",
     "model",
     "benchmark",
     "task_id",
+    "code_index",
     "strategy",
     "decision",
     "accepted",
@@ -112,9 +115,13 @@ def refinements_frame(results: Results) -> pd.DataFrame:
 
     ``generated_test_after`` is the refined code's status on the generated test behind the feedback
     (``"no_code"`` when refinement gave no usable code); ``generated_test_passed`` is its boolean form
-    (None without code). ``benchmark_after`` is None without code.
+    (None without code). ``benchmark_after`` is None without code. ``prompt_key`` numbers the distinct
+    refinement prompts (task, code sample text, feedback text): identical prompts share one cached reply, so
+    rows with one key are one refinement counted several times.
     """
     pairs = {p.pair_id: p for p in results.pair_evaluations}
+    codes = {(c.model, c.task_id, c.sample_index): c.code or "" for c in results.generated_codes}
+    prompts: dict[tuple[str, str, str, str], int] = {}
     rows = []
     for ev in results.refined_evaluations:
         pair = pairs.get(ev.feedback_id)
@@ -126,6 +133,7 @@ def refinements_frame(results: Results) -> pd.DataFrame:
                 "model": ev.model,
                 "benchmark": results.task_benchmarks.get(ev.task_id),
                 "task_id": ev.task_id,
+                "code_index": pair.code_index if pair else 0,
                 "kind": pair.kind if pair else None,
                 "reliability": pair.reliability if pair else None,
                 "cause": pair.cause if pair else None,
@@ -135,9 +143,19 @@ def refinements_frame(results: Results) -> pd.DataFrame:
                 "benchmark_after": ev.benchmark_after,
                 "generated_test_after": after.status if (after and usable) else "no_code",
                 "generated_test_passed": (after.status == "passed") if (after and usable) else None,
+                "prompt_key": prompts.setdefault(_prompt(ev.model, ev.task_id, pair, codes), len(prompts)),
             }
         )
     return pd.DataFrame(rows, columns=REFINEMENT_COLUMNS)
+
+
+def _prompt(
+    model: str, task_id: str, pair: PairEvaluation | None, codes: dict[tuple[str, str, int], str]
+) -> tuple[str, str, str, str]:
+    """What a refinement prompt is made of: the coder's task, its code sample and the feedback text."""
+    if pair is None or pair.feedback is None:
+        return (model, task_id, "", "")
+    return (model, task_id, codes.get((model, task_id, pair.code_index), ""), pair.feedback.text)
 
 
 def screening_frame(results: Results) -> pd.DataFrame:
@@ -157,6 +175,7 @@ def screening_frame(results: Results) -> pd.DataFrame:
                 "model": pair.model if pair else None,
                 "benchmark": pair.benchmark if pair else None,
                 "task_id": pair.task_id if pair else None,
+                "code_index": pair.code_index if pair else 0,
                 "strategy": s.strategy,
                 "decision": s.decision,
                 "accepted": s.decision == "accept",

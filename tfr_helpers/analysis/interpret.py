@@ -2,119 +2,154 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pandas as pd
 
-from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis import pairwise, rq1, rq2, rq3
 from tfr_helpers.analysis.sources import source_label
-from tfr_helpers.analysis.stats import pct, wilson
+from tfr_helpers.analysis.stats import pct
 from tfr_helpers.analysis.tables import SIMULATED_NOTE
 from tfr_helpers.records import Results
 
+ALPHA = 0.05
+"""Level at which the text states a difference (the test's p-value, Holm-adjusted where there are several)."""
 
-def _share(k: int, n: int) -> str:
-    s = wilson(k, n)
-    if n == 0:
+
+def _share(row: Mapping[str, Any], prefix: str = "") -> str:
+    """``pct% [low, high] (k/n)`` from share columns (the cluster-bootstrap interval)."""
+    if not row[f"{prefix}n"]:
         return "n/a (no cases)"
-    return f"{pct(s.share)}% [{pct(s.low)}, {pct(s.high)}] ({k}/{n})"
+    return (
+        f"{row[f'{prefix}pct']}% [{row[f'{prefix}low']}, {row[f'{prefix}high']}] ({row[f'{prefix}k']}/{row[f'{prefix}n']})"
+    )
+
+
+LABELS = {"f1": "F1", "mcc": "MCC", "net_change_per_code": "net change per code sample (pp)"}
+"""How the text names a compared measure."""
+
+
+def _pc(x: Any) -> str:
+    return "n/a" if x is None or pd.isna(x) else f"{x}%"
 
 
 def _prefix(results: Results) -> str:
     return f"Note: {SIMULATED_NOTE}. " if results.simulated else ""
 
 
-def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
-    return not (a[1] < b[0] or b[1] < a[0])
+def _verdict(p: float) -> str:
+    if pd.isna(p):
+        return "no test is possible on this sample"
+    return "the test shows a difference" if p < ALPHA else "the test does not show a difference"
 
 
 def interpret_rq1(results: Results) -> str:
     """A few sentences per model (never pooled across models) on how much test-fail feedback is unreliable,
-    and its most frequent cause; each model's sentence names its source (simulated, replayed, live)."""
+    and its most frequent cause; each model's sentence names its source (simulated, replayed, live). Two rows
+    are said to differ only when the bootstrap test of their difference says so."""
     by = rq1.by_benchmark(results)
     causes = rq1.unreliable_causes(results)
     text = [_prefix(results).strip()] if results.simulated else []
     for model, mine in by.groupby("model", sort=True):
-        fb, unrel = int(mine["n"].sum()), int(mine["k"].sum())
+        share = rq1.unreliable_share(results, str(model))
         text.append(
             f"{model} ({source_label(results, str(model))}): of {int(mine['tests'].sum())} (code sample, test) pairs, "
-            f"{fb} failed on the generated code; {_share(unrel, fb)} of that test-fail feedback is unreliable "
-            "(the reference fails the test too)."
+            f"{int(mine['feedback'].sum())} failed on the generated code; {_share(share)} of that test-fail feedback "
+            f"is unreliable (the reference fails the test too; interval: {share['method']}, {share['clusters']} "
+            f"tasks; mean of per-task shares {share['task_mean_pct']}%)."
         )
         top = causes[(causes["model"] == model) & (causes["kind"] == "all") & (causes["k"] > 0)]
         if len(top):
             row = top.sort_values("k", ascending=False).iloc[0]
-            text.append(
-                f"Its most frequent cause is {row['cause'].replace('_', ' ')}: {_share(int(row['k']), int(row['n']))}."
-            )
+            text.append(f"Its most frequent cause is {row['cause'].replace('_', ' ')}: {_share(row)}.")
     rows = by[by["n"] > 0]
     if len(rows) > 1:
         hi, lo = rows.loc[rows["pct"].idxmax()], rows.loc[rows["pct"].idxmin()]
-        overl = _overlap((hi["low"], hi["high"]), (lo["low"], lo["high"]))
+        diff = rq1.unreliable_difference(results, (hi["benchmark"], hi["model"]), (lo["benchmark"], lo["model"]))
         text.append(
             f"The unreliable share ranges from {lo['pct']}% ({lo['model']}, {lo['benchmark']}) to "
-            f"{hi['pct']}% ({hi['model']}, {hi['benchmark']}); the intervals "
-            f"{'overlap, so this sample does not separate them' if overl else 'do not overlap'}."
+            f"{hi['pct']}% ({hi['model']}, {hi['benchmark']}); the difference, {pct(diff.value)} pp "
+            + (
+                f"[{pct(diff.low)}, {pct(diff.high)}] (bootstrap p = {diff.p_value:.3f}): "
+                if not pd.isna(diff.p_value)
+                else "(a share at 0 or 100% has no bootstrap spread): "
+            )
+            + f"{_verdict(diff.p_value)}."
         )
     return " ".join(text)
 
 
 def interpret_rq2(results: Results) -> str:
-    """A few sentences comparing refinement outcomes after reliable vs unreliable feedback."""
-    nums = rq2.refinement_outcomes(results)
-    pooled = nums.groupby(["reliability", "transition"])[["k", "n"]].sum()
+    """Per model: how often refinement broke code that passed and fixed code that failed, by feedback reliability."""
+    cond = rq2.conditional_transitions(results)
     text = [_prefix(results).strip()] if results.simulated else []
-    for rel in rq2.RELIABILITIES:
-        if (rel, "pass->fail") not in pooled.index:
+    for (model, rel), g in cond.groupby(["model", "reliability"], sort=True):
+        rows = g.set_index("transition")
+        if not (rows["attempts"] > 0).any():
             continue
-        n = int(pooled.loc[(rel, "pass->fail"), "n"])
-        reg = int(pooled.loc[(rel, "pass->fail"), "k"])
-        fix = int(pooled.loc[(rel, "fail->pass"), "k"])
+        broke, fixed = rows.loc["pass->fail"], rows.loc["fail->pass"]
         text.append(
-            f"After {rel} feedback ({n} attempts), refinement broke passing code in {_share(reg, n)} "
-            f"and fixed failing code in {_share(fix, n)} of attempts."
+            f"{model} ({source_label(results, str(model))}), after {rel} feedback: refinement broke code that passed "
+            f"before in {_share(broke)} of attempts on such code ({broke['unique_attempts']} distinct prompts) and "
+            f"fixed code that failed before in {_share(fixed)} ({fixed['unique_attempts']} distinct prompts)."
         )
     diag = rq2.generated_test_diagnostic(results)
     for _, r in diag.iterrows():
         if r["n"]:
             text.append(
-                f"With {r['reliability']} feedback, {_share(int(r['k']), int(r['n']))} of refined programs "
+                f"{r['model']}, with {r['reliability']} feedback: {_share(r)} of refined programs "
                 "that pass the generated test still fail the benchmark tests."
             )
     return " ".join(text)
 
 
+def _against_baseline(tests: pd.DataFrame, model: str, strategy: str, measure: str) -> str:
+    """``S - accept_all`` on ``measure`` from the pairwise table (its rows are ``accept_all - S``), with Holm's p."""
+    row = tests[(tests["model"] == model) & (tests["a"] == rq3.BASELINE) & (tests["b"] == strategy)]
+    row = row[row["measure"] == measure]
+    if row.empty or pd.isna(row["diff_pp"].iloc[0]):
+        return f"{LABELS.get(measure, measure)}: no paired test on this sample"
+    r = row.iloc[0]
+    return (
+        f"{LABELS.get(measure, measure)} {0.0 - r['diff_pp']:+.1f} [{0.0 - r['high']:.1f}, {0.0 - r['low']:.1f}] "
+        f"(p_Holm = {r['p_holm']:.3f}: {_verdict(r['p_holm'])})"
+    )
+
+
 def interpret_rq3(results: Results) -> str:
-    """A few sentences on each screening strategy's precision/recall and its downstream effect."""
+    """A few sentences per model on each screening strategy's classifier measures and its downstream effect.
+
+    Differences from ``accept_all`` are those of the paired comparison (:mod:`pairwise`): the text states a
+    difference only when its Holm-adjusted p-value is below 0.05."""
     nums = rq3.screening_and_downstream(results)
+    tests = pairwise.pairwise_comparisons(results)
     text = [_prefix(results).strip()] if results.simulated else []
     for _, r in nums.iterrows():
         who = f"{r['model']} ({source_label(results, r['model'])})"
         if r["strategy"] == rq3.BASELINE:
             text.append(
-                f"{who}: refinement {r['refinement']}."
+                f"{who}: refinement {r['refinement']}; {r['decisions']} feedback decided by every strategy."
                 if r["refinement"] != "run"
-                else f"{who}: accepting all feedback changes the benchmark pass rate by {r['net_change_pp']} pp per "
-                f"attempt [{r['net_change_low']}, {r['net_change_high']}]."
+                else f"{who}, on the {r['decisions']} feedback every strategy decided: accepting all feedback changes "
+                f"the benchmark pass rate by {r['net_change_per_code_pct']} pp per code sample "
+                f"[{r['net_change_per_code_low']}, {r['net_change_per_code_high']}] ({r['net_change_pp']} pp per "
+                "refinement attempt)."
             )
             continue
-        if r["refinement"] != "run":
-            text.append(
-                f"{who}: {r['strategy']} accepts {r['accept_pct']}% of feedback with precision "
-                f"{r['precision_pct']}% and recall {r['recall_pct']}% (downstream effect {r['refinement']})."
-            )
-            continue
-        sign = (
-            "gains"
-            if (r["diff_vs_accept_all_pp"] or 0) > 0
-            else "loses"
-            if (r["diff_vs_accept_all_pp"] or 0) < 0
-            else "changes"
+        measures = (
+            f"{who}: {r['strategy']} accepts {r['accept_pct']}% of feedback "
+            + (f"(abstaining on {r['abstain_pct']}%) " if r["abstained"] else "")
+            + f"with precision {_pc(r['precision_pct'])}, recall {_pc(r['recall_pct'])} and specificity "
+            f"{_pc(r['specificity_pct'])}; against accept_all, "
+            + "; ".join(_against_baseline(tests, r["model"], r["strategy"], m) for m in ("f1", "mcc"))
         )
-        zero_in = not pd.isna(r["diff_low"]) and r["diff_low"] <= 0 <= r["diff_high"]
+        if r["refinement"] != "run":
+            text.append(f"{measures} (downstream effect {r['refinement']}).")
+            continue
         text.append(
-            f"{who}: {r['strategy']} accepts {r['accept_pct']}% of feedback with precision {r['precision_pct']}% "
-            f"and recall {r['recall_pct']}%; against accept_all it avoids {r['regressions_avoided']} "
-            f"regressions, loses {r['fixes_lost']} fixes and {sign} "
-            f"{abs(r['diff_vs_accept_all_pp'] or 0)} pp "
-            f"[{r['diff_low']}, {r['diff_high']}]" + (", an interval that includes zero." if zero_in else ".")
+            f"{measures}. Downstream it avoids {r['regressions_avoided']} regressions, loses {r['fixes_lost']} fixes; "
+            + _against_baseline(tests, r["model"], r["strategy"], "net_change_per_code")
+            + "."
         )
     return " ".join(text)

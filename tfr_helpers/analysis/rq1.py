@@ -1,17 +1,21 @@
 """RQ1 numbers: the four cases, test-fail feedback per benchmark, and causes of unreliable feedback.
 
 Every function returns a long DataFrame of numbers (counts; percentages with one decimal and their 95%
-Wilson bounds in ``pct``, ``low``, ``high``) from which the tables and ``summary.json`` are both built.
+cluster-bootstrap bounds over tasks, then code samples, in ``pct``, ``low``, ``high``; the mean of per-task
+shares in ``task_mean_*``; the interval's ``method, resamples, clusters, deff``) from which the tables and
+``summary.json`` are both built. Each model is resampled on its own (never pooled).
 """
 
 from __future__ import annotations
 
 from typing import get_args
 
+import numpy as np
 import pandas as pd
 
+from tfr_helpers.analysis.clustered import SEED, Interval, ratio_draws, unpaired_difference
 from tfr_helpers.analysis.frames import pairs_frame
-from tfr_helpers.analysis.stats import share_columns, wilson
+from tfr_helpers.analysis.units import SHARE_COLUMNS, rows_resampler, share_columns
 from tfr_helpers.records import Case, Cause, Results
 
 CASES: tuple[str, ...] = get_args(Case)
@@ -26,34 +30,35 @@ def four_cases(results: Results) -> pd.DataFrame:
     distinct executions behind the ``n`` pairs) may be smaller than ``n``.
 
     Returns:
-        Columns ``model, source, kind, case, k, n, unique, pct, low, high`` (``n``: pairs of that model and
+        Columns ``model, source, kind, case, unique`` and the share columns (``n``: pairs of that model and
         kind; ``source``: simulated / replayed / live).
     """
     pairs = pairs_frame(results)
     rows = []
     for (model, kind), group in pairs.groupby(["model", "kind"], sort=True):
         unique = int(group["run_key"].nunique())
+        rs = rows_resampler(results, group, str(model))
         for case in CASES:
-            k = int((group["case"] == case).sum())
-            share = share_columns(wilson(k, len(group)))
+            share = share_columns(rs, group["case"] == case)
             rows.append(
                 {"model": model, "source": group["source"].iloc[0], "kind": kind, "case": case, **share, "unique": unique}
             )
-    return pd.DataFrame(rows, columns=["model", "source", "kind", "case", "k", "n", "unique", "pct", "low", "high"])
+    return pd.DataFrame(rows, columns=["model", "source", "kind", "case", "unique", *SHARE_COLUMNS])
 
 
 def by_benchmark(results: Results) -> pd.DataFrame:
     """Per benchmark and model: tests, test-fail feedback, and the unreliable share of that feedback.
 
     Returns:
-        Columns ``benchmark, model, source, tests, feedback, k, n, pct, low, high`` where ``tests`` counts
-        (code sample, test) pairs, ``k`` is unreliable feedback and ``n`` equals ``feedback``.
+        Columns ``benchmark, model, source, tests, feedback, unique_feedback`` and the share columns, where
+        ``tests`` counts (code sample, test) pairs, ``unique_feedback`` the distinct (program, test) executions
+        behind the feedback, ``k`` is unreliable feedback and ``n`` equals ``feedback``.
     """
     pairs = pairs_frame(results)
     rows = []
     for (bench, model), group in pairs.groupby(["benchmark", "model"], sort=True):
         fb = group[group["feedback"]]
-        k = int((fb["reliability"] == "unreliable").sum())
+        rs = rows_resampler(results, fb, str(model))
         rows.append(
             {
                 "benchmark": bench,
@@ -61,10 +66,11 @@ def by_benchmark(results: Results) -> pd.DataFrame:
                 "source": group["source"].iloc[0],
                 "tests": len(group),
                 "feedback": len(fb),
-                **share_columns(wilson(k, len(fb))),
+                "unique_feedback": int(fb["run_key"].nunique()),
+                **share_columns(rs, fb["reliability"] == "unreliable"),
             }
         )
-    cols = ["benchmark", "model", "source", "tests", "feedback", "k", "n", "pct", "low", "high"]
+    cols = ["benchmark", "model", "source", "tests", "feedback", "unique_feedback", *SHARE_COLUMNS]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -74,7 +80,7 @@ def unreliable_causes(results: Results) -> pd.DataFrame:
     Models are never pooled: a simulated and a real model's causes are different evidence.
 
     Returns:
-        Columns ``model, source, cause, kind, k, n, pct, low, high``: ``n`` is the model's unreliable
+        Columns ``model, source, cause, kind`` and the share columns: ``n`` is the model's unreliable
         feedback of that kind; ``cause="unknown"`` counts unreliable feedback whose record names no cause.
     """
     pairs = pairs_frame(results)
@@ -86,8 +92,44 @@ def unreliable_causes(results: Results) -> pd.DataFrame:
         source = pairs.loc[pairs["model"] == model, "source"].iloc[0]
         for kind in (*KINDS, "all"):
             sub = mine if kind == "all" else mine[mine["kind"] == kind]
+            rs = rows_resampler(results, sub, str(model))
             for cause in causes:
-                k = int(sub["cause"].isna().sum()) if cause == "unknown" else int((sub["cause"] == cause).sum())
-                share = share_columns(wilson(k, len(sub)))
+                hits = sub["cause"].isna() if cause == "unknown" else sub["cause"] == cause
+                share = share_columns(rs, hits)
                 rows.append({"model": model, "source": source, "cause": cause, "kind": kind, **share})
-    return pd.DataFrame(rows, columns=["model", "source", "cause", "kind", "k", "n", "pct", "low", "high"])
+    return pd.DataFrame(rows, columns=["model", "source", "cause", "kind", *SHARE_COLUMNS])
+
+
+def _feedback(results: Results, model: str, benchmark: str | None = None) -> pd.DataFrame:
+    pairs = pairs_frame(results)
+    mine = pairs[pairs["feedback"] & (pairs["model"] == model)]
+    return mine if benchmark is None else mine[mine["benchmark"] == benchmark]
+
+
+def unreliable_share(results: Results, model: str, benchmark: str | None = None) -> dict[str, object]:
+    """The share columns of one model's unreliable feedback (all its benchmarks when ``benchmark`` is None)."""
+    fb = _feedback(results, model, benchmark)
+    return share_columns(rows_resampler(results, fb, model), fb["reliability"] == "unreliable")
+
+
+def unreliable_difference(results: Results, a: tuple[str, str], b: tuple[str, str]) -> Interval:
+    """Unreliable share of ``a`` minus that of ``b``, each a (benchmark, model), resampled independently.
+
+    Args:
+        results: A finished run.
+        a: (benchmark, model) of the first row of :func:`by_benchmark`.
+        b: The second.
+
+    Returns:
+        The difference with its interval and two-sided bootstrap p-value (:func:`~clustered.unpaired_difference`);
+        NaN bounds and p when a share is 0 or 100% (every resample equal: no bootstrap test).
+    """
+    draws = []
+    for i, (bench, model) in enumerate((a, b)):
+        fb = _feedback(results, model, bench)
+        rs = rows_resampler(results, fb, model, seed=SEED + i)
+        hits = (fb["reliability"] == "unreliable").to_numpy(dtype=float)
+        draws.append(ratio_draws(rs, hits, np.ones(len(fb))))
+        if hits.size and hits.sum() in (0, hits.size):  # no spread at 0 or 100%: the bootstrap cannot test it
+            draws[-1] = (draws[-1][0], np.full_like(draws[-1][1], np.nan), draws[-1][2])
+    return unpaired_difference(draws[0], draws[1], rs)

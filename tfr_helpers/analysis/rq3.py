@@ -1,115 +1,182 @@
 """RQ3 numbers: screening strategies as classifiers of reliable feedback, and their downstream effect.
 
-Definitions (per refinement attempt, i.e. per test-fail feedback that has a refinement record):
+Definitions (per coder, never pooled; every strategy on the coder's common feedback set, :mod:`screening_set`):
 
-- A strategy *accepts* feedback when its decision is ``accept``; ``undecided`` counts as reject.
-- Classifier: positive = reliable feedback, predicted positive = accepted. Accuracy, precision
-  (reliable among accepted), recall (accepted among reliable) get Wilson intervals; F1 a bootstrap one.
-- Downstream: with strategy S the program kept after attempt i is the refined program when S accepted the
-  feedback and refinement produced code, else the generated program. Its benchmark change is
-  ``delta_S(i) = after_S(i) - before(i)`` in {-1, 0, +1}.
-  ``net_change_pp = 100 * mean_i delta_S(i)``: change in benchmark pass rate per refinement attempt, in
-  percentage points. ``diff_vs_accept_all_pp = net_change_pp(S) - net_change_pp(accept_all)
-  = 100 * (regressions_avoided - fixes_lost) / attempts``, where regressions avoided are Pass->Fail
-  attempts S rejected and fixes lost are Fail->Pass attempts S rejected. Both get a bootstrap-over-tasks
-  95% interval (tasks resampled with replacement, all attempts of a task together, seeded).
+- A strategy *accepts* feedback when its decision is ``accept``; ``undecided`` counts as reject here, and
+  :func:`undecided_sensitivity` shows it as accept and left out too. A consensus screener that finds no evidence
+  accepts as ``accept_all`` would: such decisions are counted (``abstained``) and their share is ``abstain_*``.
+- Classifier: positive = reliable feedback, predicted positive = accepted. Accept rate, accuracy, precision,
+  recall, specificity, F1, balanced accuracy and MCC (:mod:`measures`), and AUROC for strategies that state a
+  score (over their decisions with a score), each with the cluster bootstrap over tasks then code samples.
+- Downstream per code sample (the policy of :mod:`screening_set`, over all the coder's code samples):
+  ``net_change_per_code_pp`` is the change in benchmark pass rate in percentage points, and
+  ``diff_per_code_pp`` its difference from ``accept_all`` (a paired interval on the same resamples, p-value).
+- Downstream per attempt (labelled as such): with strategy S the program kept after attempt i is the refined
+  program when S accepted the feedback, else the generated one; ``net_change_pp = 100 * mean_i delta_S(i)`` and
+  ``diff_vs_accept_all_pp = 100 * (regressions_avoided - fixes_lost) / attempts``.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import pandas as pd
 
-from tfr_helpers.analysis.frames import screening_frame
+from tfr_helpers.analysis.clustered import N_RESAMPLES, SEED, Resampler, cells_stat, counts_stat, ratio
+from tfr_helpers.analysis.measures import MEASURES, confusion_cells, level_cells
+from tfr_helpers.analysis.screening_set import BASELINE, UNDECIDED_AS, CommonSet, common_sets, last_of, set_resamplers
 from tfr_helpers.analysis.sources import skip_reason, source_of
-from tfr_helpers.analysis.stats import N_RESAMPLES, bootstrap_ratio, pct, share_columns, wilson
+from tfr_helpers.analysis.units import boundary_interval, interval_columns
 from tfr_helpers.records import Results
 
-BASELINE = "accept_all"
+__all__ = ["BASELINE", "screening_and_downstream", "undecided_sensitivity"]
 
 
-def _strategies(frame: pd.DataFrame) -> list[str]:
-    names = sorted(frame["strategy"].unique())
-    return sorted(names, key=lambda s: s != BASELINE)
+def classifier_columns(rs: Resampler, accepted: np.ndarray, reliable: np.ndarray) -> dict[str, object]:
+    """Every measure of :data:`~tfr_helpers.analysis.measures.MEASURES` as ``<m>_pct, <m>_low, ...`` columns.
+
+    MCC is reported x 100 too (``mcc_pct`` is 100 x MCC, in [-100, 100]). A proportion at 0 or 100% gets
+    Wilson's interval over the tasks holding its denominator (:func:`~tfr_helpers.analysis.units.boundary_interval`).
+    """
+    acc, rel = np.asarray(accepted, dtype=bool), np.asarray(reliable, dtype=bool)
+    full, boot = rs.sums(confusion_cells(acc, rel))
+    among = {"accept": acc | ~acc, "accuracy": acc | ~acc, "precision": acc, "recall": rel, "specificity": ~rel}
+    out: dict[str, object] = {}
+    for name, fn in MEASURES.items():
+        iv = counts_stat(rs, full, boot, fn)
+        if name in among and iv.value in (0.0, 1.0):
+            tasks = np.unique(rs.task_of_unit[rs.unit_of_row[among[name]]]).size
+            iv = boundary_interval(replace(iv, clusters=tasks), int(iv.value))
+        out |= interval_columns(iv, f"{name}_")
+    return out
 
 
-def _task_sums(frame: pd.DataFrame, column: str) -> tuple[list[float], list[float]]:
-    grouped = frame.groupby("task_id")[column].agg(["sum", "count"])
-    return grouped["sum"].tolist(), grouped["count"].tolist()
-
-
-def screening_and_downstream(results: Results, *, n_resamples: int = N_RESAMPLES, seed: int = 0) -> pd.DataFrame:
-    """Per screening strategy: accept rate, classifier quality and downstream effect vs ``accept_all``.
+def screening_and_downstream(results: Results, *, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> pd.DataFrame:
+    """Per coder and screening strategy: classifier quality on the common set, and the downstream effect.
 
     Args:
         results: A finished run.
-        n_resamples: Bootstrap resamples for F1 and the pass-rate changes.
+        n_resamples: Bootstrap resamples.
         seed: Bootstrap seed.
 
-    Models are never pooled (a simulated and a real model are different evidence): one row per model and
-    strategy. A model whose feedback was not refined (no refiner: ``results.skipped`` says so) has
-    ``attempts`` 0 and no downstream numbers; ``refinement`` carries the reason.
+    A coder whose feedback was not refined (``results.skipped`` says so) has ``attempts`` 0 and no downstream
+    numbers; ``refinement`` carries the reason.
 
     Returns:
-        One row per model and strategy (``accept_all`` first), with ``model``, ``source`` and ``refinement``
-        (``run`` or the reason it was not). Share metrics ``accept, accuracy, precision, recall``
-        each as ``<m>_k, <m>_n, <m>_pct, <m>_low, <m>_high``; ``f1_pct, f1_low, f1_high`` (F1 x 100);
-        ``decisions, accepted, rejected, undecided, attempts, regressions_avoided, fixes_lost``;
-        ``net_change_pp`` and ``diff_vs_accept_all_pp`` each with ``_low``/``_high`` (see module doc).
+        One row per coder and strategy (``accept_all`` first): ``model, source, refinement, strategy``,
+        ``decided`` (before the common set), ``decisions`` (the common set), ``unique_feedback`` (distinct
+        (task, code sample text, feedback text) prompts among them), ``accepted, rejected, undecided,
+        abstained``, ``abstain_*``, the measures' ``<m>_pct, <m>_low, <m>_high, <m>_method, <m>_resamples,
+        <m>_clusters, <m>_deff``, ``auroc_*`` (None without scores), the per-code-sample ``net_change_per_code_*``
+        and ``diff_per_code_*`` (with ``diff_per_code_p``), and the per-attempt ``attempts,
+        regressions_avoided, fixes_lost, net_change_pp, net_change_low, net_change_high, diff_vs_accept_all_pp,
+        diff_low, diff_high``.
     """
-    frame = screening_frame(results)
-    frame = frame[frame["reliable"].notna()]
+    return last_of("rq3", results, (n_resamples, seed), lambda: _screening(results, n_resamples, seed))
+
+
+def _screening(results: Results, n_resamples: int, seed: int) -> pd.DataFrame:
     rows = []
-    for model in sorted(frame["model"].unique()):
-        mine = frame[frame["model"] == model]
+    for model, cs in common_sets(results).items():
         head = {
             "model": model,
             "source": source_of(results, model).source,
             "refinement": skip_reason(results, model, "refine_codes") or "run",
         }
-        rows += [{**head, **_strategy_row(mine, s, n_resamples, seed)} for s in _strategies(mine)]
+        rs_fb, rs_codes = set_resamplers(cs, n_resamples, seed)
+        base = cs.per_code_change(BASELINE) if BASELINE in cs.decisions else np.zeros(len(cs.codes))
+        for strategy in cs.strategies:
+            row = {**head, **_strategy_row(cs, strategy, rs_fb, rs_codes, base)}
+            if head["refinement"] != "run":  # no refinement: no downstream numbers (not zeros)
+                row |= {k: None for k in row if k.startswith(("net_change", "diff_"))} | {"attempts": 0}
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
-def _strategy_row(frame: pd.DataFrame, strategy: str, n_resamples: int, seed: int) -> dict[str, object]:
-    """The numbers of one strategy on one model's decisions."""
-    dec = frame[frame["strategy"] == strategy].copy()
-    acc = dec["accepted"].astype(bool)
-    rel = dec["reliable"].astype(bool)
-    tp, fp = int((acc & rel).sum()), int((acc & ~rel).sum())
-    fn, tn = int((~acc & rel).sum()), int((~acc & ~rel).sum())
-    dec["f1_num"] = 2 * (acc & rel).astype(int)
-    dec["f1_den"] = dec["f1_num"] + (acc & ~rel).astype(int) + (~acc & rel).astype(int)
-    f1_num = dec.groupby("task_id")["f1_num"].sum().tolist()
-    f1_den = dec.groupby("task_id")["f1_den"].sum().tolist()
-    f1 = bootstrap_ratio(f1_num, f1_den, n_resamples=n_resamples, seed=seed)
-    # downstream, over attempts that have a refinement record
-    att = dec[dec["transition"].notna()].copy()
-    gain = att["transition"].map({"fail->pass": 1, "pass->fail": -1}).fillna(0)
-    att["delta"] = gain.where(att["accepted"].astype(bool), 0)
-    att["diff"] = att["delta"] - gain
-    net = bootstrap_ratio(*_task_sums(att, "delta"), n_resamples=n_resamples, seed=seed)
-    diff = bootstrap_ratio(*_task_sums(att, "diff"), n_resamples=n_resamples, seed=seed)
-    rejected = ~att["accepted"].astype(bool)
+def _strategy_row(
+    cs: CommonSet, strategy: str, rs_fb: Resampler, rs_codes: Resampler, base: np.ndarray
+) -> dict[str, object]:
+    """The numbers of one strategy on one coder's common set."""
+    dec = cs.decisions[strategy].to_numpy()
+    acc, rel = cs.accepted(strategy), cs.feedback["reliable"].to_numpy(dtype=bool)
+    abstained = cs.abstained[strategy].to_numpy(dtype=bool)
+    scored = np.isfinite(cs.scores[strategy].to_numpy(dtype=float))
+    auroc: dict[str, object] = {"auroc_pct": None, "auroc_low": None, "auroc_high": None}
+    if scored.any() and len(set(rel[scored])) == 2:
+        sub = cs.resampler(cs.feedback[scored], rs_fb.resamples, SEED)
+        cells, stat = level_cells(cs.scores[strategy].to_numpy(dtype=float)[scored], rel[scored])
+        auroc = interval_columns(cells_stat(sub, cells, stat), "auroc_")
+    ones = np.ones(len(cs.codes))
+    change = cs.per_code_change(strategy)
+    # per attempt, over the common set's feedback with a refinement record
+    gain = cs.feedback["gain"].to_numpy(dtype=float)
+    refined = np.isfinite(gain)
+    delta = np.where(acc, gain, 0.0)
+    rejected = refined & ~acc
+    transition = cs.feedback["transition"].to_numpy()
+    net_cols = interval_columns(ratio(rs_fb, np.where(refined, delta, 0.0), refined))
+    diff_cols = interval_columns(ratio(rs_fb, np.where(refined, delta - gain, 0.0), refined))
+    per_code = ratio(rs_codes, change - base, ones)
     return {
         "strategy": strategy,
+        "decided": cs.decided.get(strategy, 0),
         "decisions": len(dec),
+        "unique_feedback": int(cs.feedback["prompt"].nunique()),
         "accepted": int(acc.sum()),
-        "rejected": int((dec["decision"] == "reject").sum()),
-        "undecided": int((dec["decision"] == "undecided").sum()),
-        **share_columns(wilson(int(acc.sum()), len(dec)), "accept_"),
-        **share_columns(wilson(tp + tn, len(dec)), "accuracy_"),
-        **share_columns(wilson(tp, tp + fp), "precision_"),
-        **share_columns(wilson(tp, tp + fn), "recall_"),
-        "f1_pct": pct(f1.value),
-        "f1_low": pct(f1.low),
-        "f1_high": pct(f1.high),
-        "attempts": len(att),
-        "regressions_avoided": int((rejected & (att["transition"] == "pass->fail")).sum()),
-        "fixes_lost": int((rejected & (att["transition"] == "fail->pass")).sum()),
-        "net_change_pp": pct(net.value),
-        "net_change_low": pct(net.low),
-        "net_change_high": pct(net.high),
-        "diff_vs_accept_all_pp": pct(diff.value),
-        "diff_low": pct(diff.low),
-        "diff_high": pct(diff.high),
+        "rejected": int((dec == "reject").sum()),
+        "undecided": int((dec == "undecided").sum()),
+        "abstained": int(abstained.sum()),
+        **interval_columns(ratio(rs_fb, abstained, np.ones(len(dec))), "abstain_"),
+        **classifier_columns(rs_fb, acc, rel),
+        **auroc,
+        "codes": len(cs.codes),
+        **interval_columns(ratio(rs_codes, change, ones), "net_change_per_code_"),
+        **interval_columns(per_code, "diff_per_code_"),
+        "diff_per_code_p": None if strategy == BASELINE or np.isnan(per_code.p_value) else round(per_code.p_value, 4),
+        "attempts": int(refined.sum()),
+        "regressions_avoided": int((rejected & (transition == "pass->fail")).sum()),
+        "fixes_lost": int((rejected & (transition == "fail->pass")).sum()),
+        "net_change_pp": net_cols["pct"],
+        "net_change_low": net_cols["low"],
+        "net_change_high": net_cols["high"],
+        "diff_vs_accept_all_pp": diff_cols["pct"],
+        "diff_low": diff_cols["low"],
+        "diff_high": diff_cols["high"],
     }
+
+
+def undecided_sensitivity(results: Results, *, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> pd.DataFrame:
+    """Precision, recall, specificity, F1 and MCC with undecided read as reject, as accept, and left out.
+
+    Only strategies with at least one undecided decision have rows (for the others the three readings agree).
+
+    Returns:
+        Columns ``model, source, strategy, undecided_as, decisions, undecided`` and the measures' columns.
+    """
+    rows = []
+    for model, cs in common_sets(results).items():
+        rs_fb, _ = set_resamplers(cs, n_resamples, seed)
+        for strategy in cs.strategies:
+            dec = cs.decisions[strategy].to_numpy()
+            undecided = dec == "undecided"
+            if not undecided.any():
+                continue
+            rel = cs.feedback["reliable"].to_numpy(dtype=bool)
+            for reading in UNDECIDED_AS:
+                keep = ~undecided if reading == "excluded" else np.ones(len(dec), dtype=bool)
+                acc = cs.accepted(strategy, "accept" if reading == "accept" else "reject")
+                fb = cs.feedback[keep]
+                rs = cs.resampler(fb, n_resamples, seed)
+                rows.append(
+                    {
+                        "model": model,
+                        "source": source_of(results, model).source,
+                        "strategy": strategy,
+                        "undecided_as": reading,
+                        "decisions": int(keep.sum()),
+                        "undecided": int(undecided.sum()),
+                        **classifier_columns(rs if reading == "excluded" else rs_fb, acc[keep], rel[keep]),
+                    }
+                )
+    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=["model", "source", "strategy", "undecided_as"])

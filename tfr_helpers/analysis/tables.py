@@ -1,7 +1,9 @@
 """The six paper tables: one function per table, each ``Results -> pandas Styler`` with plain-text labels.
 
 Cells hold the numbers of :mod:`rq1`, :mod:`rq2`, :mod:`rq3` verbatim: counts, and percentages with their 95%
-interval as ``25.0 [12.0, 44.9]`` (``--`` when undefined). :mod:`export` escapes them for LaTeX.
+interval as ``25.0 [12.0, 44.9]`` (``--`` when undefined). Percentages are pooled ratios over instances (the
+estimand); intervals are the cluster bootstrap over tasks, then code samples (docs/inference.md). :mod:`export`
+escapes them for LaTeX.
 """
 
 from __future__ import annotations
@@ -31,26 +33,53 @@ TRANSITION_LABELS = {
     "fail->fail": "Fail->Fail",
     "no_code": "No code",
 }
+MEASURE_LABELS = {
+    "accept": "Accept rate",
+    "accuracy": "Accuracy",
+    "precision": "Precision",
+    "recall": "Recall",
+    "specificity": "Specificity",
+    "f1": "F1",
+    "balanced_accuracy": "Balanced accuracy",
+    "mcc": "MCC",
+    "auroc": "AUROC",
+}
+"""RQ3 measure (column prefix) -> row label."""
+CI = "95 percent cluster-bootstrap interval over tasks, then code samples"
+"""How every interval of the tables is made (docs/inference.md)."""
+ESTIMAND = "Percent: pooled over instances; task mean: mean of per-task shares (each task once)."
+POOLED = "Percent: pooled over instances."
 CAPTIONS = {
     "rq1_four_cases": "Four cases of generated tests on generated code vs reference, "
-    "per model and test kind: "
-    "count (percent of (code sample, test) pairs [95 percent Wilson interval]). Code verdict / reference verdict. "
-    "Unique runs: distinct (program, test) executions behind the pairs (identical ones ran once).",
+    f"per model and test kind: count (percent of (code sample, test) pairs [{CI}]). Code verdict / reference "
+    "verdict. Unique runs: distinct (program, test) executions behind the pairs (identical ones ran once). " + ESTIMAND,
     "rq1_by_benchmark": "Generated tests run on the generated code, and test-fail feedback, per benchmark "
-    "and model; percent of feedback "
-    "that is unreliable [95 percent Wilson interval].",
+    f"and model; percent of feedback that is unreliable [{CI}], and the mean of per-task unreliable shares "
+    "[same interval method]; unique: distinct (program, test) executions behind the feedback. " + ESTIMAND,
     "rq1_unreliable_causes": "Unreliable test-fail feedback by cause and test kind: count (percent of the "
-    "unreliable feedback of that kind [95 percent Wilson interval]).",
+    f"unreliable feedback of that kind [{CI}]). " + POOLED,
     "rq2_refinement_outcomes": "Benchmark transition of the refined code per model and feedback reliability: "
-    "count (percent of attempts [95 percent Wilson interval]).",
-    "rq2_generated_test_diagnostic": "Refined code with usable code: generated test vs benchmark verdict. "
-    "Misleading: percent failing the benchmark among those passing the "
-    "generated test [95 percent Wilson interval].",
-    "rq3_screening_and_downstream": "Screening strategies as classifiers of reliable feedback (percent, 95 "
-    "percent Wilson interval; F1 x 100 with bootstrap interval) and the "
-    "downstream effect of refining only on accepted feedback (undecided counts "
-    "as reject; changes in percentage points per refinement attempt, bootstrap "
-    "over tasks).",
+    f"count (percent of attempts [{CI}]). Identical refinement prompts share one cached reply: unique prompts "
+    "counts them once. " + POOLED,
+    "rq2_conditional_transitions": "Refinement outcome conditional on the code's state before, per model and "
+    f"feedback reliability: P(Pass->Fail | passed before) and P(Fail->Pass | failed before), percent [{CI}]; "
+    "per attempt (multiplicity-weighted) and per distinct refinement prompt (unique-weighted: identical prompts "
+    "share one cached reply and count once), with the attempts and distinct prompts behind each. " + ESTIMAND,
+    "rq2_generated_test_diagnostic": "Refined code with usable code, per model: generated test vs benchmark "
+    "verdict. Misleading: percent failing the benchmark among those passing the "
+    f"generated test [{CI}]. Unique prompts: distinct refinement prompts behind the attempts. " + POOLED,
+    "rq3_screening_and_downstream": "Screening strategies as classifiers of reliable feedback on each model's "
+    f"common feedback set (percent [{CI}]; F1, balanced accuracy, MCC and AUROC x 100; AUROC only for strategies "
+    "that state a score) and the downstream effect of refining only on accepted feedback: per code sample "
+    "(refine once with one accepted feedback drawn at random, expectation over the draw; all code samples) and "
+    "per refinement attempt, in percentage points. Undecided counts as reject; abstained: a consensus screener "
+    "found no evidence and accepted as accept all would. Unique feedback: distinct (code sample, feedback text) "
+    "prompts behind the decisions (identical prompts share one cached reply). " + POOLED,
+    "rq3_pairwise": "Paired comparison of screening strategies on each model's common feedback set: "
+    f"difference in F1 x 100, row strategy minus column strategy [{CI}, the same resamples for both], and "
+    "the Holm-adjusted bootstrap p-value (within the model and measure); a star marks p_Holm < 0.05.",
+    "rq3_undecided_sensitivity": "Strategies with undecided judge replies: measures with undecided read as "
+    f"reject, as accept, and left out (percent [{CI}]).",
     "rounds_per_round": "Multi-round backprompting per round (0 = generated code), per model and benchmark: chains, "
     "chains active in the round, stopped early (passed their own suite); pass@1 percent of chains [95 percent "
     "Wilson interval]; mean suite length; suite precision (percent of the round's tests the reference passes); "
@@ -123,7 +152,10 @@ def rq1_by_benchmark_table(results: Results) -> Styler:
             "Source": [source_label(results, m) for m in nums["model"]],
             "Pairs": nums["tests"].astype(str),
             "Test-fail feedback": nums["feedback"].astype(str),
+            "Unique feedback": nums["unique_feedback"].astype(str),
             "Unreliable": [share_cell(r, with_count=True) for _, r in nums.iterrows()],
+            "Unreliable, task mean": [share_cell(r, "task_mean_") for _, r in nums.iterrows()],
+            "Tasks": nums["clusters"].astype(str),
         }
     ).set_index(["Benchmark", "Model"])
     return _styler(frame, "rq1_by_benchmark", results)
@@ -155,18 +187,20 @@ def rq2_refinement_outcomes_table(results: Results) -> Styler:
     rows = []
     for (model, rel), g in nums.groupby(["model", "reliability"], sort=True):
         row = {"Model": model, "Feedback": rel, "Source": source_label(results, model), "Attempts": str(int(g["n"].iloc[0]))}
+        row["Unique prompts"] = str(int(g["unique"].sum()))
         row.update({TRANSITION_LABELS[r["transition"]]: share_cell(r, with_count=True) for _, r in g.iterrows()})
         rows.append(row)
     for skip in results.skipped:  # a coder whose feedback no model refined says so instead of a number
         if skip.stage == "refine_codes" and skip.task_id is None:
             row = {"Model": skip.model, "Feedback": "all", "Source": source_label(results, skip.model)}
-            rows.append(row | {"Attempts": skip.reason} | dict.fromkeys(TRANSITION_LABELS.values(), skip.reason))
-    cols = ["Model", "Feedback", "Source", "Attempts", *TRANSITION_LABELS.values()]
+            cells = dict.fromkeys(["Attempts", "Unique prompts", *TRANSITION_LABELS.values()], skip.reason)
+            rows.append(row | cells)
+    cols = ["Model", "Feedback", "Source", "Attempts", "Unique prompts", *TRANSITION_LABELS.values()]
     return _styler(pd.DataFrame(rows, columns=cols).set_index(["Model", "Feedback"]), "rq2_refinement_outcomes", results)
 
 
 def rq2_generated_test_diagnostic_table(results: Results) -> Styler:
-    """By reliability: the refined code's generated-test vs benchmark verdicts and the misleading share."""
+    """Per model and reliability: the refined code's generated-test vs benchmark verdicts and the misleading share."""
     nums = rq2.generated_test_diagnostic(results)
     labels = {
         "gen_pass_bench_pass": "Gen pass, bench pass",
@@ -176,13 +210,16 @@ def rq2_generated_test_diagnostic_table(results: Results) -> Styler:
     }
     frame = pd.DataFrame(
         {
+            "Model": nums["model"],
             "Feedback": nums["reliability"],
+            "Source": [source_label(results, m) for m in nums["model"]],
             "Attempts": nums["attempts"].astype(str),
+            "Unique prompts": nums["unique"].astype(str),
             "With code": nums["usable"].astype(str),
             **{lab: nums[col].astype(str) for col, lab in labels.items()},
             "Misleading": [share_cell(r) for _, r in nums.iterrows()],
         }
-    ).set_index("Feedback")
+    ).set_index(["Model", "Feedback"])
     return _styler(frame, "rq2_generated_test_diagnostic", results)
 
 
@@ -192,30 +229,35 @@ def rq3_screening_and_downstream_table(results: Results) -> Styler:
     nums = rq3.screening_and_downstream(results)
     rows: dict[str, dict[str, str]] = {}
     downstream = [
+        "Code samples",
+        "Net change per code sample (pp)",
+        "Difference vs accept all per code sample (pp)",
         "Refinement attempts",
         "Regressions avoided",
         "Fixes lost",
-        "Net pass-rate change (pp)",
-        "Difference vs accept all (pp)",
+        "Net pass-rate change per attempt (pp)",
+        "Difference vs accept all per attempt (pp)",
     ]
     for _, r in nums.iterrows():
         rows[f"{r['model']} ({source_label(results, r['model'])}): {r['strategy']}"] = {
-            "Decisions": str(r["decisions"]),
+            "Decisions (common set)": str(r["decisions"]),
+            "Unique feedback": str(r["unique_feedback"]),
             "Accepted": str(r["accepted"]),
             "Rejected": str(r["rejected"]),
             "Undecided": str(r["undecided"]),
-            "Accept rate": share_cell(r, "accept_"),
-            "Accuracy": share_cell(r, "accuracy_"),
-            "Precision": share_cell(r, "precision_"),
-            "Recall": share_cell(r, "recall_"),
-            "F1": share_cell({"k": 0, **{k: r[f"f1_{s}"] for k, s in (("pct", "pct"), ("low", "low"), ("high", "high"))}}),
+            "Abstained": f"{r['abstained']} ({share_cell(r, 'abstain_')})",
+            **{label: share_cell(r, f"{m}_") for m, label in MEASURE_LABELS.items()},
+            "Tasks": str(r["f1_clusters"]),
+            "Code samples": str(r["codes"]),
+            "Net change per code sample (pp)": share_cell(r, "net_change_per_code_"),
+            "Difference vs accept all per code sample (pp)": share_cell(r, "diff_per_code_"),
             "Refinement attempts": str(r["attempts"]),
             "Regressions avoided": str(r["regressions_avoided"]),
             "Fixes lost": str(r["fixes_lost"]),
-            "Net pass-rate change (pp)": share_cell(
+            "Net pass-rate change per attempt (pp)": share_cell(
                 {"pct": r["net_change_pp"], "low": r["net_change_low"], "high": r["net_change_high"]}
             ),
-            "Difference vs accept all (pp)": share_cell(
+            "Difference vs accept all per attempt (pp)": share_cell(
                 {"pct": r["diff_vs_accept_all_pp"], "low": r["diff_low"], "high": r["diff_high"]}
             ),
         }

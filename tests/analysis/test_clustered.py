@@ -1,0 +1,105 @@
+"""The cluster bootstrap: known answers, the two levels, paired differences, and its coverage against Wilson's."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tfr_helpers.analysis.clustered import bootstrap_p, cells_stat, ratio, resampler, share, task_mean
+from tfr_helpers.analysis.measures import confusion_cells, joint_cells, paired, specificity
+from tfr_helpers.analysis.stats import wilson
+
+
+def test_each_resample_draws_as_many_tasks_as_there_are() -> None:
+    rs = resampler(["a", "a", "b", "c", "c", "c"], n_resamples=300, seed=1)
+    assert rs.levels == 1 and rs.clusters == 3 and rs.method == "task bootstrap"
+    assert (rs.task_weights.sum(axis=1) == 3).all() and (rs.weights == rs.task_weights).all()
+
+
+def test_two_levels_draw_every_code_sample_of_a_drawn_task() -> None:
+    # task a: code samples 0..2 (sample 2 has no row), task b: one sample
+    rs = resampler(["a", "a", "b"], [0, 1, 0], samples_per_task={"a": 3}, n_resamples=500, seed=2)
+    assert rs.levels == 2 and rs.method == "task>code bootstrap" and rs.weights.shape == (500, 4)
+    # each draw of task a brings 3 code-sample draws; b has one sample, so its weight is its task count
+    np.testing.assert_array_equal(rs.weights[:, :3].sum(axis=1), 3 * rs.task_weights[:, 0])
+    np.testing.assert_array_equal(rs.weights[:, 3], rs.task_weights[:, 1])
+    assert (rs.weights[:, 2] > 0).any()  # the sample without rows still takes part
+
+
+def test_a_share_equal_in_every_task_has_zero_width() -> None:
+    tasks = [t for t in "abcd" for _ in range(4)]
+    hits = [True, False, False, False] * 4
+    iv = share(resampler(tasks, n_resamples=200), hits)
+    assert (iv.value, iv.low, iv.high) == pytest.approx((0.25, 0.25, 0.25))
+
+
+def test_pooled_ratio_and_mean_of_task_shares_are_different_estimands() -> None:
+    # task a: 1 of 1 unreliable; task b: 1 of 9 -> pooled 2/10, task mean (1 + 1/9) / 2
+    tasks = ["a"] + ["b"] * 9
+    hits = np.array([1] + [1] + [0] * 8, dtype=float)
+    rs = resampler(tasks, n_resamples=200, seed=0)
+    assert ratio(rs, hits, np.ones(10)).value == pytest.approx(0.2)
+    assert task_mean(rs, hits, np.ones(10)).value == pytest.approx((1 + 1 / 9) / 2)
+
+
+def test_design_effect_of_a_share_is_one_when_rows_are_their_own_tasks() -> None:
+    rng = np.random.default_rng(4)
+    hits = rng.random(400) < 0.3
+    iv = share(resampler(range(400), n_resamples=2000, seed=4), hits)
+    assert iv.design_effect == pytest.approx(1.0, abs=0.15) and iv.clusters == 400
+
+
+def test_seeded_and_nan_without_rows() -> None:
+    a = share(resampler(["a", "b", "b"], seed=7), [True, False, True])
+    assert a == share(resampler(["a", "b", "b"], seed=7), [True, False, True])
+    empty = share(resampler([], seed=0), [])
+    assert math.isnan(empty.value) and math.isnan(empty.low) and empty.clusters == 0
+
+
+def test_bootstrap_p_known_answers() -> None:
+    assert bootstrap_p(np.ones(99)) == pytest.approx(2 / 100)  # never below the floor 2 / (B + 1)
+    assert bootstrap_p(np.zeros(99)) == 1.0
+    assert bootstrap_p(np.array([-1.0] * 25 + [1.0] * 74)) == pytest.approx(2 * 26 / 100)
+
+
+def test_paired_bootstrap_of_identical_strategies_is_zero_with_p_one() -> None:
+    rel = np.array([True, False, True, False, False, True])
+    acc = np.array([True, False, False, True, False, True])
+    rs = resampler(["a", "a", "b", "b", "c", "c"], n_resamples=300, seed=0)
+    iv = cells_stat(rs, joint_cells(acc, acc, rel), paired(specificity))
+    assert (iv.value, iv.low, iv.high, iv.p_value) == (0.0, 0.0, 0.0, 1.0)
+
+
+def test_paired_bootstrap_of_a_uniform_gain_is_that_gain_with_the_smallest_p() -> None:
+    # every task has reliable and unreliable feedback; A rejects exactly the unreliable, B accepts all
+    rel = np.array([True, False] * 5)
+    rs = resampler([t for t in "abcde" for _ in range(2)], n_resamples=199, seed=0)
+    iv = cells_stat(rs, joint_cells(rel, np.ones(10, dtype=bool), rel), paired(specificity))
+    assert (iv.value, iv.low, iv.high) == (1.0, 1.0, 1.0) and iv.p_value == pytest.approx(2 / 200)
+    # the same numbers unpaired: B's specificity is 0 in every resample
+    assert cells_stat(rs, confusion_cells(np.ones(10, dtype=bool), rel), specificity).value == 0.0
+
+
+def _simulate(rng: np.random.Generator, n_tasks: int = 164) -> tuple[np.ndarray, np.ndarray, float]:
+    """Feedback per task ~ 1 + Poisson(71); unreliable with a task-varying rate ~ Beta(2, 1.2) (true share known)."""
+    sizes = 1 + rng.poisson(71, n_tasks)
+    rates = rng.beta(2.0, 1.2, n_tasks)
+    true = 2.0 / 3.2  # the rate is drawn independently of the size, so the pooled share's target is E[rate]
+    hits = rng.random(sizes.sum()) < np.repeat(rates, sizes)
+    return np.repeat(np.arange(n_tasks), sizes), hits, true
+
+
+def test_the_interval_covers_the_true_unreliable_share_and_wilson_does_not() -> None:
+    rng = np.random.default_rng(26)
+    covered = wilson_covered = 0
+    replications = 200
+    for rep in range(replications):
+        tasks, hits, true = _simulate(rng)
+        iv = share(resampler(tasks, n_resamples=400, seed=rep), hits)
+        covered += iv.low <= true <= iv.high
+        w = wilson(int(hits.sum()), hits.size)
+        wilson_covered += w.low <= true <= w.high
+    assert 0.90 <= covered / replications <= 0.98
+    assert wilson_covered / replications < 0.6  # instances are not independent: Wilson is far too narrow

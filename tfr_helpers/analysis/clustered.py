@@ -1,0 +1,255 @@
+"""The study's one uncertainty method: a cluster bootstrap over tasks (then code samples within a drawn task).
+
+Feedback instances of one task are not independent (one per generated test for each code sample), so every share,
+rate and difference is resampled by task. A :class:`Resampler` draws the weights once for one set of rows (one
+model's feedback, say): each resample draws ``n_tasks`` tasks with replacement and, when the coder has several
+code samples per task, draws that task's code samples with replacement inside every draw of the task (two levels).
+Every statistic of those rows, and every paired difference between two statistics, is computed on the same
+weights. Intervals are 95% percentile intervals; the method, resamples, seed, clusters and design effect travel
+with each :class:`Interval` (see docs/inference.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+N_RESAMPLES = 2000
+"""Bootstrap resamples of every interval."""
+SEED = 0
+"""Seed of every resampler (same data, same interval)."""
+METHODS = {1: "task bootstrap", 2: "task>code bootstrap"}
+"""Method label by the number of levels resampled."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A statistic on the full sample with its 95% cluster-bootstrap percentile interval (NaN when undefined)."""
+
+    value: float
+    low: float
+    high: float
+    method: str
+    resamples: int
+    clusters: int
+    design_effect: float
+    """Bootstrap variance over the variance the same rows would have if they were independent (NaN if unknown)."""
+    p_value: float = math.nan
+    """Two-sided bootstrap p-value of "the statistic is 0" (read it for differences): see :func:`bootstrap_p`."""
+
+
+@dataclass(frozen=True)
+class Resampler:
+    """Bootstrap weights for the rows of one frame (build with :func:`resampler`)."""
+
+    unit_of_row: np.ndarray
+    """Shape ``(rows,)``: the resampling unit (code sample, or task at one level) of each row."""
+    task_of_unit: np.ndarray
+    """Shape ``(units,)``: the task index of each unit (units are sorted by task)."""
+    task_starts: np.ndarray
+    """Shape ``(tasks,)``: the first unit of each task."""
+    weights: np.ndarray
+    """Shape ``(resamples, units)``: how many times each unit is drawn in each resample."""
+    task_weights: np.ndarray
+    """Shape ``(resamples, tasks)``: how many times each task is drawn in each resample."""
+    levels: int
+
+    @property
+    def clusters(self) -> int:
+        """Number of tasks (the top-level clusters)."""
+        return int(self.task_starts.size)
+
+    @property
+    def method(self) -> str:
+        """Method label (``task bootstrap`` or ``task>code bootstrap``)."""
+        return METHODS[self.levels]
+
+    @property
+    def resamples(self) -> int:
+        """Number of resamples."""
+        return int(self.weights.shape[0])
+
+    def sums(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Column sums of ``values`` (shape ``(rows, k)``) on the full sample ``(k,)`` and per resample ``(R, k)``."""
+        per_unit = self.unit_sums(values)
+        return per_unit.sum(axis=0), self.weights @ per_unit
+
+    def unit_sums(self, values: np.ndarray) -> np.ndarray:
+        """Sums of ``values`` (shape ``(rows, k)``) per unit, shape ``(units, k)``."""
+        values = np.asarray(values, dtype=float)
+        values = values[:, None] if values.ndim == 1 else values
+        size = self.task_of_unit.size
+        cols = [np.bincount(self.unit_of_row, weights=values[:, j], minlength=size) for j in range(values.shape[1])]
+        return np.column_stack(cols) if cols else np.zeros((size, 0))
+
+    def task_sums(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per-task sums of one row quantity: on the full sample ``(tasks,)`` and per resample ``(R, tasks)``."""
+        per_unit = self.unit_sums(values)[:, 0]
+        if not self.task_starts.size:
+            return np.zeros(0), np.zeros((self.resamples, 0))
+        return np.add.reduceat(per_unit, self.task_starts), np.add.reduceat(
+            self.weights * per_unit, self.task_starts, axis=1
+        )
+
+
+def resampler(
+    tasks: Sequence[Hashable],
+    samples: Sequence[int] | None = None,
+    *,
+    samples_per_task: Mapping[str, int] | None = None,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> Resampler:
+    """Resampling weights for rows labelled by task (and code sample index within the task).
+
+    Args:
+        tasks: Task of each row; the tasks present are the clusters.
+        samples: Code-sample index (0-based) of each row; None resamples tasks only.
+        samples_per_task: Code samples the coder produced per task (rows may cover only some of them; a task's
+            undrawn samples still take part in the second level). Defaults to one past the largest index seen.
+        n_resamples: Resamples.
+        seed: RNG seed.
+
+    Returns:
+        The weights; two levels when some task has more than one code sample.
+
+    Raises:
+        ValueError: If ``samples`` and ``tasks`` differ in length or an index is negative.
+    """
+    names, task_idx = np.unique(np.asarray([str(t) for t in tasks]), return_inverse=True)
+    code = np.zeros(len(task_idx), dtype=int) if samples is None else np.asarray(samples, dtype=int)
+    if code.shape != task_idx.shape or (code < 0).any():
+        raise ValueError("samples must hold one non-negative code-sample index per row of tasks")
+    per_task = {str(k): v for k, v in (samples_per_task or {}).items()}
+    m = np.array([max(1, int(per_task.get(str(name), 0))) for name in names], dtype=int)
+    np.maximum.at(m, task_idx, code + 1)
+    starts = (np.cumsum(m) - m).astype(int)
+    rng = np.random.default_rng(seed)
+    n_tasks = names.size
+    task_w = (
+        rng.multinomial(n_tasks, np.full(n_tasks, 1 / n_tasks), size=n_resamples)
+        if n_tasks
+        else np.zeros((n_resamples, 0), dtype=int)
+    )
+    weights = np.zeros((n_resamples, int(m.sum())))
+    for size in np.unique(m):  # tasks with the same number of code samples are drawn together
+        group = np.flatnonzero(m == size)
+        cols = (starts[group][:, None] + np.arange(size)[None, :]).ravel()
+        drawn = rng.multinomial(task_w[:, group] * size, np.full(size, 1 / size)) if size > 1 else task_w[:, group, None]
+        weights[:, cols] = drawn.reshape(n_resamples, -1)
+    return Resampler(
+        unit_of_row=starts[task_idx] + code,
+        task_of_unit=np.repeat(np.arange(n_tasks), m),
+        task_starts=starts,
+        weights=weights,
+        task_weights=task_w.astype(float),
+        levels=2 if (m > 1).any() else 1,
+    )
+
+
+def bootstrap_p(boot: np.ndarray) -> float:
+    """Two-sided p-value of 0 from resampled statistics: ``min(1, 2 min(#(b <= 0) + 1, #(b >= 0) + 1) / (B + 1))``.
+
+    Twice the smaller tail beyond 0, with the usual +1 so it is never 0 (its floor is ``2 / (B + 1)``).
+
+    >>> bootstrap_p(np.array([1.0, 2.0, 3.0])), bootstrap_p(np.zeros(3))
+    (0.5, 1.0)
+    """
+    kept = boot[np.isfinite(boot)]
+    if not kept.size:
+        return math.nan
+    tail = min(int((kept <= 0).sum()), int((kept >= 0).sum())) + 1
+    return min(1.0, 2 * tail / (kept.size + 1))
+
+
+def percentile_interval(value: float, boot: np.ndarray, iid_var: float, rs: Resampler) -> Interval:
+    """The 95% percentile interval of resampled statistics ``boot`` (NaN resamples dropped) around ``value``."""
+    kept = boot[np.isfinite(boot)]
+    if not np.isfinite(value) or kept.size < 2:
+        nan = math.nan
+        return Interval(value if np.isfinite(value) else nan, nan, nan, rs.method, rs.resamples, rs.clusters, nan)
+    low, high = np.percentile(kept, [2.5, 97.5])
+    var = float(np.var(kept, ddof=1))
+    deff = var / iid_var if iid_var > 0 else (1.0 if var == 0 and iid_var == 0 else math.nan)
+    return Interval(float(value), float(low), float(high), rs.method, rs.resamples, rs.clusters, deff, bootstrap_p(kept))
+
+
+def ratio(rs: Resampler, num: Sequence[float] | np.ndarray, den: Sequence[float] | np.ndarray) -> Interval:
+    """Pooled ratio ``sum(num) / sum(den)`` over rows, with its cluster-bootstrap interval.
+
+    The design effect divides the bootstrap variance by the linearised variance of the same ratio over
+    independent rows, ``sum((num - r den)^2) / sum(den)^2`` (``p(1-p)/n`` for a share).
+    """
+    return percentile_interval(*ratio_draws(rs, num, den), rs)
+
+
+def ratio_draws(
+    rs: Resampler, num: Sequence[float] | np.ndarray, den: Sequence[float] | np.ndarray
+) -> tuple[float, np.ndarray, float]:
+    """The pooled ratio, its resampled values ``(R,)`` and its variance over independent rows (see :func:`ratio`)."""
+    a, b = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    full, boot = rs.sums(np.column_stack([a, b]))
+    value = full[0] / full[1] if full[1] else math.nan
+    with np.errstate(invalid="ignore", divide="ignore"):
+        stats = boot[:, 0] / boot[:, 1]
+    iid = float(((a - value * b) ** 2).sum() / full[1] ** 2) if full[1] else math.nan
+    return value, stats, iid
+
+
+def unpaired_difference(a: tuple[float, np.ndarray, float], b: tuple[float, np.ndarray, float], rs: Resampler) -> Interval:
+    """Difference ``a - b`` of two :func:`ratio_draws` from independent resamplers (different seeds).
+
+    For rows of different models or benchmarks. When the two share tasks, resampling them independently
+    ignores the positive correlation, so the interval is wider than a paired one (conservative).
+    """
+    return percentile_interval(a[0] - b[0], a[1] - b[1], a[2] + b[2], rs)
+
+
+def share(rs: Resampler, hits: Sequence[bool] | np.ndarray, among: Sequence[bool] | np.ndarray | None = None) -> Interval:
+    """Share of rows with ``hits`` among the rows with ``among`` (all rows when None)."""
+    den = np.ones(len(rs.unit_of_row)) if among is None else np.asarray(among, dtype=float)
+    return ratio(rs, np.asarray(hits, dtype=float) * den, den)
+
+
+def task_mean(rs: Resampler, num: Sequence[float] | np.ndarray, den: Sequence[float] | np.ndarray) -> Interval:
+    """Mean over tasks of the per-task ratio ``sum_task(num) / sum_task(den)`` (tasks with ``den`` 0 left out)."""
+    n_full, n_boot = rs.task_sums(np.asarray(num, dtype=float))
+    d_full, d_boot = rs.task_sums(np.asarray(den, dtype=float))
+    ok = d_full > 0
+    value = float((n_full[ok] / d_full[ok]).mean()) if ok.any() else math.nan
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per = np.where(d_boot > 0, n_boot / np.where(d_boot > 0, d_boot, 1), 0.0)
+        present = rs.task_weights * (d_boot > 0)
+        boot = (present * per).sum(axis=1) / present.sum(axis=1)
+    iid = float(np.var(n_full[ok] / d_full[ok], ddof=1) / ok.sum()) if ok.sum() > 1 else math.nan
+    return percentile_interval(value, boot, iid, rs)
+
+
+def cells_stat(
+    rs: Resampler, cells: np.ndarray, stat: Callable[[np.ndarray], np.ndarray], *, iid_seed: int = SEED
+) -> Interval:
+    """A function of the summed one-hot ``cells`` (rows, c) (confusion counts, say), with its interval.
+
+    ``stat`` maps counts of shape ``(..., c)`` to one value per leading index. The design effect's denominator
+    is the variance of the same statistic under an instance bootstrap (the counts redrawn from a multinomial on
+    the observed cells, as if the rows were independent).
+    """
+    return counts_stat(rs, *rs.sums(cells), stat, iid_seed=iid_seed)
+
+
+def counts_stat(
+    rs: Resampler, full: np.ndarray, boot: np.ndarray, stat: Callable[[np.ndarray], np.ndarray], *, iid_seed: int = SEED
+) -> Interval:
+    """:func:`cells_stat` from the cell counts already summed (``rs.sums(cells)``), to reuse them across statistics."""
+    value = float(stat(full[None, :])[0])
+    n = int(full.sum())
+    iid_var = math.nan
+    if n:
+        iid = np.random.default_rng(iid_seed).multinomial(n, full / n, size=rs.resamples).astype(float)
+        iid_stats = stat(iid)
+        iid_stats = iid_stats[np.isfinite(iid_stats)]
+        iid_var = float(np.var(iid_stats, ddof=1)) if iid_stats.size > 1 else math.nan
+    return percentile_interval(value, stat(boot), iid_var, rs)
