@@ -9,7 +9,7 @@ import pytest
 from tfr_helpers.models import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, registry
 from tfr_helpers.models.base import TaskLookup
 from tfr_helpers.pipeline import load_results, run_stages
-from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict
 
 
 class GarbageProvider(Provider):

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.errors import RunDirError
-from tfr_helpers.pipeline import fingerprint as fp
 from tfr_helpers.pipeline import load_config, run_stages
-from tfr_helpers.pipeline.stages import Stage, registered_stages
-from tfr_helpers.pipeline.store import RunStore
+from tfr_helpers.pipeline.engine import fingerprint as fp
+from tfr_helpers.pipeline.engine.stage import Stage, registered_stages
+from tfr_helpers.pipeline.engine.store import RunStore
 
 from .conftest import results_json
 

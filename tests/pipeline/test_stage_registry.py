@@ -12,16 +12,16 @@ import pytest
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import STAGES, run_stages
-from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.results_io import RECORD_TYPES
-from tfr_helpers.pipeline.runner import CHECKPOINTS
-from tfr_helpers.pipeline.stages import _REGISTRY, Stage, register_stage, registered_stages
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.engine.codec import RECORD_TYPES
+from tfr_helpers.pipeline.engine.runner import CHECKPOINTS
+from tfr_helpers.pipeline.engine.stage import _REGISTRY, Stage, register_stage, registered_stages
 
 _MODULE = """
 from dataclasses import dataclass
 
-from tfr_helpers.pipeline.results_io import register_record_type
-from tfr_helpers.pipeline.stages import Stage, records_of, register_stage
+from tfr_helpers.pipeline.engine.codec import register_record_type
+from tfr_helpers.pipeline.engine.stage import Stage, records_of, register_stage
 from tfr_helpers.records import GeneratedCode, Record
 
 CALLS = []

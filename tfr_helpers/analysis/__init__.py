@@ -28,7 +28,7 @@ from tfr_helpers.analysis.tables import (
     rq2_refinement_outcomes_table,
     rq3_screening_and_downstream_table,
 )
-from tfr_helpers.pipeline.results_io import load_results
+from tfr_helpers.pipeline.engine.codec import load_results
 
 __all__ = [
     "PLOTS",

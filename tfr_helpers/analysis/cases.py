@@ -15,7 +15,7 @@ from tfr_helpers.analysis.attempts import Attempt, build_attempts
 from tfr_helpers.analysis.sources import real_note, source_label
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
 from tfr_helpers.fsutil import atomic_write_text
-from tfr_helpers.pipeline.results_io import load_results
+from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import (
     ModelCallRecord,
     RefinedEvaluation,

@@ -9,11 +9,12 @@ from pathlib import Path
 
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis import figures, oracle, rounds
+from tfr_helpers.analysis import figures
+from tfr_helpers.analysis.arms import oracle, rounds
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import TABLES
 from tfr_helpers.fsutil import atomic_write_text
-from tfr_helpers.pipeline.results_io import load_results
+from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.pipeline.seeds import is_multi_seed
 
 log = logging.getLogger(__name__)
@@ -77,7 +78,7 @@ def analyze(run_dir: Path | str) -> AnalysisOutputs:
     """
     run = Path(run_dir)
     if is_multi_seed(run):  # one run per seed: each seed's analysis and the aggregate over seeds (docs/seeds.md)
-        from tfr_helpers.analysis.seeds import analyze_seeds
+        from tfr_helpers.analysis.arms.seeds import analyze_seeds
 
         return analyze_seeds(run)
     results = load_results(run)

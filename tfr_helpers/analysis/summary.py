@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from tfr_helpers.analysis import oracle, rounds, rq1, rq2, rq3
+from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis.arms import oracle, rounds
 from tfr_helpers.analysis.sources import real_note, skipped_frame
 from tfr_helpers.analysis.tables import CAPTIONS, SIMULATED_NOTE, caption
 from tfr_helpers.records import Results

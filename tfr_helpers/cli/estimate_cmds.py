@@ -39,7 +39,7 @@ def estimate(
 ) -> None:
     """Calls per stage and role, input/output tokens and cost in USD per model, with ranges; sends nothing."""
     from tfr_helpers.pipeline import load_config
-    from tfr_helpers.pipeline.estimate import estimate as run_estimate
+    from tfr_helpers.pipeline.estimate.dry_run import estimate as run_estimate
 
     result = run_estimate(load_config(params), run_dir, parse_fail_rate(fail_rate))
     for line in result.table():

@@ -40,8 +40,8 @@ def run(
     failed (or a wrong key, unknown model or exhausted quota stopped the run): rerun to continue.
     """
     from tfr_helpers.cli.live import live_progress
-    from tfr_helpers.notebooks import resolve_run_dir, run_notebooks
-    from tfr_helpers.pipeline.undone import EXIT_INCOMPLETE, RunIncomplete
+    from tfr_helpers.notebooks.running import resolve_run_dir, run_notebooks
+    from tfr_helpers.pipeline.engine.faults import EXIT_INCOMPLETE, RunIncomplete
 
     resolved = resolve_run_dir(params, run_dir) if params.is_file() else None
     try:

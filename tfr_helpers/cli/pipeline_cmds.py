@@ -11,7 +11,7 @@ import typer
 from tfr_helpers.cli import app
 from tfr_helpers.cli.live import live_progress
 from tfr_helpers.pipeline import STAGES, default_run_dir, load_config, run_stages
-from tfr_helpers.pipeline.undone import EXIT_INCOMPLETE, RunIncomplete
+from tfr_helpers.pipeline.engine.faults import EXIT_INCOMPLETE, RunIncomplete
 
 
 @app.command("stage")

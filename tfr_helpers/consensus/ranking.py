@@ -67,7 +67,7 @@ def resolve_selector(name: str) -> Selector:
     Raises:
         ConfigError: Unknown name (the message lists the known ones).
     """
-    from tfr_helpers.consensus import strategies  # noqa: F401 - registers the built-in strategies
+    from tfr_helpers.consensus.rankers import builtin  # noqa: F401 - registers the built-in strategies
 
     if name not in SELECTORS:
         raise ConfigError(f"unknown consensus strategy {name!r}; known: {', '.join(selector_names())} (or 'all')")
@@ -76,7 +76,7 @@ def resolve_selector(name: str) -> Selector:
 
 def selector_names() -> list[str]:
     """Every registered strategy's name, in registration order."""
-    from tfr_helpers.consensus.strategies import TABLE_ORDER
+    from tfr_helpers.consensus.rankers.builtin import TABLE_ORDER
 
     return [n for n in TABLE_ORDER if n in SELECTORS] + [n for n in SELECTORS if n not in TABLE_ORDER]
 

@@ -22,9 +22,9 @@ from typing import Any
 
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.models.base import ModelRequest, ModelSpec, ProviderReply
-from tfr_helpers.models.batch_apis import batch_api
 from tfr_helpers.models.cache import cache_key, cache_key_components
 from tfr_helpers.models.errors import ModelError
+from tfr_helpers.models.sdk.batch_apis import batch_api
 from tfr_helpers.records import Usage
 
 log = logging.getLogger(__name__)

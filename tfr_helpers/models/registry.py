@@ -64,19 +64,19 @@ def _sim_provider(settings: ModelSettings) -> Provider:
 _BUILTIN = (
     ProviderEntry(
         "openai",
-        "tfr_helpers.models.openai_chat:OpenAIChatProvider",
+        "tfr_helpers.models.sdk.openai_chat:OpenAIChatProvider",
         key_env="OPENAI_API_KEY",
         base_url_env="OPENAI_BASE_URL",
     ),
     ProviderEntry(
         "anthropic",
-        "tfr_helpers.models.anthropic_messages:AnthropicProvider",
+        "tfr_helpers.models.sdk.anthropic_messages:AnthropicProvider",
         key_env="ANTHROPIC_API_KEY",
         base_url_env="ANTHROPIC_BASE_URL",
     ),
     ProviderEntry(
         "openai-compatible",
-        "tfr_helpers.models.openai_chat:OpenAICompatibleProvider",
+        "tfr_helpers.models.sdk.openai_chat:OpenAICompatibleProvider",
         key_env="OPENAI_COMPATIBLE_API_KEY",
         base_url_env="OPENAI_COMPATIBLE_BASE_URL",
         key_default="EMPTY",

@@ -6,7 +6,7 @@ A configuration with ``seeds: [k0, k1, ...]`` runs as one full run directory per
       config.json          the multi-seed configuration (``seeds`` set); a changed one is refused as usual
       seeds/<k>/           a complete run of seed k: its own config.json (``seed: k``, ``seeds: null``),
                            checkpoints, artifacts and results.json
-      analysis/            written by ``tfr analyze`` (``tfr_helpers.analysis.seeds``): mean +- SE over seeds
+      analysis/            written by ``tfr analyze`` (``tfr_helpers.analysis.arms.seeds``): mean +- SE over seeds
 
 Seed ``k``'s configuration is the study's with ``seed: k`` and ``seeds: null``, so ``seeds/<k>/`` is exactly the
 run a single-seed study with ``seed: k`` makes (same fingerprint, same records): the seed changes the simulated
@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.pipeline.config import ExperimentConfig
-from tfr_helpers.pipeline.store import RunStore
-from tfr_helpers.pipeline.summary import RunSummary
-from tfr_helpers.pipeline.undone import RunIncomplete
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
+from tfr_helpers.pipeline.engine.faults import RunIncomplete
+from tfr_helpers.pipeline.engine.run_summary import RunSummary
+from tfr_helpers.pipeline.engine.store import RunStore
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +124,7 @@ def run_seeds(
     Args:
         config: A configuration with ``seeds`` set.
         run_dir: The multi-seed run directory (default ``runs/<run_name>``).
-        stages: As for :func:`~tfr_helpers.pipeline.runner.run_stages`, applied to every seed.
+        stages: As for :func:`~tfr_helpers.pipeline.engine.runner.run_stages`, applied to every seed.
         progress: Show tqdm progress bars.
 
     Returns:
@@ -135,7 +135,7 @@ def run_seeds(
         ConfigError: bad ``seeds`` (see :func:`check_seeds`).
         RunDirError: the directory, or one seed's, belongs to another configuration.
     """
-    from tfr_helpers.pipeline.runner import default_run_dir, run_stages
+    from tfr_helpers.pipeline.engine.runner import default_run_dir, run_stages
 
     seeds = check_seeds(config)
     root = Path(run_dir) if run_dir is not None else default_run_dir(config)
@@ -164,7 +164,7 @@ def _seed_blockers(root: Path) -> Callable[[list[str]], dict[str, list[str]]]:
     """For the top-level binding: the stages of every existing seed directory whose records depend on a changed part
     (``runner._blockers`` per seed), so a change the seeds' records allow rebinds and any other is refused before
     anything is written."""
-    from tfr_helpers.pipeline.runner import _blockers
+    from tfr_helpers.pipeline.engine.runner import _blockers
 
     def blockers(parts: list[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {part: [] for part in parts}
