@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import tfr_helpers.executors
-from tfr_helpers.executors.ray_executor import import_ray
+from tfr_helpers.executors.ray_start import import_ray
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.engine.codec import decode_records

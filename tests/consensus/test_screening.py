@@ -10,7 +10,7 @@ import pytest
 
 from tfr_helpers.analysis import load_results
 from tfr_helpers.consensus.from_run import selection_by_coder
-from tfr_helpers.consensus.ranking import selector_names
+from tfr_helpers.consensus.rankers.builtin import selector_names
 from tfr_helpers.consensus.screening import run_matrices
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import run_stages

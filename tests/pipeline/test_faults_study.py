@@ -1,4 +1,4 @@
-"""Acceptance (issue 16): a wrong key and an outage leave items undone, never results; a rerun completes the study.
+"""A wrong key and an outage leave items undone, never results; a rerun completes the study.
 
 Every role runs through the real openai SDK against the fake OpenAI-compatible server on 127.0.0.1.
 """

@@ -13,8 +13,8 @@ import pytest
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.models.sim import version as sim_version_module
 from tfr_helpers.pipeline import run_stages
+from tfr_helpers.pipeline.config import fingerprint as fp
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig, config_from_dict
-from tfr_helpers.pipeline.engine import fingerprint as fp
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.prompts import render
 

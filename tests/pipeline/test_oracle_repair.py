@@ -180,7 +180,7 @@ def test_nothing_runs_when_oracle_repair_is_off() -> None:
 
 
 def test_a_screening_change_keeps_the_arms_records() -> None:
-    from tfr_helpers.pipeline.engine import fingerprint as fp
+    from tfr_helpers.pipeline.engine import stage as fp
     from tfr_helpers.pipeline.engine.stage import registered_stages
 
     stages = [s for s in registered_stages() if s.name.startswith("oracle_")]

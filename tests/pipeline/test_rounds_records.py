@@ -1,4 +1,4 @@
-"""Results.rounds resolves whichever of records.py and rounds_records.py a fresh interpreter imports first."""
+"""Results.rounds validates whichever record module a fresh interpreter imports first."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Reads only ``results.json`` and the artifacts it points to.
 """
 
 from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
-from tfr_helpers.analysis.export import AnalysisOutputs, analyze, to_latex
+from tfr_helpers.analysis.export import AnalysisOutputs, to_latex
 from tfr_helpers.analysis.figures import (
     PLOTS,
     plot_four_cases,
@@ -17,6 +17,7 @@ from tfr_helpers.analysis.interpret import interpret_rq1, interpret_rq2, interpr
 from tfr_helpers.analysis.rq1 import by_benchmark, four_cases, unreliable_causes
 from tfr_helpers.analysis.rq2 import generated_test_diagnostic, refinement_outcomes
 from tfr_helpers.analysis.rq3 import screening_and_downstream
+from tfr_helpers.analysis.runs import analyze
 from tfr_helpers.analysis.stats import Estimate, Share, bootstrap_ratio, wilson
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import (

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from tfr_helpers.cli import app
+from tfr_helpers.analysis import analyze, write_refinement_cases
+from tfr_helpers.cli.apps import app
 
 RunDirOption = Annotated[Path, typer.Option("--run-dir", help="Run directory holding results.json (runs/<run>).")]
 
@@ -15,7 +16,6 @@ RunDirOption = Annotated[Path, typer.Option("--run-dir", help="Run directory hol
 @app.command("analyze")
 def analyze_cmd(run_dir: RunDirOption) -> None:
     """Write analysis/summary.json, the six LaTeX tables and the figures of a finished run."""
-    from tfr_helpers.analysis import analyze
 
     out = analyze(run_dir)
     typer.echo(f"summary: {out.summary}")
@@ -30,6 +30,5 @@ def cases_cmd(
     out: Annotated[Path | None, typer.Option("--out", help="Output file (default: <run-dir>/refinement_cases.md).")] = None,
 ) -> None:
     """Write refinement_cases.md: every refinement attempt traced with links to its artifacts."""
-    from tfr_helpers.analysis import write_refinement_cases
 
     typer.echo(str(write_refinement_cases(run_dir, out)))

@@ -19,7 +19,7 @@ from typing import TextIO
 
 from tfr_helpers.models.batch import BatchState
 from tfr_helpers.pipeline.engine.progress import Snapshot, describe, read_snapshot
-from tfr_helpers.pipeline.seeds import live_run
+from tfr_helpers.pipeline.engine.seed_dirs import live_run
 
 
 class LiveProgress:

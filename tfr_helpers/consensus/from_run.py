@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfr_helpers.consensus.matrix import TaskMatrix, TaskTruth, from_outcomes
+from tfr_helpers.consensus.rankers.builtin import selector_names
 from tfr_helpers.consensus.rankers.mbr_outputs import OUTPUT_STRATEGIES
-from tfr_helpers.consensus.ranking import selector_names
 from tfr_helpers.consensus.report import SelectionReport, selection_report
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, Results
 

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from tfr_helpers.consensus.from_run import RunMatrix, matrices_from_records
-from tfr_helpers.consensus.ranking import Ranking, resolve_selector
+from tfr_helpers.consensus.rankers.builtin import resolve_selector
+from tfr_helpers.consensus.ranking import Ranking
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.context import RunContext

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.models.providers import known_providers
 from tfr_helpers.prompts.messages import Message, ModelRequest
 from tfr_helpers.records import Task
 
@@ -38,7 +39,6 @@ class ModelSpec:
     @classmethod
     def parse(cls, spec: str) -> "ModelSpec":
         """Parse ``provider:model``; raises ConfigError naming the known providers."""
-        from tfr_helpers.models.registry import known_providers
 
         known = known_providers()
         provider, sep, name = spec.partition(":")

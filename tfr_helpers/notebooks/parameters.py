@@ -37,7 +37,7 @@ import yaml
 from pydantic import BaseModel
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.pipeline.config.experiment import ExperimentConfig, config_from_dict
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig, config_from_dict, load_config
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 QUICK_STUDY: dict[str, Any] = {"run_name": "quick", "tasks": 3}
@@ -204,7 +204,6 @@ def file_parameters(path: Path | str) -> dict[str, Any]:
     Raises:
         ConfigError: the file is missing, not YAML, not a mapping, or holds an unknown key (validated whole).
     """
-    from tfr_helpers.pipeline.config.experiment import load_config
 
     load_config(path)  # the same validation `tfr stage` applies, before any notebook starts
     data = dict(json.loads(json.dumps(yaml.safe_load(Path(path).read_text()) or {}, default=str)))

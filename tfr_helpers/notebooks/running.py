@@ -20,7 +20,10 @@ from tqdm.auto import tqdm
 
 from tfr_helpers.errors import ConfigError, TfrError
 from tfr_helpers.notebooks.html_export import export_html
-from tfr_helpers.notebooks.parameters import file_parameters
+from tfr_helpers.notebooks.parameters import config_from_namespace, file_parameters
+from tfr_helpers.pipeline import default_run_dir, load_config
+from tfr_helpers.pipeline.engine.faults import RunIncomplete
+from tfr_helpers.pipeline.section import goes_beyond_one, section_params_for
 from tfr_helpers.views.glue import read_headline
 
 log = logging.getLogger(__name__)
@@ -102,7 +105,6 @@ def resolve_run_dir(params: Path, run_dir: Path | None) -> Path:
     """``run_dir`` if given, else the pipeline's default (``runs/<run_name>`` under the current directory)."""
     if run_dir is not None:
         return Path(run_dir).resolve()
-    from tfr_helpers.pipeline import default_run_dir, load_config
 
     return Path(default_run_dir(load_config(params))).resolve()
 
@@ -119,8 +121,6 @@ def open_run(namespace: Mapping[str, Any], run_dir: str | None = None) -> tuple[
     Raises:
         ConfigError: a bad value (the message names the key) or an unknown injected parameter.
     """
-    from tfr_helpers.notebooks.parameters import config_from_namespace
-    from tfr_helpers.pipeline import default_run_dir
 
     config = config_from_namespace(namespace)
     chosen = str(namespace.get("run_dir", "") if run_dir is None else run_dir)
@@ -185,8 +185,6 @@ def run_notebooks(
         except PapermillExecutionError as exc:
             html = _try_export(out)
             if exc.ename == "RunIncomplete":  # failed model calls: not a broken notebook; rerunning continues
-                from tfr_helpers.pipeline.engine.faults import RunIncomplete
-
                 raise RunIncomplete(f"notebook {name}: {exc.evalue}") from None
             first = (exc.source or "").strip().splitlines()[:1]
             kept = f"{out} and {html}" if html else str(out)
@@ -219,8 +217,6 @@ def _extra_parameters(params: Path) -> dict[str, dict[str, str] | None]:
     03c gets ``section_params``: the params file's ``<stem>_beyond.yaml`` sibling ("" when the run itself goes
     beyond one refinement); it is left out when there is neither.
     """
-    from tfr_helpers.pipeline import load_config
-    from tfr_helpers.pipeline.section import goes_beyond_one, section_params_for
 
     config = load_config(params)
     section = section_params_for(params)

@@ -19,8 +19,10 @@ from pathlib import Path
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig, load_config
+from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.pipeline.engine.run_summary import RunSummary
-from tfr_helpers.pipeline.seeds import seed_dir
+from tfr_helpers.pipeline.engine.runner import run_stages
+from tfr_helpers.pipeline.engine.seed_dirs import seed_dir
 from tfr_helpers.records import Results
 
 SECTION_SUFFIX = "_beyond"
@@ -54,18 +56,16 @@ class Section:
 
     @property
     def seeds(self) -> list[int]:
-        """The study's seeds (``[seed]`` for a single-seed study)."""
+        """The study's seeds (``[seed]`` for a single-base study)."""
         return list(self.config.seeds) if self.config.seeds is not None else [self.config.seed]
 
     def run(self, progress: bool = False) -> RunSummary:
         """Run (or resume; a finished study reruns in seconds) every stage of the section's study."""
-        from tfr_helpers.pipeline.engine.runner import run_stages
 
         return run_stages(self.config, self.run_dir, "all", progress=progress)
 
     def results(self) -> dict[int, Results]:
-        """Each seed's results, by seed (one entry for a single-seed study)."""
-        from tfr_helpers.pipeline.engine.codec import load_results
+        """Each seed's results, by seed (one entry for a single-base study)."""
 
         if self.config.seeds is None:
             return {self.config.seed: load_results(self.run_dir)}

@@ -1,40 +1,27 @@
-"""tfr_helpers.records: the typed records of a run, from a task to ``results.json`` (the lowest layer)."""
+"""tfr_helpers.records: the typed records of a run, from a task to ``results.json`` (the lowest layer).
+
+core (labels, tasks, program runs, model calls) <- study, oracle, rounds <- results (``Results``, imported by no
+other record module).
+"""
 
 from tfr_helpers.records.core import (
     SCHEMA_VERSION,
+    TEST_CODE_ERRORS,
     BenchmarkName,
-    BenchmarkVerdict,
-    CallTotals,
     Case,
     Cause,
     Decision,
-    Feedback,
-    GeneratedCode,
-    GeneratedTest,
     Isolation,
     ModelCallRecord,
-    ModelSource,
     NativeTestFormat,
-    OracleRefinedEvaluation,
-    OracleRefinement,
-    OracleRepairResults,
-    PairEvaluation,
     ProgramRun,
     Record,
-    RefinedEvaluation,
-    Refinement,
     Reliability,
-    RepairedTest,
-    RepairStatus,
-    Results,
     Role,
-    ScreeningDecision,
-    SkippedWork,
     Source,
     Status,
     Task,
     TaskView,
-    TestGenerationFailure,
     TestKind,
     TestOutcome,
     Transition,
@@ -44,6 +31,17 @@ from tfr_helpers.records.core import (
     sample_suffix,
     split_pair_id,
 )
+from tfr_helpers.records.oracle import (
+    OracleRefinedEvaluation,
+    OracleRefinement,
+    OracleRepairResults,
+    RepairedTest,
+    RepairStatus,
+)
+from tfr_helpers.records.results import (
+    CallTotals,
+    Results,
+)
 from tfr_helpers.records.rounds import (
     RoundAction,
     RoundChain,
@@ -52,8 +50,22 @@ from tfr_helpers.records.rounds import (
     RoundSuite,
     RoundTests,
 )
+from tfr_helpers.records.study import (
+    BenchmarkVerdict,
+    Feedback,
+    GeneratedCode,
+    GeneratedTest,
+    ModelSource,
+    PairEvaluation,
+    RefinedEvaluation,
+    Refinement,
+    ScreeningDecision,
+    SkippedWork,
+    TestGenerationFailure,
+)
 
 __all__ = [
+    "TEST_CODE_ERRORS",
     "BenchmarkName",
     "BenchmarkVerdict",
     "CallTotals",

@@ -1,13 +1,12 @@
-"""Records of multi-round backprompting (issue 15, ``refinement.rounds`` > 1; see docs/rounds.md).
+"""Records of multi-round backprompting (``refinement.rounds`` > 1; see docs/rounds.md).
 
 A *chain* is one (coder, task, code sample) refined round after round: round 0 is the generated code, round k
 runs the code of round k-1 on round k's test suite and, when tests fail, refines it with the feedback of all
 of them in one prompt. Reference-derived fields (``unreliable``, ``suite_reference_passed``) are measurement
 only: the refiner never sees them.
 
-This module sits beside :mod:`tfr_helpers.records.core` (the lowest layer) and imports only from it;
-``records.Results.rounds`` refers to :class:`RoundsResults` through a module import at the end of
-``records.py``, so either module may be imported first.
+This module imports the core and study records; :class:`~tfr_helpers.records.results.Results` holds its
+:class:`RoundsResults`.
 """
 
 from __future__ import annotations
@@ -16,15 +15,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from tfr_helpers.records.core import (
-    GeneratedTest,
-    ModelCallRecord,
-    Record,
-    SkippedWork,
-    TestGenerationFailure,
-    TestKind,
-    Transition,
-)
+from tfr_helpers.records.core import ModelCallRecord, Record, TestKind, Transition
+from tfr_helpers.records.study import GeneratedTest, SkippedWork, TestGenerationFailure
 
 RoundAction = Literal["refined", "no_code", "stopped", "carried"]
 """What happened in one round of a chain: ``refined`` (the refiner returned code), ``no_code`` (its reply held

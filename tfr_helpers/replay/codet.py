@@ -1,7 +1,6 @@
 """The CodeT adapter: CodeGen-16B's HumanEval code and test samples as replay records, by CodeT's own rules.
 
-CodeT's released protocol (``CodeT/src/postprocess.py``, restated in our words; see
-``../shared/notes/selection.md`` section 1):
+CodeT's released protocol (``CodeT/src/postprocess.py``, restated in our words):
 
 - samples are joined to tasks by the exact prompt text, never by entry-point name (HumanEval/88 and /116 are
   both ``sort_array``);

@@ -85,7 +85,7 @@ def _package_dir(spec: DatasetSpec) -> tuple[Path, str] | None:
 
 
 def _override_dir(replay_dir: Path | None) -> Path | None:
-    return override_dir(replay_dir, "TFR_REPLAY_DIR", "replay", "<folder>/<file> (e.g. ../shared/replay)")
+    return override_dir(replay_dir, "TFR_REPLAY_DIR", "replay", "<folder>/<file> (e.g. /data/replay)")
 
 
 def _local(spec: DatasetSpec, file: ReplayFile, replay_dir: Path | None) -> ResolvedFile | None:
@@ -112,7 +112,7 @@ def _fetch(spec: DatasetSpec, file: ReplayFile, tmp: Path) -> str:
         raise DataError(
             f"replay dataset {spec.name}: {file.name} is not in the override directory or the cache and the "
             f"download from {url} failed ({exc}); set TFR_REPLAY_DIR to a directory holding "
-            f"{spec.rel_path(file)} (e.g. ../shared/replay), or allow network access to {url}"
+            f"{spec.rel_path(file)} (e.g. /data/replay), or allow network access to {url}"
         ) from exc
     verify_file(spec, file, tmp, f"downloaded from {url}")
     return url

@@ -4,8 +4,8 @@ As root the child drops to the worker's own unprivileged uid (so RLIMIT_NPROC is
 files are protected) with no capability left: the worker's filesystem view (:mod:`.view`) binds the
 interpreter and packages back world-traversable. Only when no view could be built (no private mount
 namespace) does the child keep CAP_DAC_READ_SEARCH, including as an ambient capability for subprocesses,
-because the interpreter may live under root's home (mode 700): see ``../shared/notes/sandbox.md`` sections
-5 and 6; that fallback is recorded in :class:`~tfr_helpers.records.Isolation`. ``PR_SET_NO_NEW_PRIVS`` stops
+because the interpreter may live under root's home (mode 700; ``docs/sandbox.md``); that fallback is
+recorded in :class:`~tfr_helpers.records.Isolation`. ``PR_SET_NO_NEW_PRIVS`` stops
 setuid binaries from regaining root.
 """
 

@@ -12,7 +12,7 @@ import yaml
 from IPython.display import HTML, Markdown
 
 from tfr_helpers.analysis.sources import skipped_frame, source_label, sources_frame
-from tfr_helpers.models.registry import is_replayed, is_simulated
+from tfr_helpers.models.providers import is_replayed, is_simulated
 from tfr_helpers.records import Results
 
 

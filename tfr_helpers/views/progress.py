@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from tfr_helpers.errors import RunDirError
-from tfr_helpers.models.registry import is_simulated
+from tfr_helpers.models.providers import is_simulated
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.experiment import config_from_dict
-from tfr_helpers.pipeline.config.tasks import select_tasks
 from tfr_helpers.pipeline.engine.codec import RESULTS_FIELDS, decode_records, load_results
-from tfr_helpers.pipeline.engine.runner import CHECKPOINTS
+from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.pipeline.engine.store import RunStore
-from tfr_helpers.pipeline.seeds import shown_run
+from tfr_helpers.pipeline.engine.tasks import select_tasks
+from tfr_helpers.pipeline.study import CHECKPOINTS
 from tfr_helpers.records import Results
 
 

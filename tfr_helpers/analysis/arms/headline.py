@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from tfr_helpers.analysis import rq2, rq3
+from tfr_helpers.analysis.arms import oracle, rounds
 from tfr_helpers.analysis.frames import pairs_frame
 from tfr_helpers.analysis.sources import source_label
 from tfr_helpers.analysis.stats import pct, wilson
@@ -126,7 +127,6 @@ def screening_numbers(results: Results) -> list[dict[str, object]]:
 )
 def round_numbers(results: Results) -> list[dict[str, object]]:
     """Pass@1, suite precision and collision per round (``benchmark == all`` rows), when the run has rounds."""
-    from tfr_helpers.analysis.arms import rounds
 
     if not rounds.present(results):
         return []
@@ -156,7 +156,6 @@ def round_numbers(results: Results) -> list[dict[str, object]]:
 )
 def oracle_numbers(results: Results) -> list[dict[str, object]]:
     """The oracle-repaired arm's net change and its difference from the original feedback, per model and scope."""
-    from tfr_helpers.analysis.arms import oracle
 
     if not oracle.present(results):
         return []

@@ -1,4 +1,4 @@
-"""The oracle-repaired arm (issue 15): what the same refiner does when the generated test is right.
+"""The oracle-repaired arm: what the same refiner does when the generated test is right.
 
 Every number here uses the reference (a repaired test expects the reference's output): the arm is an upper bound on
 refinement with right tests, never a screening strategy; every caption and summary entry says so. The numbers come
@@ -18,9 +18,11 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from tfr_helpers.analysis.frames import frame_records
 from tfr_helpers.analysis.rq2 import TRANSITIONS
 from tfr_helpers.analysis.sources import source_label, source_of
 from tfr_helpers.analysis.stats import N_RESAMPLES, bootstrap_ratio, pct, share_columns, wilson
+from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, share_cell
 from tfr_helpers.pipeline.arms.oracle.rewrite import REASON_KEYS, reason_key
 from tfr_helpers.records import RefinedEvaluation, Results
 
@@ -186,7 +188,6 @@ def _paired(tasks: list[str], original: list[str], oracle: list[str]) -> tuple[l
 
 def oracle_table(results: Results) -> Styler:
     """The ``rq2_oracle_repair`` table: per model, scope and arm, attempts, transitions and net change."""
-    from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, share_cell
 
     nums = oracle_comparison(results)
     rows: list[dict[str, Any]] = []
@@ -217,8 +218,6 @@ def oracle_summary(results: Results) -> dict[str, Any] | None:
     """The ``oracle_repair`` section of ``summary.json`` (None when the run has no oracle-repaired arm)."""
     if not present(results):
         return None
-    from tfr_helpers.analysis.summary import frame_records
-    from tfr_helpers.analysis.tables import caption_with
 
     return {
         "uses_reference": True,

@@ -1,4 +1,4 @@
-"""Multi-round backprompting per round (issue 15, docs/rounds.md): pass@1, suites, collisions, transitions.
+"""Multi-round backprompting per round (docs/rounds.md): pass@1, suites, collisions, transitions.
 
 Every number comes from ``results.rounds`` (``tfr_helpers.records.rounds``); runs with ``refinement.rounds`` 1
 have none, and every function here then returns an empty frame (the table and the summary section are left out).
@@ -15,8 +15,10 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from tfr_helpers.analysis.frames import frame_records
 from tfr_helpers.analysis.sources import source_label
-from tfr_helpers.analysis.stats import wilson
+from tfr_helpers.analysis.stats import mean_se, wilson
+from tfr_helpers.analysis.tables import caption
 from tfr_helpers.records import Results
 from tfr_helpers.records.rounds import RoundChain
 
@@ -171,7 +173,6 @@ def _pct(x: Any) -> str:
 def rounds_table(results: Results) -> Styler:
     """Per coder, benchmark (and all) and round: chains, pass@1 [95% Wilson], suite length and precision,
     collision probability and unreliable share (percent; ``--`` when undefined)."""
-    from tfr_helpers.analysis.tables import caption
 
     rows = [
         {
@@ -202,8 +203,6 @@ def rounds_summary(results: Results) -> dict[str, Any] | None:
 
     Shares in ``per_round`` and ``transitions`` are fractions; the table shows them as percentages.
     """
-    from tfr_helpers.analysis.summary import frame_records
-    from tfr_helpers.analysis.tables import caption
 
     if results.rounds is None:
         return None
@@ -236,8 +235,6 @@ def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, 
         The axes.
     """
     import matplotlib.pyplot as plt
-
-    from tfr_helpers.analysis.arms.seeds import mean_se
 
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.5))

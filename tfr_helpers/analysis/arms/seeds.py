@@ -15,23 +15,24 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis.arms.headline import DEFINITIONS, headline_numbers
+from tfr_helpers.analysis.frames import frame_records
+from tfr_helpers.analysis.stats import mean_se
 from tfr_helpers.analysis.tables import SIMULATED_NOTE
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline.engine.codec import load_results
-from tfr_helpers.pipeline.seeds import SEEDS_DIR, is_multi_seed, seed_dir
+from tfr_helpers.pipeline.engine.seed_dirs import SEEDS_DIR, is_multi_seed, seed_dir
 from tfr_helpers.records import Results
 
 if TYPE_CHECKING:
-    from tfr_helpers.analysis.export import AnalysisOutputs
+    pass
 
 SEEDS_SUMMARY_VERSION = 1
 TABLE = "seeds_headline"
@@ -84,23 +85,6 @@ def load_seed_results(run_dir: Path | str) -> dict[int, Results]:
             )
         out[seed] = load_results(path)
     return out
-
-
-def mean_se(values: Iterable[float]) -> tuple[float, float]:
-    """Mean and standard error of the mean (sample std with ddof=1 over sqrt(n)); NaN values are dropped.
-
-    Returns:
-        ``(mean, se)``; ``(nan, nan)`` without values and ``(value, nan)`` for one value (no spread to estimate).
-
-    >>> mean_se([1.0, 2.0, 3.0])
-    (2.0, 0.5773502691896258)
-    """
-    arr = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
-    if arr.size == 0:
-        return math.nan, math.nan
-    if arr.size == 1:
-        return float(arr[0]), math.nan
-    return float(arr.mean()), float(arr.std(ddof=1) / math.sqrt(arr.size))
 
 
 def over_seeds(per_seed: Mapping[int, pd.DataFrame]) -> pd.DataFrame:
@@ -163,14 +147,6 @@ def seeds_headline_table(frame: pd.DataFrame, simulated: bool) -> Styler:
     return table.style.set_caption(caption)
 
 
-def _clean(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, float | np.floating):
-        return None if math.isnan(value) else round(float(value), 4)
-    return value.item() if hasattr(value, "item") else value
-
-
 def build_seeds_summary(run_dir: Path | str, results: Mapping[int, Results], frame: pd.DataFrame) -> dict[str, Any]:
     """The multi-seed ``summary.json``: seeds, definitions and every headline number over seeds."""
     simulated = any(r.simulated for r in results.values())
@@ -183,46 +159,19 @@ def build_seeds_summary(run_dir: Path | str, results: Mapping[int, Results], fra
         "seeds": list(results),
         "per_seed_summaries": {str(s): f"{SEEDS_DIR}/{s}/analysis/summary.json" for s in results},
         "definitions": {**DEFINITIONS, **SEED_DEFINITIONS},
-        "tables": {TABLE: {"caption": str(seeds_headline_table(frame, simulated).caption), "rows": _records(frame)}},
+        "tables": {
+            TABLE: {
+                "caption": str(seeds_headline_table(frame, simulated).caption),
+                "rows": frame_records(frame, digits=4),
+            }
+        },
     }
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
-
-
-def analyze_seeds(run_dir: Path | str) -> AnalysisOutputs:
-    """Write a multi-seed run's analysis: each seed's own (``seeds/<k>/analysis/``) and the aggregate
-    (``analysis/summary.json`` and ``analysis/seeds_headline.tex``).
-
-    Returns:
-        ``AnalysisOutputs`` of the aggregate (``tables`` holds ``seeds_headline``; figures stay per seed).
-
-    Raises:
-        RunDirError: not a multi-seed run, or a seed is unfinished.
-    """
-    from tfr_helpers.analysis.export import AnalysisOutputs, analyze, to_latex  # noqa: F811 (runtime import)
-    from tfr_helpers.fsutil import atomic_write_text
-
-    run = Path(run_dir)
-    results = load_seed_results(run)
-    for seed in results:
-        analyze(seed_dir(run, seed))
-    frame = over_seeds({seed: headline_numbers(r) for seed, r in results.items()})
-    summary = build_seeds_summary(run, results, frame)
-    out = run / "analysis"
-    path = atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
-    simulated = bool(summary["simulated"])
-    tex = atomic_write_text(out / f"{TABLE}.tex", to_latex(seeds_headline_table(frame, simulated), f"tab:{TABLE}"))
-    return AnalysisOutputs(summary=path, tables={TABLE: tex})
-
-
 __all__ = [
-    "analyze_seeds",
     "headline_over_seeds",
     "is_multi_seed",
     "load_seed_results",
-    "mean_se",
     "over_seeds",
     "seeds_headline_table",
     "seeds_of",

@@ -1,4 +1,4 @@
-"""Imports every built-in consensus strategy module, so each registers itself (in table order)."""
+"""Every built-in consensus strategy, registered by importing its module, and the strategies by name (table order)."""
 
 from tfr_helpers.consensus.rankers import (  # noqa: F401
     b4,
@@ -10,6 +10,8 @@ from tfr_helpers.consensus.rankers import (  # noqa: F401
     mbr_outputs,
     menet,
 )
+from tfr_helpers.consensus.ranking import SELECTORS, Selector
+from tfr_helpers.errors import ConfigError
 
 TABLE_ORDER = (
     "codet",
@@ -27,3 +29,19 @@ TABLE_ORDER = (
     "dawid_skene",
 )
 """The built-in strategies in the order tables show them."""
+
+
+def resolve_selector(name: str) -> Selector:
+    """The strategy called ``name``.
+
+    Raises:
+        ConfigError: Unknown name (the message lists the known ones).
+    """
+    if name not in SELECTORS:
+        raise ConfigError(f"unknown consensus strategy {name!r}; known: {', '.join(selector_names())} (or 'all')")
+    return SELECTORS[name]
+
+
+def selector_names() -> list[str]:
+    """Every registered strategy's name, in table order, then the others in registration order."""
+    return [n for n in TABLE_ORDER if n in SELECTORS] + [n for n in SELECTORS if n not in TABLE_ORDER]

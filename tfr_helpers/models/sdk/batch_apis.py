@@ -11,6 +11,8 @@ import json
 from typing import Any, Protocol
 
 from tfr_helpers.models.base import Provider, ProviderReply
+from tfr_helpers.models.sdk.anthropic_messages import AnthropicProvider, read_message
+from tfr_helpers.models.sdk.openai_chat import OpenAIChatProvider, read_chat_completion
 
 Answers = dict[str, ProviderReply | str]
 """custom_id -> the reply, or why the item has none."""
@@ -52,8 +54,6 @@ class OpenAIBatches:
     async def results(self, provider: Any, batch_id: str, bodies: dict[str, dict[str, object]]) -> Answers:
         """Answers from the output file, errors from the error file."""
         from openai.types.chat import ChatCompletion
-
-        from tfr_helpers.models.sdk.openai_chat import read_chat_completion
 
         batch = await provider._client.batches.retrieve(batch_id)
         out: Answers = {}
@@ -99,7 +99,6 @@ class AnthropicBatches:
 
     async def results(self, provider: Any, batch_id: str, bodies: dict[str, dict[str, object]]) -> Answers:
         """Answers of the succeeded items; ``errored`` / ``expired`` / ``canceled`` for the others."""
-        from tfr_helpers.models.sdk.anthropic_messages import read_message
 
         out: Answers = {}
         async for item in await provider._client.messages.batches.results(batch_id):
@@ -146,8 +145,6 @@ def _why(error: Any, default: str) -> str:
 
 def batch_api(provider: Provider) -> BatchAPI | None:
     """The Batch API adapter of a provider, or None when it has none (simulated, replayed, other providers)."""
-    from tfr_helpers.models.sdk.anthropic_messages import AnthropicProvider
-    from tfr_helpers.models.sdk.openai_chat import OpenAIChatProvider
 
     if isinstance(provider, OpenAIChatProvider):
         return OpenAIBatches()

@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from tfr_helpers.replay.datasets import DATASETS
+
 
 def check_spec(spec: Any) -> Any:
     """Raise ``ValueError`` unless ``spec`` is None or a ``provider:model`` string."""
@@ -90,7 +92,6 @@ def default_benchmarks(model: str) -> list[str] | None:
     provider, _, name = model.partition(":")
     if provider != "replay":
         return None
-    from tfr_helpers.replay.datasets import DATASETS
 
     spec = DATASETS.get(name)
     return [spec.benchmark] if spec is not None else None

@@ -16,9 +16,14 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tfr_helpers.benchmarks.registry import benchmark_names
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.models.providers import is_replayed, is_simulated
 from tfr_helpers.models.settings import ModelSettings, SamplingSettings
 from tfr_helpers.pipeline.config.coders import Coder, CoderEntry, as_entry, check_spec, coder_item, default_benchmarks
+from tfr_helpers.pipeline.config.fingerprint import fingerprint
+from tfr_helpers.pipeline.screening.registry import resolve_strategy
+from tfr_helpers.replay import register_import
 
 BenchmarkChoice = str
 """A registered benchmark name (checked against ``tfr_helpers.benchmarks.registry``)."""
@@ -27,8 +32,6 @@ Selection = Literal["all"] | int | list[str]
 
 
 def _all_benchmarks() -> list[BenchmarkChoice]:
-    from tfr_helpers.benchmarks.registry import benchmark_names
-
     return list(benchmark_names())
 
 
@@ -129,7 +132,7 @@ class SandboxSettings(_Strict):
 
 
 class RefinementSettings(_Strict):
-    """Refinement beyond one attempt per feedback (issue 15): backprompting rounds and the oracle-repaired arm."""
+    """Refinement beyond one attempt per feedback: backprompting rounds and the oracle-repaired arm."""
 
     rounds: int = Field(default=1, ge=1)
     """Refinement rounds per code sample (1: the seed study, one independent attempt per feedback). With R > 1,
@@ -214,8 +217,6 @@ class ExperimentConfig(_Strict):
     @field_validator("benchmarks")
     @classmethod
     def _known_benchmarks(cls, value: list[str]) -> list[str]:
-        from tfr_helpers.benchmarks.registry import benchmark_names
-
         unknown = [name for name in value if name not in benchmark_names()]
         if unknown:
             raise ValueError(f"unknown benchmark {unknown[0]!r}; known: {', '.join(benchmark_names())}")
@@ -224,8 +225,6 @@ class ExperimentConfig(_Strict):
     @field_validator("screening")
     @classmethod
     def _known_strategies(cls, value: list[str]) -> list[str]:
-        from tfr_helpers.pipeline.screening.registry import resolve_strategy
-
         for name in value:
             try:
                 resolve_strategy(name)
@@ -243,8 +242,6 @@ class ExperimentConfig(_Strict):
 
     @model_validator(mode="after")
     def _register_replay_imports(self) -> ExperimentConfig:
-        from tfr_helpers.replay import register_import
-
         for name, entry in self.replay_datasets.items():
             meta = {k: v for k, v in (("model", entry.model), ("license", entry.license)) if v is not None}
             try:
@@ -283,8 +280,6 @@ class ExperimentConfig(_Strict):
 
     @model_validator(mode="after")
     def _budget_needs_prices(self) -> ExperimentConfig:
-        from tfr_helpers.models.registry import is_replayed, is_simulated
-
         if self.budget_usd is not None:
             paid = [s for s in self.models.all_specs() if not is_simulated(s) and not is_replayed(s)]
             unpriced = [s for s in paid if s not in self.model_settings.prices]
@@ -315,7 +310,6 @@ class ExperimentConfig(_Strict):
         the prompt templates' versions and content hashes, the simulated model's version when a role uses
         it, the BigCodeBench selection file's hash when BigCodeBench is in the run, and registered inputs.
         """
-        from tfr_helpers.pipeline.engine.fingerprint import fingerprint
 
         return fingerprint(self)
 

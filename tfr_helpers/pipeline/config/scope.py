@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from tfr_helpers.models.registry import is_replayed, is_simulated
+from tfr_helpers.models.providers import is_replayed, is_simulated
 from tfr_helpers.records import ModelSource, SkippedWork, Task, TestKind
+from tfr_helpers.replay import load_replay
 
 if TYPE_CHECKING:
     from tfr_helpers.pipeline.config.experiment import ExperimentConfig
@@ -36,7 +37,6 @@ def dataset_of(spec: str) -> ReplayDataset | None:
     """
     if not is_replayed(spec):
         return None
-    from tfr_helpers.replay import load_replay
 
     return load_replay(spec.partition(":")[2])
 

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from tfr_helpers.errors import RunDirError
+from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedCode,
@@ -160,7 +161,6 @@ def load_results(run_dir: Path | str) -> Results:
     Raises:
         RunDirError: If the directory or its ``results.json`` is missing or not a valid Results file.
     """
-    from tfr_helpers.pipeline.seeds import shown_run
 
     run = shown_run(run_dir)  # a multi-seed run: its first seed's results (every seed: analysis.seeds)
     path = run / "results.json"

@@ -13,9 +13,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfr_helpers.executors import make_executor
+from tfr_helpers.models import ModelClient, make_request
+from tfr_helpers.models.calllog import CallCounts
+from tfr_helpers.models.jobs import CallJob, CallResult
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.store import RunStore
-from tfr_helpers.records import ModelCallRecord, ProgramRun, Role, Task, TaskView
+from tfr_helpers.records import ProgramRun, Task
+from tfr_helpers.sandbox import Limits
+from tfr_helpers.sandbox.cache import ExecutionCache
 from tfr_helpers.sandbox.worker import LIGHT_PRELOAD as SANDBOX_LIGHT_PRELOAD
 
 LIGHT_PRELOAD = (*SANDBOX_LIGHT_PRELOAD, "hypothesis")
@@ -37,34 +43,6 @@ class Counters:
     """Program runs served from the execution cache (``tfr_helpers.sandbox.cache``)."""
     exec_cache_misses: int = 0
     """Program runs looked up and executed (absent, corrupt, uncacheable or bypassed)."""
-
-
-@dataclass(frozen=True)
-class CallJob:
-    """One model call a stage wants: which model, which template, with which variables."""
-
-    model: str
-    role: Role
-    template: str
-    variables: dict[str, str]
-    task: Task | TaskView
-    """The request carries only its view (``make_request`` drops the reference and benchmark tests)."""
-    sample_index: int = 0
-
-
-def task_variables(task: Task | TaskView) -> dict[str, str]:
-    """The prompt variables every template may take from the task."""
-    return {"description": task.description, "entry_point": task.entry_point, "signature": task.signature}
-
-
-@dataclass(frozen=True)
-class CallResult:
-    """The text of one answer (None on a provider error) and its call record."""
-
-    text: str | None
-    record: ModelCallRecord
-    prompt: str
-    """The rendered prompt, for the human-readable artifact."""
 
 
 @dataclass
@@ -98,7 +76,6 @@ class RunContext:
         ``seed`` is the run seed (``random``/numpy in programs are seeded per (seed, program, test)); a rerun
         (the reference's nondeterminism check) gets a different seed, :data:`RERUN_SEED_OFFSET` away.
         """
-        from tfr_helpers.sandbox import Limits
 
         s = self.config.sandbox
         return Limits(
@@ -140,7 +117,6 @@ class RunContext:
         """
         if not jobs:
             return []
-        from tfr_helpers.sandbox.cache import ExecutionCache
 
         with self._lock:
             if self._exec_cache is None:
@@ -158,8 +134,6 @@ class RunContext:
         """Run ``jobs`` on the configured executor (``concurrency.executor``; started on first use)."""
         with self._lock:
             if self._sandbox is None:
-                from tfr_helpers.executors import make_executor
-
                 c = self.config.concurrency
                 self._sandbox = make_executor(
                     c.executor, self.limits(generated=False), c.sandbox_workers, self.preload(), c.ray_address
@@ -182,8 +156,6 @@ class RunContext:
     def client(self) -> Any:
         """The model client of this run (created on first use)."""
         if self._client is None:
-            from tfr_helpers.models import ModelClient
-
             # the full tasks go only to providers that declare needs_reference (the simulated model)
             self._client = ModelClient(
                 self.config.resolved_model_settings(),
@@ -198,7 +170,6 @@ class RunContext:
         """Render each job's prompt and call the models concurrently; order preserved, never raises."""
         if not jobs:
             return []
-        from tfr_helpers.models import make_request
 
         calls, prompts = [], []
         for job in jobs:
@@ -218,7 +189,6 @@ class RunContext:
 
     def call_counts(self) -> Any:
         """This process's model calls: sent, from the cache, failed, retries, spent (``CallCounts``)."""
-        from tfr_helpers.models.calllog import CallCounts
 
         return self._client.call_counts() if self._client is not None else CallCounts()
 

@@ -21,7 +21,7 @@ from tfr_helpers.errors import TfrError
 from tfr_helpers.records import ModelCallRecord
 
 if TYPE_CHECKING:
-    from tfr_helpers.pipeline.engine.context import CallResult
+    from tfr_helpers.models.jobs import CallResult
     from tfr_helpers.pipeline.engine.run_summary import RunSummary
 
 Unit = tuple[str, str]

@@ -1,4 +1,4 @@
-"""Runs the seven stages in order with persistence and resume (``run_stages``)."""
+"""Runs registered stages in order with persistence and resume (``run_stages``), for one run directory."""
 
 from __future__ import annotations
 
@@ -13,16 +13,17 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from tfr_helpers.errors import ConfigError, RunDirError
+from tfr_helpers.models import check_credentials
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
-from tfr_helpers.pipeline.config.tasks import select_tasks
 from tfr_helpers.pipeline.engine.codec import decode_records, encode_records
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Ledger, RunIncomplete, Undone
 from tfr_helpers.pipeline.engine.progress import StageProgress
 from tfr_helpers.pipeline.engine.run_summary import RunSummary, summarize
-from tfr_helpers.pipeline.engine.stage import Stage, registered_stages
+from tfr_helpers.pipeline.engine.stage import Stage, blocking_stages, registered_stages
 from tfr_helpers.pipeline.engine.store import RunStore
+from tfr_helpers.pipeline.engine.tasks import select_tasks
 from tfr_helpers.sandbox.pool import pool_mode
 
 log = logging.getLogger(__name__)
@@ -31,14 +32,6 @@ log = logging.getLogger(__name__)
 def _registry() -> dict[str, Stage]:
     """The registered stages by name, in run order (read at each use: stages may be registered later)."""
     return {stage.name: stage for stage in registered_stages()}
-
-
-STAGES = list(_registry())
-"""The pipeline stages in run order when this module was imported (the stage registry,
-:mod:`tfr_helpers.pipeline.engine.stage`, is what :func:`run_stages` follows)."""
-
-CHECKPOINTS = {name: stage.checkpoint for name, stage in _registry().items() if stage.checkpoint is not None}
-"""Checkpoint file (``checkpoints/<name>.jsonl``) of each resumable stage."""
 
 
 def _checkpoint(stage: str) -> str:
@@ -82,7 +75,7 @@ def _execute(
     model, no quota) the remaining chunks are not attempted. A stage with ``parallel_chunks`` runs up to
     :func:`chunks_in_flight` chunks at once on the local executor; each is checkpointed as soon as it is done.
     """
-    if not items:  # nothing to do in this configuration (issue 15's stages by default): no progress line either
+    if not items:  # nothing to do in this configuration (the arms' stages by default): no progress line either
         return []
     name = _checkpoint(stage)
     done = ctx.store.done_keys(name)
@@ -240,17 +233,12 @@ def run_stages(
         RunDirError: the run directory belongs to another configuration, or an earlier stage is incomplete.
         CredentialsError: a configured model lacks its key (checked before any work).
     """
-    if config.seeds is not None:  # one full run per seed under <run_dir>/seeds/<seed>/ (docs/seeds.md)
-        from tfr_helpers.pipeline.seeds import run_seeds
-
-        return run_seeds(config, run_dir, stages, progress=progress)
     registry = _registry()
     order = list(registry)
     wanted = order if stages == "all" else [stages] if isinstance(stages, str) else list(stages)
     unknown = [s for s in wanted if s not in registry]
     if unknown:
         raise ConfigError(f"unknown stage {unknown[0]!r}; choose one of: all, {', '.join(order)}")
-    from tfr_helpers.models import check_credentials
 
     check_credentials(config.models.all_specs(), config.resolved_model_settings())
     scope.check_datasets(config)  # a missing or corrupt replay dataset fails before any stage runs
@@ -293,7 +281,6 @@ def run_stages(
 
 def _blockers(store: RunStore) -> Callable[[list[str]], dict[str, list[str]]]:
     """For :meth:`RunStore.bind_config`: the stages holding records in ``store`` that depend on changed parts."""
-    from tfr_helpers.pipeline.engine.fingerprint import blocking_stages
 
     def has_records(name: str) -> bool:
         path = store.checkpoint_path(name)

@@ -6,19 +6,19 @@ configuration and the records of earlier stages, how each output record maps bac
 and whether its work runs in the sandbox (which sizes its checkpoint chunks). A stage without a checkpoint
 (``finalize_results``) runs once, on complete records only, and its single output is the run's ``Results``.
 
-Add a stage by writing its module with the stage function (``stage(items, ctx) -> records``) and a
-``register_stage(Stage(...))`` call, and importing it from ``BUILTIN_MODULES`` (inside the package) or declaring
-it in the ``tfr.stages`` entry point group (outside it).
+The study's own stages are modules defining ``STAGE = Stage(...)``, listed in run order in
+:data:`tfr_helpers.pipeline.study.RUN_ORDER`, which registers them. A stage outside the package is a module that
+calls ``register_stage(Stage(..., order=15))`` and is declared in the ``tfr.stages`` entry point group.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.pipeline.config.fingerprint import covers
 from tfr_helpers.plugins import load_entry_points
 
 if TYPE_CHECKING:
@@ -30,26 +30,8 @@ StageRecords = dict[str, list[Any]]
 ENTRY_POINT_GROUP = "tfr.stages"
 """Entry point group of stage modules defined outside the package."""
 
-BUILTIN_MODULES = (
-    "tfr_helpers.pipeline.stages.generate_codes",
-    "tfr_helpers.pipeline.stages.generate_tests",
-    "tfr_helpers.pipeline.stages.evaluate_code_test_pairs",
-    "tfr_helpers.pipeline.stages.screen_feedback",
-    "tfr_helpers.pipeline.stages.refine_codes",
-    "tfr_helpers.pipeline.stages.evaluate_refined_codes",
-    "tfr_helpers.pipeline.arms.oracle.oracle_repair_tests",
-    "tfr_helpers.pipeline.arms.oracle.oracle_refine_codes",
-    "tfr_helpers.pipeline.arms.oracle.oracle_evaluate_refined",
-    "tfr_helpers.pipeline.arms.rounds.generate_round_tests",
-    "tfr_helpers.pipeline.arms.rounds.evaluate_round_suites",
-    "tfr_helpers.pipeline.arms.rounds.backprompt_rounds",
-    "tfr_helpers.pipeline.stages.finalize_results",
-)
-"""The modules of the seven stages of the study; importing one registers its stage."""
-
-
-SEED_STUDY_UNAFFECTED_BY = ("screening", "refinement")
-"""Keys the seed study's six checkpointed stages never read: every feedback is refined whatever the screening
+BASE_STUDY_UNAFFECTED_BY = ("screening", "refinement")
+"""Keys the base study's six checkpointed stages never read: every feedback is refined whatever the screening
 (a screening strategy's decisions are items of their own), and the rounds and the oracle-repaired arm are stages of
 their own, so turning them on in a finished run keeps its records."""
 
@@ -63,7 +45,6 @@ class Stage:
 
     Attributes:
         name: Stage name (``generate_codes``).
-        order: Position in the run order (stages run by ascending order).
         run: The stage function, ``run(items, ctx) -> records`` (an item left undone answers ``Undone``).
         items: ``items(ctx, records_so_far) -> work items`` in canonical order; each item has a ``key``.
         checkpoint: Checkpoint file name (``checkpoints/<name>.jsonl``), or None for the final stage, which
@@ -74,14 +55,13 @@ class Stage:
         unaffected_by: Fingerprint parts (dotted config keys such as ``screening``; a key also covers the keys
             under it) whose change leaves this stage's recorded records valid: records of items the new value
             no longer yields are simply not loaded. A run directory accepts a change of such a part
-            (:func:`tfr_helpers.pipeline.engine.fingerprint.blocking_stages`); by default a stage depends on every part.
+            (:func:`tfr_helpers.pipeline.config.fingerprint.blocking_stages`); by default a stage depends on every part.
         parallel_chunks: True when chunks may run concurrently: a sandboxed stage whose chunk function only runs
             programs and builds records (no model calls; no files but its own items' artifacts), so a chunk waiting
             on its slowest program never leaves a worker idle (:data:`tfr_helpers.pipeline.engine.runner.CHUNKS_IN_FLIGHT`).
     """
 
     name: str
-    order: int
     run: Callable[[Sequence[Any], RunContext], list[Any]]
     items: Callable[[RunContext, StageRecords], list[Any]]
     checkpoint: str | None
@@ -89,6 +69,10 @@ class Stage:
     sandboxed: bool = False
     unaffected_by: tuple[str, ...] = ()
     parallel_chunks: bool = False
+    order: int = 0
+    """Position in the run order (stages run by ascending order). The study's own stages get theirs from their
+    place in :data:`tfr_helpers.pipeline.study.RUN_ORDER` (10, 20, 30...); a plugin stage sets one to run between
+    two of them (15: after the first, before the second)."""
 
 
 _REGISTRY: dict[str, Stage] = {}
@@ -111,12 +95,11 @@ def register_stage(stage: Stage) -> Stage:
 
 
 def registered_stages() -> list[Stage]:
-    """Every registered stage in run order (the built-in ones and ``tfr.stages`` plugins, imported once)."""
+    """Every registered stage in run order (the study's, registered by :mod:`tfr_helpers.pipeline.study`, and the
+    ``tfr.stages`` plugins, imported once)."""
     global _loaded
     if not _loaded:
         _loaded = True
-        for module in BUILTIN_MODULES:
-            importlib.import_module(module)
         load_entry_points(ENTRY_POINT_GROUP)
     return sorted(_REGISTRY.values(), key=lambda s: s.order)
 
@@ -125,3 +108,18 @@ def records_of(records: StageRecords, stage: str, cls: type | None = None) -> li
     """The records of ``stage`` so far (only those of type ``cls`` when given); empty if it has not run."""
     found = records.get(stage, [])
     return found if cls is None else [r for r in found if isinstance(r, cls)]
+
+
+def blocking_stages(
+    parts: Iterable[str], stages: Sequence[Stage], has_records: Callable[[str], bool]
+) -> dict[str, list[str]]:
+    """For each changed part, the stages holding records that depend on it (empty lists: the change is safe).
+
+    Args:
+        parts: Changed fingerprint parts.
+        stages: The registered stages.
+        has_records: ``has_records(checkpoint_name)``: the run directory holds records of that checkpoint.
+            A stage without a checkpoint (the final one) is recomputed every run and never blocks.
+    """
+    holding = [s for s in stages if s.checkpoint is not None and has_records(s.checkpoint)]
+    return {part: [s.name for s in holding if not any(covers(key, part) for key in s.unaffected_by)] for part in parts}

@@ -15,6 +15,8 @@ from typing import Any
 
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.fsutil import atomic_write_text
+from tfr_helpers.pipeline.config.fingerprint import changed_parts, describe_changes
+from tfr_helpers.pipeline.engine.codec import encode_results
 from tfr_helpers.records import Results
 
 CHECKPOINT_VERSION = 1
@@ -67,7 +69,6 @@ class RunStore:
                 changed part (config key, prompt template, simulator version...), the stages whose records
                 depend on it, and what to do.
         """
-        from tfr_helpers.pipeline.engine.fingerprint import changed_parts
 
         path = self.root / "config.json"
         data: dict[str, Any] = {"version": 1, "config_hash": config_hash, "config": resolved}
@@ -175,7 +176,6 @@ class RunStore:
     # results ---------------------------------------------------------------------------------------
     def write_results(self, results: Results) -> str:
         """Write ``results.json`` atomically (repeated values stored once: see ``results_io.encode_results``)."""
-        from tfr_helpers.pipeline.engine.codec import encode_results
 
         atomic_write_text(self.root / "results.json", encode_results(results))
         return "results.json"
@@ -189,7 +189,6 @@ def _mismatch(
     blocked: dict[str, list[str]] | None = None,
 ) -> str:
     """The refusal message of :meth:`RunStore.bind_config`: what changed, whose records depend on it, what to do."""
-    from tfr_helpers.pipeline.engine.fingerprint import describe_changes
 
     before = existing.get("fingerprint")
     if isinstance(before, dict) and fingerprint is not None:

@@ -29,11 +29,20 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from tfr_helpers.models import make_request
+from tfr_helpers.models.base import ModelSpec
+from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components
+from tfr_helpers.models.jobs import CallJob, CallResult
+from tfr_helpers.models.providers import is_replayed, is_simulated
+from tfr_helpers.models.registry import make_provider
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
-from tfr_helpers.pipeline.engine.context import CallJob, CallResult, RunContext
+from tfr_helpers.pipeline.engine.codec import decode_records
+from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import registered_stages
 from tfr_helpers.pipeline.engine.store import RunStore
+from tfr_helpers.pipeline.engine.tasks import select_tasks
 from tfr_helpers.pipeline.estimate.report import Estimate, Line, Range
+from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.records import ModelCallRecord
 
 CHARS_PER_TOKEN = (5.2, 4.4, 3.2)
@@ -63,8 +72,6 @@ class _Recorder(RunContext):
     stage_name: str = ""
 
     def call_models(self, jobs: Sequence[CallJob], stage: str) -> list[CallResult]:
-        from tfr_helpers.models import make_request
-
         out = []
         for job in jobs:
             request = make_request(
@@ -87,8 +94,6 @@ class _Recorder(RunContext):
 
 
 def _load(run_dir: Path | None, checkpoint: str) -> tuple[list[Any], set[str]]:
-    from tfr_helpers.pipeline.engine.codec import decode_records
-
     if run_dir is None or not (run_dir / "checkpoints" / f"{checkpoint}.jsonl").exists():
         return [], set()
     entries = RunStore(run_dir).read_checkpoint(checkpoint)
@@ -102,7 +107,6 @@ def plan_calls(
 
     Calls of items already checkpointed in ``run_dir`` are not planned (counted as done).
     """
-    from tfr_helpers.pipeline.config.tasks import select_tasks
 
     run_dir = Path(run_dir) if run_dir is not None and Path(run_dir).is_dir() else None
     with tempfile.TemporaryDirectory(prefix="tfr-estimate-") as tmp:
@@ -172,8 +176,6 @@ def _project(ctx: _Recorder, stage: Any, records: dict[str, list[Any]], fail_rat
             outcome=outcome,
         )
         if stage.name == "screen_feedback":
-            from tfr_helpers.pipeline.screening.registry import resolve_strategy
-
             for name in ctx.config.screening:
                 resolve_strategy(name)([item], ctx)  # type: ignore[list-item]
         else:
@@ -207,8 +209,6 @@ def _tokens(chars: int) -> Range:
 
 def _provider_keys(config: ExperimentConfig) -> dict[str, Any]:
     """Providers that can be built offline (base URL and API flavour for cache keys); None when not."""
-    from tfr_helpers.models.base import ModelSpec
-    from tfr_helpers.models.registry import make_provider
 
     settings = config.resolved_model_settings()
     out: dict[str, Any] = {}
@@ -247,9 +247,6 @@ def estimate(
     batch: bool | None = None,
 ) -> Estimate:
     """Calls per stage and role, input and output tokens and the cost in USD, with ranges (no call is made)."""
-    from tfr_helpers.models.base import ModelSpec
-    from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components
-    from tfr_helpers.models.registry import is_replayed, is_simulated
 
     planned, modes, done = plan_calls(config, run_dir, fail_rate)
     settings = config.resolved_model_settings()

@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
+from typing import Any
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.pipeline.engine.context import CallJob, CallResult, RunContext, task_variables
-from tfr_helpers.pipeline.steps.labels import TEST_CODE_ERRORS
+from tfr_helpers.models.jobs import CallResult
 from tfr_helpers.plugins import import_object, load_entry_points
 from tfr_helpers.records import Decision, Feedback, GeneratedTest, TaskView, TestOutcome, require_view
 
@@ -58,8 +58,9 @@ class Verdict:
     call: CallResult | None = None
 
 
-Strategy = Callable[[Sequence[ScreeningItem], RunContext], list[Verdict]]
-"""A strategy decides a batch of items at once (so LLM strategies can call concurrently)."""
+Strategy = Callable[[Sequence[ScreeningItem], Any], list[Verdict]]
+"""A strategy decides a batch of items at once (so LLM strategies can call concurrently); its second argument is
+the stage's :class:`~tfr_helpers.pipeline.engine.context.RunContext` (this registry sits below it)."""
 
 STRATEGIES: dict[str, Strategy] = {}
 """Registered strategies by name (strategies named by import path are added when first resolved)."""
@@ -82,8 +83,8 @@ def register_strategy(name: str) -> Callable[[Strategy], Strategy]:
 FAMILIES: dict[str, Callable[[str], Strategy]] = {}
 """Parametrised strategies: ``<prefix>@<arg>`` names are built by ``FAMILIES[prefix](arg)`` when first resolved."""
 
-BUILTIN_MODULES = ("tfr_helpers.consensus.screening",)
-"""Package modules that register more strategies (imported when a name is resolved)."""
+BUILTIN_MODULES = ("tfr_helpers.pipeline.screening.builtin", "tfr_helpers.consensus.screening")
+"""Package modules that register the built-in strategies (imported, like plugins, when a name is first resolved)."""
 
 
 def register_strategy_family(prefix: str, factory: Callable[[str], Strategy]) -> None:
@@ -121,56 +122,3 @@ def resolve_strategy(name: str) -> Strategy:
         raise ConfigError(f"screening strategy {name!r} is not a function (strategy(items, ctx) -> list[Verdict])")
     STRATEGIES[name] = fn  # type: ignore[assignment]
     return STRATEGIES[name]
-
-
-@register_strategy("accept_all")
-def accept_all(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
-    """Baseline: use every feedback."""
-    return [Verdict("accept") for _ in items]
-
-
-@register_strategy("reject_test_code_errors")
-def reject_test_code_errors(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
-    """Reject feedback whose failure is a syntax/name/import error raised in the test code itself."""
-    out = []
-    for item in items:
-        broken = item.outcome.exc_type in TEST_CODE_ERRORS and not item.outcome.in_code_under_test
-        out.append(
-            Verdict(
-                "reject" if broken else "accept",
-                f"{item.outcome.exc_type} outside the code under test" if broken else None,
-            )
-        )
-    return out
-
-
-def _judge(template: str, items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
-    from tfr_helpers.models import parse_decision
-
-    jobs = [
-        CallJob(
-            item.judge,
-            "judge",
-            template,
-            {**task_variables(item.task), "code": item.code, "feedback": item.feedback.text},
-            item.task,
-        )
-        for item in items
-    ]
-    out = []
-    for result in ctx.call_models(jobs, stage="screen_feedback"):
-        parsed = parse_decision(result.text or "")
-        out.append(Verdict(parsed.decision, parsed.reasoning, result))
-    return out
-
-
-@register_strategy("llm_judge")
-def llm_judge(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
-    """The judge model answers Accept or Reject only."""
-    return _judge("judge", items, ctx)
-
-
-@register_strategy("llm_judge_reasoning")
-def llm_judge_reasoning(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
-    """The judge model reasons first, then answers Accept or Reject."""
-    return _judge("judge_reasoning", items, ctx)

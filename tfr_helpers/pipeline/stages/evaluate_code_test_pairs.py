@@ -6,45 +6,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.labels import case_of, cause_of, reliability_of
-from tfr_helpers.pipeline.steps.pair_runs import PairRuns, run_pairs, unique_tests
+from tfr_helpers.pipeline.steps.pair_runs import PairJob, PairRuns, run_pairs, unique_tests
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedCode,
     GeneratedTest,
     PairEvaluation,
     ProgramRun,
-    Task,
     TestOutcome,
     pair_id,
 )
-
-
-@dataclass(frozen=True)
-class PairJob:
-    """Everything to evaluate for one (coder model, task): its code samples and its generated tests."""
-
-    task: Task
-    codes: tuple[GeneratedCode, ...]
-    """The code samples, in sample order."""
-    tests: tuple[GeneratedTest, ...]
-
-    @property
-    def model(self) -> str:
-        """The coder."""
-        return self.codes[0].model
-
-    @property
-    def key(self) -> str:
-        """Checkpoint key."""
-        return f"{self.model}|{self.task.task_id}"
 
 
 def evaluate_code_test_pairs(items: Sequence[PairJob], ctx: RunContext) -> list[BenchmarkVerdict | PairEvaluation]:
@@ -172,24 +150,30 @@ def _pair(
     )
 
 
+def pair_jobs(ctx: RunContext, codes: list[GeneratedCode], tests: list[GeneratedTest]) -> list[PairJob]:
+    """One job per (coder, task): its code samples with all its generated tests."""
+    by_unit: dict[tuple[str, str], list[GeneratedTest]] = {}
+    for test in tests:
+        by_unit.setdefault((test.model, test.task_id), []).append(test)
+    samples: dict[tuple[str, str], list[GeneratedCode]] = {}
+    for code in codes:
+        samples.setdefault((code.model, code.task_id), []).append(code)
+    return [PairJob(ctx.tasks[key[1]], tuple(mine), tuple(by_unit.get(key, []))) for key, mine in samples.items()]
+
+
 def pair_items(ctx: RunContext, records: StageRecords) -> list[PairJob]:
     """One job per (coder, task) with its code samples and its generated tests."""
-    from tfr_helpers.pipeline.stages import inputs  # local: inputs imports this module's job type
-
     codes = records_of(records, "generate_codes", GeneratedCode)
-    return inputs.pair_jobs(ctx, codes, records_of(records, "generate_tests", GeneratedTest))
+    return pair_jobs(ctx, codes, records_of(records, "generate_tests", GeneratedTest))
 
 
-register_stage(
-    Stage(
-        "evaluate_code_test_pairs",
-        30,
-        evaluate_code_test_pairs,
-        pair_items,
-        "test_execution_feedback",
-        lambda r: f"{r.model}|{r.task_id}",
-        sandboxed=True,
-        unaffected_by=SEED_STUDY_UNAFFECTED_BY,
-        parallel_chunks=True,
-    )
+STAGE = Stage(
+    "evaluate_code_test_pairs",
+    evaluate_code_test_pairs,
+    pair_items,
+    "test_execution_feedback",
+    lambda r: f"{r.model}|{r.task_id}",
+    sandboxed=True,
+    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
+    parallel_chunks=True,
 )

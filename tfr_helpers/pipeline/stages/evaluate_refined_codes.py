@@ -6,7 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.steps.labels import transition_of
+from tfr_helpers.pipeline.steps.lookups import tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import benchmark_specs, test_spec
 from tfr_helpers.records import (
     BenchmarkVerdict,
@@ -14,8 +16,8 @@ from tfr_helpers.records import (
     RefinedEvaluation,
     Refinement,
     Task,
-    Transition,
     sample_suffix,
+    split_pair_id,
 )
 
 
@@ -32,13 +34,6 @@ class RefinedJob:
     def key(self) -> str:
         """Checkpoint key."""
         return self.refinement.feedback_id
-
-
-def transition_of(before: bool, after: bool | None) -> Transition:
-    """Benchmark transition of one refinement (``no_code`` when there was no refined program)."""
-    if after is None:
-        return "no_code"
-    return f"{'pass' if before else 'fail'}->{'pass' if after else 'fail'}"  # type: ignore[return-value]
 
 
 def evaluate_refined_codes(items: Sequence[RefinedJob], ctx: RunContext) -> list[RefinedEvaluation]:
@@ -103,25 +98,36 @@ def evaluate_refined_codes(items: Sequence[RefinedJob], ctx: RunContext) -> list
     return out
 
 
+def refined_jobs(
+    ctx: RunContext,
+    tests: list[GeneratedTest],
+    verdicts: list[BenchmarkVerdict],
+    refinements: list[Refinement],
+) -> list[RefinedJob]:
+    """One job per refinement, with the generated code's benchmark verdict as ``before``."""
+    before = {(v.model, v.task_id, v.code_index): v.passed for v in verdicts}
+    test_of = tests_by_id(tests)
+    jobs = []
+    for r in refinements:
+        test_id, code_index = split_pair_id(r.feedback_id)
+        jobs.append(RefinedJob(ctx.tasks[r.task_id], r, test_of[test_id], before[(r.model, r.task_id, code_index)]))
+    return jobs
+
+
 def refined_items(ctx: RunContext, records: StageRecords) -> list[RefinedJob]:
     """One job per refinement, with the generated code's benchmark verdict as ``before``."""
-    from tfr_helpers.pipeline.stages import inputs  # local: inputs imports this module's job type
-
     tests = records_of(records, "generate_tests", GeneratedTest)
     verdicts = records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict)
-    return inputs.refined_jobs(ctx, tests, verdicts, records_of(records, "refine_codes"))
+    return refined_jobs(ctx, tests, verdicts, records_of(records, "refine_codes"))
 
 
-register_stage(
-    Stage(
-        "evaluate_refined_codes",
-        60,
-        evaluate_refined_codes,
-        refined_items,
-        "refined_evaluations",
-        lambda r: r.feedback_id,
-        sandboxed=True,
-        unaffected_by=SEED_STUDY_UNAFFECTED_BY,  # every feedback is refined and evaluated, whatever the screening
-        parallel_chunks=True,
-    )
+STAGE = Stage(
+    "evaluate_refined_codes",
+    evaluate_refined_codes,
+    refined_items,
+    "refined_evaluations",
+    lambda r: r.feedback_id,
+    sandboxed=True,
+    unaffected_by=BASE_STUDY_UNAFFECTED_BY,  # every feedback is refined and evaluated, whatever the screening
+    parallel_chunks=True,
 )

@@ -6,12 +6,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfr_helpers.models.registry import is_simulated
+from tfr_helpers.models.providers import is_simulated
 from tfr_helpers.pipeline.arms.oracle.results import oracle_results
 from tfr_helpers.pipeline.arms.rounds.results import rounds_results
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.records import (
     BenchmarkVerdict,
     CallTotals,
@@ -44,9 +44,9 @@ class RunRecords:
     refined_evaluations: list[RefinedEvaluation]
     stage_seconds: dict[str, float]
     rounds: RoundsResults | None = None
-    """Multi-round backprompting (issue 15), None unless ``refinement.rounds`` > 1."""
+    """Multi-round backprompting, None unless ``refinement.rounds`` > 1."""
     oracle_repair: OracleRepairResults | None = None
-    """The oracle-repaired arm (issue 15), None unless ``refinement.oracle_repair``."""
+    """The oracle-repaired arm, None unless ``refinement.oracle_repair``."""
 
 
 def call_totals(records: RunRecords) -> list[CallTotals]:
@@ -158,4 +158,4 @@ def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
     return [bundle]
 
 
-register_stage(Stage("finalize_results", 70, finalize_results, bundle_items, None))
+STAGE = Stage("finalize_results", finalize_results, bundle_items, None)

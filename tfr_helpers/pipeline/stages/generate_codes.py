@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.models import parse_code
+from tfr_helpers.models.jobs import CallJob, CallResult, task_variables
+from tfr_helpers.models.providers import is_replayed
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.artifacts import save_call
-from tfr_helpers.pipeline.engine.context import CallJob, CallResult, RunContext, task_variables
+from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
-from tfr_helpers.pipeline.engine.stage import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, register_stage
+from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords
 from tfr_helpers.records import GeneratedCode, Task
+from tfr_helpers.replay.units import published_program
 
 
 @dataclass(frozen=True)
@@ -58,17 +62,12 @@ def generate_codes(items: Sequence[CodeJob], ctx: RunContext) -> list[GeneratedC
 
 
 def _code(ctx: RunContext, item: CodeJob, index: int, result: CallResult) -> GeneratedCode:
-    from tfr_helpers.models import parse_code
-    from tfr_helpers.models.registry import is_replayed
-
     task_id = item.task.task_id
     suffix = f"_s{index}" if index else ""
     call = save_call(ctx, item.model, task_id, f"codegen{suffix}", result)
     parsed = parse_code(result.text or "", item.task.entry_point)
     code, error = parsed.code, parsed.error
     if code is None and is_replayed(item.model):
-        from tfr_helpers.replay.units import published_program
-
         code = published_program(result.text or "")  # does not compile: runs, and fails to load
     durable = not scope.compact_artifacts(ctx.config, item.model)
     code_path = ctx.store.artifact(item.model, task_id, f"code{suffix}.py", code, durable) if code else None
@@ -83,21 +82,26 @@ def _code(ctx: RunContext, item: CodeJob, index: int, result: CallResult) -> Gen
     )
 
 
+def code_jobs(ctx: RunContext) -> list[CodeJob]:
+    """One job per (coder, task the coder is run on), with the coder's number of code samples."""
+    config = ctx.config
+    return [
+        CodeJob(model, task, scope.code_samples(config, model, task.task_id))
+        for model in config.models.coder_names
+        for task in scope.coder_tasks(config, ctx.tasks, model)
+    ]
+
+
 def code_items(ctx: RunContext, records: StageRecords) -> list[CodeJob]:
     """One job per (coder, task, sample)."""
-    from tfr_helpers.pipeline.stages import inputs  # local: inputs imports this module's job type
-
-    return inputs.code_jobs(ctx)
+    return code_jobs(ctx)
 
 
-register_stage(
-    Stage(
-        "generate_codes",
-        10,
-        generate_codes,
-        code_items,
-        "generated_codes",
-        lambda r: f"{r.model}|{r.task_id}",
-        unaffected_by=SEED_STUDY_UNAFFECTED_BY,
-    )
+STAGE = Stage(
+    "generate_codes",
+    generate_codes,
+    code_items,
+    "generated_codes",
+    lambda r: f"{r.model}|{r.task_id}",
+    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
 )

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.models import parse_tests
+from tfr_helpers.models.jobs import CallJob, CallResult, task_variables
+from tfr_helpers.models.providers import is_replayed
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.artifacts import save_call
-from tfr_helpers.pipeline.engine.context import CallJob, CallResult, RunContext, task_variables
+from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
-from tfr_helpers.pipeline.engine.stage import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, register_stage
+from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind
 
 
@@ -79,7 +82,6 @@ def _sample_tests(
     ctx: RunContext, item: TestJob, sample: int, result: CallResult, first: int
 ) -> list[GeneratedTest | TestGenerationFailure]:
     """The tests of one reply (numbered from ``first``), or its failure record."""
-    from tfr_helpers.models import parse_tests
 
     task_id = item.task.task_id
     call = save_call(ctx, item.model, task_id, item.kind + (f"_s{sample}" if sample else ""), result)
@@ -119,21 +121,34 @@ def _sample_tests(
     return out
 
 
+def test_jobs(ctx: RunContext) -> list[TestJob]:
+    """One job per (coder, task, kind) with a positive count and at least one test sample.
+
+    A replayed tester's samples keep all their tests (``count`` None): they hold the tests as published.
+    """
+    config = ctx.config
+    counts: list[tuple[TestKind, int]] = [("ebt", config.ebts_per_task), ("pbt", config.pbts_per_task)]
+    jobs = []
+    for model in config.models.coder_names:
+        tester = config.models.tester_for(model)
+        for task in scope.coder_tasks(config, ctx.tasks, model):
+            for kind, n in counts:
+                samples = scope.test_samples(config, model, task.task_id, kind) if n > 0 else 0
+                if samples:
+                    jobs.append(TestJob(model, tester, task, kind, None if is_replayed(tester) else n, samples))
+    return jobs
+
+
 def test_items(ctx: RunContext, records: StageRecords) -> list[TestJob]:
     """One job per (tester of a coder, task, test kind)."""
-    from tfr_helpers.pipeline.stages import inputs  # local: inputs imports this module's job type
-
-    return inputs.test_jobs(ctx)
+    return test_jobs(ctx)
 
 
-register_stage(
-    Stage(
-        "generate_tests",
-        20,
-        generate_tests,
-        test_items,
-        "generated_tests",
-        lambda r: f"{r.model}|{r.task_id}|{r.kind}",
-        unaffected_by=SEED_STUDY_UNAFFECTED_BY,
-    )
+STAGE = Stage(
+    "generate_tests",
+    generate_tests,
+    test_items,
+    "generated_tests",
+    lambda r: f"{r.model}|{r.task_id}|{r.kind}",
+    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
 )

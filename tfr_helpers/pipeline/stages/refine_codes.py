@@ -2,34 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from collections.abc import Sequence
 
-from tfr_helpers.pipeline.engine.artifacts import save_call
-from tfr_helpers.pipeline.engine.context import CallJob, RunContext, task_variables
-from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
-from tfr_helpers.pipeline.engine.stage import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
-from tfr_helpers.records import Feedback, GeneratedCode, GeneratedTest, PairEvaluation, Refinement, Task, sample_suffix
-
-R = TypeVar("R")
-
-
-@dataclass(frozen=True)
-class RefineJob:
-    """Refine coder ``model``'s code for ``task`` with one feedback, asking ``refiner``."""
-
-    model: str
-    refiner: str
-    task: Task
-    code: str
-    test: GeneratedTest
-    feedback: Feedback
-
-    @property
-    def key(self) -> str:
-        """Checkpoint key."""
-        return self.feedback.feedback_id
+from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.faults import Undone
+from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.steps.lookups import code_texts, test_fail_feedback, tests_by_id
+from tfr_helpers.pipeline.steps.refine import RefineJob, request_refinements
+from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, Refinement
 
 
 def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement | Undone]:
@@ -48,79 +29,40 @@ def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement
     )
 
 
-def request_refinements(
-    items: Sequence[RefineJob],
-    ctx: RunContext,
-    stage: str,
-    record: Callable[..., R],
-    names: Callable[[str], tuple[str, str]],
-) -> list[R | Undone]:
-    """The refinement requests of ``items`` (template ``refine``: the task's view, the code, the feedback text).
-
-    Args:
-        items: The jobs.
-        ctx: The run context.
-        stage: The stage the calls are logged under.
-        record: The record built from each reply (``Refinement`` or an arm's own, with the same fields).
-        names: ``names(stem) -> (call artifact name, refined code artifact path)`` for a test's stem.
-
-    Returns:
-        One record per job, or :class:`Undone` when the call got no reply.
-    """
-    from tfr_helpers.models import parse_code
-
-    jobs = [
-        CallJob(
-            item.refiner,
-            "refiner",
-            "refine",
-            {**task_variables(item.task), "code": item.code, "feedback": item.feedback.text},
-            item.task,
+def refine_jobs(
+    ctx: RunContext, codes: list[GeneratedCode], tests: list[GeneratedTest], pairs: list[PairEvaluation]
+) -> list[RefineJob]:
+    """One job per test-fail feedback of a coder that has a refiner (never a replay dataset)."""
+    code_of = code_texts(codes)
+    refined = {m: scope.refines(ctx.config, m) for m in ctx.config.models.coder_names}
+    test_of = tests_by_id(tests)
+    return [
+        RefineJob(
+            p.model,
+            ctx.config.models.refiner_for(p.model),
+            ctx.tasks[p.task_id],
+            code_of[(p.model, p.task_id, p.code_index)],
+            test_of[p.test_id],
+            fb,
         )
-        for item in items
+        for p, fb in test_fail_feedback(pairs)
+        if refined[p.model]
     ]
-    out: list[R | Undone] = []
-    for item, result in zip(items, ctx.call_models(jobs, stage=stage), strict=True):
-        fault = call_fault(result)
-        if fault is not None:
-            out.append(Undone(item.key, fault))
-            continue
-        call_name, code_path = names(f"{item.test.kind}_{item.test.index}" + sample_suffix(item.feedback.feedback_id))
-        task_id = item.task.task_id
-        call = save_call(ctx, item.model, task_id, call_name, result)
-        parsed = parse_code(result.text or "", item.task.entry_point)
-        path = ctx.store.artifact(item.model, task_id, code_path, parsed.code) if parsed.code else None
-        out.append(
-            record(
-                feedback_id=item.feedback.feedback_id,
-                model=item.model,
-                task_id=task_id,
-                code=parsed.code,
-                parse_error=None if parsed.code else note_truncation(parsed.error or "no code in the response", call),
-                call=call,
-                code_path=path,
-            )
-        )
-    return out
 
 
 def refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJob]:
     """One job per test-fail feedback."""
-    from tfr_helpers.pipeline.stages import inputs  # local: inputs imports this module's job type
-
     codes = records_of(records, "generate_codes", GeneratedCode)
     tests = records_of(records, "generate_tests", GeneratedTest)
-    return inputs.refine_jobs(ctx, codes, tests, records_of(records, "evaluate_code_test_pairs", PairEvaluation))
+    return refine_jobs(ctx, codes, tests, records_of(records, "evaluate_code_test_pairs", PairEvaluation))
 
 
-register_stage(  # every test-fail feedback is refined, whatever the screening decisions
-    Stage(
-        "refine_codes",
-        50,
-        refine_codes,
-        refine_items,
-        "refined_codes",
-        lambda r: r.feedback_id,
-        unaffected_by=SEED_STUDY_UNAFFECTED_BY,
-    )
+# every test-fail feedback is refined, whatever the screening decisions
+STAGE = Stage(
+    "refine_codes",
+    refine_codes,
+    refine_items,
+    "refined_codes",
+    lambda r: r.feedback_id,
+    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
 )

@@ -9,8 +9,9 @@ from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault
-from tfr_helpers.pipeline.engine.stage import SEED_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.screening.registry import ScreeningItem, Verdict, resolve_strategy
+from tfr_helpers.pipeline.steps.lookups import code_texts, test_fail_feedback, tests_by_id
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, ScreeningDecision, sample_suffix
 
 
@@ -70,10 +71,35 @@ def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[Screeni
     return out
 
 
+def screen_jobs(
+    ctx: RunContext, codes: list[GeneratedCode], tests: list[GeneratedTest], pairs: list[PairEvaluation]
+) -> list[ScreenJob]:
+    """One job per (strategy, test-fail feedback); the LLM strategies only for coders with a judge."""
+    code_of = code_texts(codes)
+    test_of = tests_by_id(tests)
+    items = [
+        ScreeningItem(
+            feedback=fb,
+            task=ctx.tasks[p.task_id].view(),
+            coder=p.model,  # type: ignore[arg-type]
+            judge=ctx.config.models.judge_for(p.model),
+            code=code_of[(p.model, p.task_id, p.code_index)],
+            test=test_of[p.test_id],
+            outcome=p.generated,
+        )
+        for p, fb in test_fail_feedback(pairs)
+    ]
+    judged = {m: scope.judges(ctx.config, m) for m in ctx.config.models.coder_names}
+    return [
+        ScreenJob(strategy, item)
+        for item in items
+        for strategy in ctx.config.screening
+        if judged[item.coder] or strategy not in scope.LLM_STRATEGIES
+    ]
+
+
 def screen_items(ctx: RunContext, records: StageRecords) -> list[ScreenJob]:
     """One job per (strategy, test-fail feedback)."""
-    from tfr_helpers.pipeline.stages import inputs  # local: inputs imports this module's job type
-
     codes = records_of(records, "generate_codes", GeneratedCode)
     tests = records_of(records, "generate_tests", GeneratedTest)
     pairs = records_of(records, "evaluate_code_test_pairs", PairEvaluation)
@@ -81,17 +107,15 @@ def screen_items(ctx: RunContext, records: StageRecords) -> list[ScreenJob]:
     ctx.measured_verdicts(  # the simulated judge's ground truth (privileged; no strategy sees it)
         (ctx.tasks[p.task_id].reference, source_of[p.test_id], p.reference.status == "passed") for p in pairs
     )
-    return inputs.screen_jobs(ctx, codes, tests, pairs)
+    return screen_jobs(ctx, codes, tests, pairs)
 
 
-register_stage(  # a decision is keyed by its strategy: another screening list reuses the decisions of those kept
-    Stage(
-        "screen_feedback",
-        40,
-        screen_feedback,
-        screen_items,
-        "screening_results",
-        lambda r: f"{r.strategy}|{r.feedback_id}",
-        unaffected_by=SEED_STUDY_UNAFFECTED_BY,
-    )
+# a decision is keyed by its strategy: another screening list reuses the decisions of those kept
+STAGE = Stage(
+    "screen_feedback",
+    screen_feedback,
+    screen_items,
+    "screening_results",
+    lambda r: f"{r.strategy}|{r.feedback_id}",
+    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
 )

@@ -8,20 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tfr_helpers.records import Case, Cause, Reliability, TestKind, TestOutcome
-
-TEST_CODE_ERRORS = frozenset(
-    {
-        "SyntaxError",
-        "IndentationError",
-        "TabError",
-        "NameError",
-        "ImportError",
-        "ModuleNotFoundError",
-        "UnboundLocalError",
-    }
-)
-"""Exceptions that mean the test itself is broken when raised outside the code under test."""
+from tfr_helpers.records import TEST_CODE_ERRORS, Case, Cause, Reliability, TestKind, TestOutcome, Transition
 
 RESOURCE_ERRORS = frozenset({"MemoryError", "RecursionError", "TimeoutError"})
 """Exceptions that mean a resource limit, not a verdict on the test."""
@@ -76,3 +63,10 @@ def cause_of(kind: TestKind, test_source: str, reference: TestOutcome, rerun: Te
     if kind == "pbt":
         return "property_falsified"
     return "wrong_expected_value"
+
+
+def transition_of(before: bool, after: bool | None) -> Transition:
+    """Benchmark transition of one refinement (``no_code`` when there was no refined program)."""
+    if after is None:
+        return "no_code"
+    return f"{'pass' if before else 'fail'}->{'pass' if after else 'fail'}"  # type: ignore[return-value]

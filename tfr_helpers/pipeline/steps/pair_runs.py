@@ -1,4 +1,4 @@
-"""How stage 3 runs its pairs: each distinct program once, with every distinct test of its task.
+"""How ``evaluate_code_test_pairs`` runs its pairs: each distinct program once, with every distinct test of its task.
 
 Every generated test runs against every code sample and the reference. A sandbox run executes one program with a
 list of tests and gives one outcome per test, so a (coder, task) unit needs one run per distinct program (and one
@@ -12,26 +12,43 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from tfr_helpers.benchmarks import benchmark_tests
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.records import GeneratedTest, ProgramRun, Task, TestOutcome
+from tfr_helpers.records import GeneratedCode, GeneratedTest, ProgramRun, Task, TestOutcome
+from tfr_helpers.sandbox import TestSpec
 
-if TYPE_CHECKING:
-    from tfr_helpers.pipeline.stages.evaluate_code_test_pairs import PairJob
+
+@dataclass(frozen=True)
+class PairJob:
+    """Everything to evaluate for one (coder model, task): its code samples and its generated tests."""
+
+    task: Task
+    codes: tuple[GeneratedCode, ...]
+    """The code samples, in sample order."""
+    tests: tuple[GeneratedTest, ...]
+
+    @property
+    def model(self) -> str:
+        """The coder."""
+        return self.codes[0].model
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key."""
+        return f"{self.model}|{self.task.task_id}"
 
 
 def test_spec(test: GeneratedTest) -> object:
     """The sandbox spec of a generated test (a module of ``test_*`` functions)."""
-    from tfr_helpers.sandbox import TestSpec
 
     return TestSpec(name=test.name, source=test.source, kind="function")
 
 
 def benchmark_specs(task: Task) -> list[object]:
     """The task's benchmark tests as sandbox specs."""
-    from tfr_helpers.benchmarks import benchmark_tests
 
     return list(benchmark_tests(task))
 

@@ -13,8 +13,8 @@ from tfr_helpers.pipeline.arms.oracle.oracle_refine_codes import repaired_test
 from tfr_helpers.pipeline.arms.oracle.oracle_repair_tests import repaired_spec
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
-from tfr_helpers.pipeline.stages.evaluate_refined_codes import transition_of
+from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.steps.labels import transition_of
 from tfr_helpers.pipeline.steps.pair_runs import benchmark_specs
 from tfr_helpers.records import (
     BenchmarkVerdict,
@@ -114,16 +114,13 @@ def oracle_refined_items(ctx: RunContext, records: StageRecords) -> list[OracleR
 
 
 register_record_type(OracleRefinedEvaluation)
-register_stage(
-    Stage(
-        "oracle_evaluate_refined",
-        63,
-        oracle_evaluate_refined,
-        oracle_refined_items,
-        "oracle_refined_evaluations",
-        lambda r: r.feedback_id,
-        sandboxed=True,
-        unaffected_by=ORACLE_ARM_UNAFFECTED_BY,  # every unreliable EBT feedback is in the arm, whatever the screening
-        parallel_chunks=True,
-    )
+STAGE = Stage(
+    "oracle_evaluate_refined",
+    oracle_evaluate_refined,
+    oracle_refined_items,
+    "oracle_refined_evaluations",
+    lambda r: r.feedback_id,
+    sandboxed=True,
+    unaffected_by=ORACLE_ARM_UNAFFECTED_BY,  # every unreliable EBT feedback is in the arm, whatever the screening
+    parallel_chunks=True,
 )

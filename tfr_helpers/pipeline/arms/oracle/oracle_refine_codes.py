@@ -1,4 +1,4 @@
-"""Stage 62, oracle_refine_codes: the same refiner on each repaired feedback (the oracle-repaired arm, issue 15).
+"""Stage oracle_refine_codes: the same refiner on each repaired feedback (the oracle-repaired arm).
 
 The request is built exactly as in :mod:`.refine_codes` (template ``refine``, the task's view, the generated code,
 the feedback text): the refiner never sees the reference, only the repaired test, whose expected value *is* the
@@ -15,11 +15,11 @@ from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
-from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
-from tfr_helpers.pipeline.stages.refine_codes import RefineJob, request_refinements
+from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.steps.refine import RefineJob, request_refinements
 from tfr_helpers.records import GeneratedCode, GeneratedTest, OracleRefinement, RepairedTest
 
-STAGE = "oracle_refine_codes"
+NAME = "oracle_refine_codes"
 
 
 def repaired_test(test: GeneratedTest, repair: RepairedTest) -> GeneratedTest:
@@ -39,7 +39,7 @@ def oracle_refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Ora
         :class:`Undone` when the call got no reply.
     """
     return request_refinements(
-        items, ctx, STAGE, OracleRefinement, lambda stem: (f"oracle_refine_{stem}", f"oracle/{stem}_refined.py")
+        items, ctx, NAME, OracleRefinement, lambda stem: (f"oracle_refine_{stem}", f"oracle/{stem}_refined.py")
     )
 
 
@@ -64,14 +64,12 @@ def oracle_refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJo
 
 
 register_record_type(OracleRefinement)
-register_stage(  # every repaired feedback is refined, whatever the screening
-    Stage(
-        STAGE,
-        62,
-        oracle_refine_codes,
-        oracle_refine_items,
-        "oracle_refined_codes",
-        lambda r: r.feedback_id,
-        unaffected_by=ORACLE_ARM_UNAFFECTED_BY,
-    )
+# every repaired feedback is refined, whatever the screening
+STAGE = Stage(
+    NAME,
+    oracle_refine_codes,
+    oracle_refine_items,
+    "oracle_refined_codes",
+    lambda r: r.feedback_id,
+    unaffected_by=ORACLE_ARM_UNAFFECTED_BY,
 )

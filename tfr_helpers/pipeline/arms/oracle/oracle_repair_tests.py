@@ -1,4 +1,4 @@
-"""Stage 61, oracle_repair_tests: each unreliable EBT feedback's test repaired from the reference (issue 15).
+"""Stage oracle_repair_tests: each unreliable EBT feedback's test repaired from the reference.
 
 The oracle-repaired arm uses the reference: it is an upper bound on what refinement could achieve with right tests,
 never a screening strategy. For each test-fail feedback that is unreliable and comes from an EBT:
@@ -24,7 +24,7 @@ from tfr_helpers.pipeline.arms.oracle.rewrite import ineligible, repair_source
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.records import (
     GeneratedCode,
@@ -35,6 +35,7 @@ from tfr_helpers.records import (
     TestOutcome,
     sample_suffix,
 )
+from tfr_helpers.sandbox import TestSpec
 
 MAX_REPAIRS = 5
 """Asserts of one test repaired at most (each one verified by one more reference run)."""
@@ -62,7 +63,6 @@ class RepairJob:
 
 def repaired_spec(test: GeneratedTest, source: str) -> object:
     """The sandbox spec of a repaired test (the generated test's name, the repaired source)."""
-    from tfr_helpers.sandbox import TestSpec
 
     return TestSpec(name=test.name, source=source, kind="function")
 
@@ -192,15 +192,12 @@ def repair_items(ctx: RunContext, records: StageRecords) -> list[RepairJob]:
 
 
 register_record_type(RepairedTest)
-register_stage(
-    Stage(
-        "oracle_repair_tests",
-        61,
-        oracle_repair_tests,
-        repair_items,
-        "oracle_repaired_tests",
-        lambda r: r.feedback_id,
-        sandboxed=True,
-        unaffected_by=ORACLE_ARM_UNAFFECTED_BY,  # every unreliable EBT feedback is in the arm, whatever the screening
-    )
+STAGE = Stage(
+    "oracle_repair_tests",
+    oracle_repair_tests,
+    repair_items,
+    "oracle_repaired_tests",
+    lambda r: r.feedback_id,
+    sandboxed=True,
+    unaffected_by=ORACLE_ARM_UNAFFECTED_BY,  # every unreliable EBT feedback is in the arm, whatever the screening
 )

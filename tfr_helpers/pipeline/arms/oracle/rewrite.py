@@ -1,6 +1,6 @@
 """Oracle repair of one generated EBT, as pure functions: which tests qualify, and the rewritten source.
 
-GenX stage 1 (issue 15): an unreliable example-based test whose expected value is wrong gets the reference's
+GenX stage 1: an unreliable example-based test whose expected value is wrong gets the reference's
 output as its expected value. Only ``assert <call side> == <expected side>`` statements are rewritten; the
 reference's output is read from its failed outcome record (the sandbox stores the reprs of both sides of a failed
 comparison, :mod:`tfr_helpers.sandbox.rewrite`: ``actual`` = left side, ``expected`` = right side) and must be a

@@ -17,7 +17,7 @@ from tfr_helpers.pipeline.arms.rounds.step import run_round, state_of
 from tfr_helpers.pipeline.engine.codec import decode_records, encode_records, register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
-from tfr_helpers.pipeline.engine.stage import Stage, register_stage
+from tfr_helpers.pipeline.engine.stage import Stage
 from tfr_helpers.records.rounds import RoundChain, RoundStep
 
 register_record_type(RoundChain)
@@ -28,7 +28,7 @@ def step_checkpoint(ctx: RunContext) -> str:
     """Checkpoint of the steps of chains not yet complete: ``checkpoints/round_steps_<config hash>.jsonl``.
 
     Named by the configuration hash: a run directory rebound to another configuration (a changed ``screening``,
-    say; :mod:`tfr_helpers.pipeline.engine.fingerprint`) never resumes a chain from steps made under the old one.
+    say; :mod:`tfr_helpers.pipeline.config.fingerprint`) never resumes a chain from steps made under the old one.
     """
     return f"round_steps_{ctx.config.config_hash()[:12]}"
 
@@ -91,15 +91,12 @@ def _chain(item: ChainJob, steps: list[RoundStep]) -> RoundChain:
 
 
 # sandboxed: every round runs programs (and its items are outcomes, which ``tfr estimate`` does not project)
-register_stage(
-    Stage(
-        "backprompt_rounds",
-        67,
-        backprompt_rounds,
-        chain_items,
-        "round_chains",
-        lambda r: r.chain_id,
-        sandboxed=True,
-        unaffected_by=("screening", "refinement.oracle_repair"),  # chains read neither
-    )
+STAGE = Stage(
+    "backprompt_rounds",
+    backprompt_rounds,
+    chain_items,
+    "round_chains",
+    lambda r: r.chain_id,
+    sandboxed=True,
+    unaffected_by=("screening", "refinement.oracle_repair"),  # chains read neither
 )

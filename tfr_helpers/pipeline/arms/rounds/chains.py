@@ -2,7 +2,7 @@
 
 One chain per (coder with a refiner, task, code sample with usable code). Round 1's suite is the unit's
 ``generate_tests`` suite, and the code's outcomes on it are the RQ1 pair records (the same runs and the same
-feedback texts the seed study refines on). Rounds 2..R use the fresh suites of ``generate_round_tests`` with
+feedback texts the base study refines on). Rounds 2..R use the fresh suites of ``generate_round_tests`` with
 the reference verdicts of ``evaluate_round_suites`` (``round_tests: fresh``), or round 1's suite again
 (``same``; also for a coder whose tester is replayed and cannot write new suites).
 """

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from tfr_helpers.pipeline.arms.rounds.generate_round_tests import SUITE_UNAFFECTED_BY
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of, register_stage
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
 from tfr_helpers.records import GeneratedTest, Task
 from tfr_helpers.records.rounds import RoundSuite, RoundTests
@@ -86,15 +86,12 @@ def evaluate_round_suites(items: Sequence[SuiteJob], ctx: RunContext) -> list[Ro
     return out
 
 
-register_stage(
-    Stage(
-        "evaluate_round_suites",
-        66,
-        evaluate_round_suites,
-        suite_items,
-        "round_suites",
-        lambda r: f"{r.model}|{r.task_id}|r{r.round}",
-        sandboxed=True,
-        unaffected_by=SUITE_UNAFFECTED_BY,
-    )
+STAGE = Stage(
+    "evaluate_round_suites",
+    evaluate_round_suites,
+    suite_items,
+    "round_suites",
+    lambda r: f"{r.model}|{r.task_id}|r{r.round}",
+    sandboxed=True,
+    unaffected_by=SUITE_UNAFFECTED_BY,
 )

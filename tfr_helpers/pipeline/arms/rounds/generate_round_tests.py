@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfr_helpers.models.registry import is_replayed
+from tfr_helpers.models import parse_tests
+from tfr_helpers.models.jobs import CallJob, task_variables
+from tfr_helpers.models.providers import is_replayed
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.codec import register_record_type
-from tfr_helpers.pipeline.engine.context import CallJob, RunContext, task_variables
+from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, register_stage
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind
 from tfr_helpers.records.rounds import RoundTests
 
@@ -85,7 +87,6 @@ def generate_round_tests(items: Sequence[RoundTestJob], ctx: RunContext) -> list
     Returns:
         One :class:`RoundTests` per job, or :class:`Undone` when one of its calls got no reply.
     """
-    from tfr_helpers.models import parse_tests
 
     jobs = [
         CallJob(
@@ -152,14 +153,11 @@ def generate_round_tests(items: Sequence[RoundTestJob], ctx: RunContext) -> list
     return out
 
 
-register_stage(
-    Stage(
-        "generate_round_tests",
-        65,
-        generate_round_tests,
-        round_test_items,
-        "round_tests",
-        lambda r: f"{r.model}|{r.task_id}|{r.kind}|r{r.round}",
-        unaffected_by=SUITE_UNAFFECTED_BY,
-    )
+STAGE = Stage(
+    "generate_round_tests",
+    generate_round_tests,
+    round_test_items,
+    "round_tests",
+    lambda r: f"{r.model}|{r.task_id}|{r.kind}|r{r.round}",
+    unaffected_by=SUITE_UNAFFECTED_BY,
 )

@@ -15,7 +15,7 @@ def rounds_results(ctx: RunContext, records: StageRecords) -> RoundsResults | No
     """Every chain, fresh suite and reference verdict of the rounds, and the chains not run with the reason.
 
     Returns:
-        None when ``refinement.rounds`` is 1 (the seed study: nothing runs, ``results.json`` is unchanged).
+        None when ``refinement.rounds`` is 1 (the base study: nothing runs, ``results.json`` is unchanged).
     """
     settings = ctx.config.refinement
     if settings.rounds < 2:

@@ -1,10 +1,10 @@
 """One round of backprompting for a batch of chains: run the code on the round's suite, refine it with the
 feedback of every failing test in one prompt (as Menet et al. backprompt), run the new code on the benchmark.
 
-The refinement reuses the seed study's ``refine`` template unchanged: the feedback variable holds the first
-failing test's feedback (exactly the seed study's text when one test failed) followed by the others under one
+The refinement reuses the base study's ``refine`` template unchanged: the feedback variable holds the first
+failing test's feedback (exactly the base study's text when one test failed) followed by the others under one
 line that says how many more failed. The call's sample index is ``round - 1``: round 1 with one failing test is
-the seed study's own request (same cache entry), and a later round whose prompt repeats an earlier one's gets a
+the base study's own request (same cache entry), and a later round whose prompt repeats an earlier one's gets a
 new sample, not the cached answer (a cache hit would fake a collision).
 """
 
@@ -14,12 +14,14 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.models import parse_code
+from tfr_helpers.models.jobs import CallJob, task_variables
 from tfr_helpers.pipeline.arms.rounds.chains import ChainJob, SuiteEntry
 from tfr_helpers.pipeline.engine.artifacts import save_call
-from tfr_helpers.pipeline.engine.context import CallJob, RunContext, task_variables
+from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
-from tfr_helpers.pipeline.stages.evaluate_refined_codes import transition_of
 from tfr_helpers.pipeline.steps.feedback import build_feedback
+from tfr_helpers.pipeline.steps.labels import transition_of
 from tfr_helpers.pipeline.steps.pair_runs import benchmark_specs, test_spec
 from tfr_helpers.records import ModelCallRecord, ProgramRun
 from tfr_helpers.records.rounds import RoundAction, RoundStep
@@ -100,7 +102,6 @@ def run_round(
         k: The round, 1..R.
         states: Chain key -> its state before round k.
     """
-    from tfr_helpers.models import parse_code
 
     failures = _failures(ctx, items, k, states)
     failing = [item for item in items if failures[item.key]]

@@ -30,14 +30,20 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-if TYPE_CHECKING:
-    from tfr_helpers.pipeline.config.experiment import ExperimentConfig
-    from tfr_helpers.pipeline.engine.stage import Stage
+from tfr_helpers.benchmarks.selection_file import selection_path
+from tfr_helpers.models.providers import is_replayed
+from tfr_helpers.models.sim.version import sim_version
+from tfr_helpers.prompts.render import TEMPLATES, load_template
+from tfr_helpers.replay import replay_hashes
 
-HashInput = Callable[["ExperimentConfig"], dict[str, str]]
+ExperimentConfig = Any
+"""An :class:`~tfr_helpers.pipeline.config.experiment.ExperimentConfig` (whose ``fingerprint`` method calls this
+module, so it is not imported here)."""
+
+HashInput = Callable[[ExperimentConfig], dict[str, str]]
 """A function naming some inputs of a run and a short text (a value or a hash) for each."""
 
 HASH_INPUTS: dict[str, HashInput] = {}
@@ -108,7 +114,6 @@ def config_values(config: ExperimentConfig) -> dict[str, str]:
 @register_hash_input("templates")
 def template_hashes(config: ExperimentConfig) -> dict[str, str]:
     """Version and content hash of every prompt template, as loaded for rendering."""
-    from tfr_helpers.prompts.render import TEMPLATES, load_template
 
     out = {}
     for name in TEMPLATES:
@@ -123,7 +128,6 @@ def sim_version_part(config: ExperimentConfig) -> dict[str, str]:
     """The simulated model's version, when any role of the run is simulated."""
     if not any(spec.partition(":")[0] == "sim" for spec in config.models.all_specs()):
         return {}
-    from tfr_helpers.models.sim.version import sim_version
 
     return {"sim": sim_version()}
 
@@ -133,7 +137,6 @@ def selection_hash(config: ExperimentConfig) -> dict[str, str]:
     """Hash of the committed BigCodeBench selection file, when BigCodeBench is in the run."""
     if "bigcodebench" not in config.benchmarks:
         return {}
-    from tfr_helpers.benchmarks.selection import selection_path
 
     path = selection_path()
     return {"bigcodebench_selection": sha256_text(path.read_bytes()) if path.is_file() else "missing"}
@@ -142,8 +145,6 @@ def selection_hash(config: ExperimentConfig) -> dict[str, str]:
 @register_hash_input("replay")
 def replay_dataset_hashes(config: ExperimentConfig) -> dict[str, str]:
     """The files (pinned sha256, or an import directory's own hashes) and rules version of each replayed dataset."""
-    from tfr_helpers.models.registry import is_replayed
-    from tfr_helpers.replay import replay_hashes
 
     parts: dict[str, str] = {}
     for spec in config.models.all_specs():
@@ -182,18 +183,3 @@ def changed_parts(old: dict[str, str], new: dict[str, str]) -> list[str]:
 def covers(declared: str, part: str) -> bool:
     """Whether a declared key (``screening``, ``sandbox``) names ``part`` or a part under it (``sandbox.timeout_s``)."""
     return part == declared or part.startswith(declared + ".")
-
-
-def blocking_stages(
-    parts: Iterable[str], stages: Sequence[Stage], has_records: Callable[[str], bool]
-) -> dict[str, list[str]]:
-    """For each changed part, the stages holding records that depend on it (empty lists: the change is safe).
-
-    Args:
-        parts: Changed fingerprint parts.
-        stages: The registered stages.
-        has_records: ``has_records(checkpoint_name)``: the run directory holds records of that checkpoint.
-            A stage without a checkpoint (the final one) is recomputed every run and never blocks.
-    """
-    holding = [s for s in stages if s.checkpoint is not None and has_records(s.checkpoint)]
-    return {part: [s.name for s in holding if not any(covers(key, part) for key in s.unaffected_by)] for part in parts}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tfr_helpers.benchmarks import load_tasks
 from tfr_helpers.errors import ConfigError, RunDirError
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.store import RunStore
@@ -23,7 +24,6 @@ def select_tasks(config: ExperimentConfig, store: RunStore | None = None) -> dic
         RunDirError: ``tasks.json`` of the run lists other tasks (the benchmark data changed).
         DataError: benchmark data is missing.
     """
-    from tfr_helpers.benchmarks import load_tasks
 
     chosen: dict[str, Task] = {}
     wanted_ids: set[str] = set()
