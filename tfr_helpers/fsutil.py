@@ -18,6 +18,11 @@ from pathlib import Path
 from tfr_helpers.errors import DataError
 
 
+def path_name(name: str) -> str:
+    """``name`` as one file or directory name: each ``/`` becomes ``_`` (``HumanEval/149`` -> ``HumanEval_149``)."""
+    return name.replace("/", "_")
+
+
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """Yield a fresh temporary path beside ``path``; on success rename it over ``path``, on error delete it.

@@ -41,6 +41,7 @@ from tfr_helpers.consensus.matrix import (
 )
 from tfr_helpers.consensus.outputs import exposed_inputs, output_cap, outputs_snippet, outputs_source, parse_outputs
 from tfr_helpers.errors import DataError, SandboxError
+from tfr_helpers.fsutil import path_name
 from tfr_helpers.records import ProgramRun, Task
 from tfr_helpers.replay import ReplayDataset, ReplayTask
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
@@ -323,7 +324,7 @@ class BuildStats:
 
 def matrix_root(run_dir: Path, dataset: str, semantics: Semantics) -> Path:
     """Where a dataset's matrices live in a run directory."""
-    return run_dir / "consensus" / dataset.replace("/", "_") / semantics
+    return run_dir / "consensus" / path_name(dataset) / semantics
 
 
 def build_matrices(

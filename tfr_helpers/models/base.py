@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.fsutil import path_name
 from tfr_helpers.models.providers import known_providers
 from tfr_helpers.prompts.messages import Message, ModelRequest
 from tfr_helpers.records import Task
@@ -27,6 +28,11 @@ TaskLookup = Callable[[str], Task]
 VerdictLookup = Callable[[str, str], "bool | None"]
 """``(reference, test source) -> whether the reference passed that test`` as the study measured it (None: not
 measured): granted with the task lookup, to the simulated judge only (its ground truth)."""
+
+
+def model_dirname(spec: str) -> str:
+    """Directory name of a model in a run directory (``sim:default`` -> ``sim_default``)."""
+    return path_name(spec.replace(":", "_"))
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,7 @@ class ModelSpec:
     @property
     def dirname(self) -> str:
         """Directory name of this model in a run directory (``sim_default``)."""
-        return str(self).replace(":", "_").replace("/", "_")
+        return model_dirname(str(self))
 
 
 @dataclass(frozen=True)

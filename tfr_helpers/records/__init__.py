@@ -28,6 +28,7 @@ from tfr_helpers.records.core import (
     Usage,
     pair_id,
     require_view,
+    sample_index_suffix,
     sample_suffix,
     split_pair_id,
 )
@@ -112,6 +113,7 @@ __all__ = [
     "Usage",
     "pair_id",
     "require_view",
+    "sample_index_suffix",
     "sample_suffix",
     "split_pair_id",
 ]

@@ -69,6 +69,11 @@ def split_pair_id(feedback_id: str) -> tuple[str, int]:
     return (test_id, int(index)) if sep and index.isdigit() else (feedback_id, 0)
 
 
+def sample_index_suffix(sample_index: int) -> str:
+    """Artifact name suffix of a code or test sample's own files: ``""`` for sample 0, ``_s<i>`` for sample ``i``."""
+    return f"_s{sample_index}" if sample_index else ""
+
+
 def sample_suffix(feedback_id: str) -> str:
     """Artifact name suffix of a pair or feedback: ``""`` for code sample 0, ``_c<i>`` for code sample ``i``."""
     index = split_pair_id(feedback_id)[1]

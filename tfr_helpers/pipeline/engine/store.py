@@ -14,22 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from tfr_helpers.errors import RunDirError
-from tfr_helpers.fsutil import atomic_write_text
+from tfr_helpers.fsutil import atomic_write_text, path_name
+from tfr_helpers.models.base import model_dirname
 from tfr_helpers.pipeline.config.fingerprint import changed_parts, describe_changes
 from tfr_helpers.pipeline.engine.codec import encode_results
 from tfr_helpers.records import Results
 
 CHECKPOINT_VERSION = 1
-
-
-def model_dirname(model: str) -> str:
-    """Directory name of a model spec (``sim:default`` -> ``sim_default``)."""
-    return model.replace(":", "_").replace("/", "_")
-
-
-def task_dirname(task_id: str) -> str:
-    """Directory name of a task id (``HumanEval/149`` -> ``HumanEval_149``)."""
-    return task_id.replace("/", "_")
 
 
 class RunStore:
@@ -116,7 +107,7 @@ class RunStore:
         ``durable=False`` skips the fsync (still atomic): for the thousands of artifacts of many samples or
         replayed data, which the checkpoints and the call log can rebuild.
         """
-        rel = f"{model_dirname(model)}/{task_dirname(task_id)}/{name}"
+        rel = f"{model_dirname(model)}/{path_name(task_id)}/{name}"
         atomic_write_text(self.root / rel, text, fsync=durable)
         return rel
 

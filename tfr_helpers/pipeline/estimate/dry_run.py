@@ -41,7 +41,7 @@ from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import registered_stages
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
-from tfr_helpers.pipeline.estimate.report import Estimate, Line, Range
+from tfr_helpers.pipeline.estimate.report import Line, Range, StudyEstimate
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.records import ModelCallRecord
 
@@ -245,7 +245,7 @@ def estimate(
     run_dir: Path | None = None,
     fail_rate: tuple[float, float] = DEFAULT_FAIL_RATE,
     batch: bool | None = None,
-) -> Estimate:
+) -> StudyEstimate:
     """Calls per stage and role, input and output tokens and the cost in USD, with ranges (no call is made)."""
 
     planned, modes, done = plan_calls(config, run_dir, fail_rate)
@@ -287,7 +287,7 @@ def estimate(
     missing = sorted(k for k, v in providers.items() if v is None)
     if missing:
         notes.append(f"cache not checked for {', '.join(missing)} (its API key is not set)")
-    return Estimate(
+    return StudyEstimate(
         lines=list(lines.values()),
         modes=modes,
         fail_rate=fail_rate,

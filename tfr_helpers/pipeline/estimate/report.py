@@ -63,7 +63,7 @@ def _usd(r: Range) -> str:
 
 
 @dataclass
-class Estimate:
+class StudyEstimate:
     """What :func:`~tfr_helpers.pipeline.estimate.dry_run.estimate` found."""
 
     lines: list[Line]

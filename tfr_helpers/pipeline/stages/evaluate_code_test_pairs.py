@@ -22,6 +22,7 @@ from tfr_helpers.records import (
     ProgramRun,
     TestOutcome,
     pair_id,
+    sample_index_suffix,
 )
 
 
@@ -55,7 +56,7 @@ def _records(ctx: RunContext, item: PairJob, found: PairRuns) -> list[Any]:
     per_pair = not scope.compact_artifacts(ctx.config, model)
     out: list[Any] = []
     for code in item.codes:
-        suffix = f"_s{code.sample_index}" if code.sample_index else ""
+        suffix = sample_index_suffix(code.sample_index)
         bench_run = found.bench[(code.code or "", task.task_id)]
         run_path = ctx.store.artifact(
             model,

@@ -13,7 +13,7 @@ from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
 from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords
-from tfr_helpers.records import GeneratedCode, Task
+from tfr_helpers.records import GeneratedCode, Task, sample_index_suffix
 from tfr_helpers.replay.units import published_program
 
 
@@ -63,7 +63,7 @@ def generate_codes(items: Sequence[CodeJob], ctx: RunContext) -> list[GeneratedC
 
 def _code(ctx: RunContext, item: CodeJob, index: int, result: CallResult) -> GeneratedCode:
     task_id = item.task.task_id
-    suffix = f"_s{index}" if index else ""
+    suffix = sample_index_suffix(index)
     call = save_call(ctx, item.model, task_id, f"codegen{suffix}", result)
     parsed = parse_code(result.text or "", item.task.entry_point)
     code, error = parsed.code, parsed.error

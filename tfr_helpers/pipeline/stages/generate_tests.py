@@ -13,7 +13,7 @@ from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
 from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords
-from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind
+from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def _sample_tests(
     """The tests of one reply (numbered from ``first``), or its failure record."""
 
     task_id = item.task.task_id
-    call = save_call(ctx, item.model, task_id, item.kind + (f"_s{sample}" if sample else ""), result)
+    call = save_call(ctx, item.model, task_id, item.kind + sample_index_suffix(sample), result)
     parsed = parse_tests(result.text or "", item.kind, item.task.entry_point, max_tests=item.count)
     dropped = [f"{d.name}: {d.reason}" for d in parsed.dropped]  # extras beyond count, broken tests
     if not parsed.tests:

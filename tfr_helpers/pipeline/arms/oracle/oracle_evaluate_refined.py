@@ -15,6 +15,7 @@ from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.labels import transition_of
+from tfr_helpers.pipeline.steps.lookups import tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import benchmark_specs
 from tfr_helpers.records import (
     BenchmarkVerdict,
@@ -103,7 +104,7 @@ def oracle_refined_items(ctx: RunContext, records: StageRecords) -> list[OracleR
         (v.model, v.task_id, v.code_index): v.passed
         for v in records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict)
     }
-    test_of = {t.test_id: t for t in records_of(records, "generate_tests", GeneratedTest)}
+    test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
     repair_of = {r.feedback_id: r for r in records_of(records, "oracle_repair_tests", RepairedTest)}
     jobs = []
     for ref in records_of(records, "oracle_refine_codes", OracleRefinement):

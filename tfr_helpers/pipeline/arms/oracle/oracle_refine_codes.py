@@ -16,6 +16,7 @@ from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
 from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.steps.lookups import code_texts, tests_by_id
 from tfr_helpers.pipeline.steps.refine import RefineJob, request_refinements
 from tfr_helpers.records import GeneratedCode, GeneratedTest, OracleRefinement, RepairedTest
 
@@ -45,10 +46,8 @@ def oracle_refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Ora
 
 def oracle_refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJob]:
     """One job per repaired feedback (the code failed the repaired test) of a coder that has a refiner."""
-    code_of = {
-        (c.model, c.task_id, c.sample_index): c.code or "" for c in records_of(records, "generate_codes", GeneratedCode)
-    }
-    test_of = {t.test_id: t for t in records_of(records, "generate_tests", GeneratedTest)}
+    code_of = code_texts(records_of(records, "generate_codes", GeneratedCode))
+    test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
     return [
         RefineJob(
             r.model,

@@ -26,6 +26,7 @@ from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.feedback import build_feedback
+from tfr_helpers.pipeline.steps.lookups import code_texts, tests_by_id
 from tfr_helpers.records import (
     GeneratedCode,
     GeneratedTest,
@@ -180,10 +181,8 @@ def repair_items(ctx: RunContext, records: StageRecords) -> list[RepairJob]:
     """One job per unreliable EBT test-fail feedback (none unless ``refinement.oracle_repair``)."""
     if not ctx.config.refinement.oracle_repair:
         return []
-    code_of = {
-        (c.model, c.task_id, c.sample_index): c.code or "" for c in records_of(records, "generate_codes", GeneratedCode)
-    }
-    test_of = {t.test_id: t for t in records_of(records, "generate_tests", GeneratedTest)}
+    code_of = code_texts(records_of(records, "generate_codes", GeneratedCode))
+    test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
     return [
         RepairJob(ctx.tasks[p.task_id], p, test_of[p.test_id], code_of[(p.model, p.task_id, p.code_index)])
         for p in records_of(records, "evaluate_code_test_pairs", PairEvaluation)

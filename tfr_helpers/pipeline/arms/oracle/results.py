@@ -7,7 +7,6 @@ from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
 from tfr_helpers.records import OracleRefinedEvaluation, OracleRefinement, OracleRepairResults, RepairedTest
 
-NO_REFINER = "not run: no refiner"
 """Refinement status of a coder whose refiner is a replay dataset (its repaired tests are still reported)."""
 
 
@@ -19,5 +18,7 @@ def oracle_results(ctx: RunContext, records: StageRecords) -> OracleRepairResult
         repaired_tests=records_of(records, "oracle_repair_tests", RepairedTest),
         refinements=records_of(records, "oracle_refine_codes", OracleRefinement),
         refined_evaluations=records_of(records, "oracle_evaluate_refined", OracleRefinedEvaluation),
-        refinement_status={m: "run" if scope.refines(ctx.config, m) else NO_REFINER for m in ctx.config.models.coder_names},
+        refinement_status={
+            m: "run" if scope.refines(ctx.config, m) else scope.NO_REFINER for m in ctx.config.models.coder_names
+        },
     )

@@ -22,7 +22,7 @@ from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
-from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind
+from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 from tfr_helpers.records.rounds import RoundTests
 
 register_record_type(RoundTests)
@@ -113,7 +113,7 @@ def generate_round_tests(items: Sequence[RoundTestJob], ctx: RunContext) -> list
         failures: list[TestGenerationFailure] = []
         for s, result in enumerate(mine):
             sample = (item.round - 1) * item.samples + s
-            call = save_call(ctx, item.model, task_id, f"r{item.round}_{item.kind}" + (f"_s{s}" if s else ""), result)
+            call = save_call(ctx, item.model, task_id, f"r{item.round}_{item.kind}" + sample_index_suffix(s), result)
             parsed = parse_tests(result.text or "", item.kind, item.task.entry_point, max_tests=item.count)
             dropped = [f"{d.name}: {d.reason}" for d in parsed.dropped]
             if not parsed.tests:
