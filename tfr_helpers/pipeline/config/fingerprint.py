@@ -35,7 +35,7 @@ from typing import Any
 
 from tfr_helpers.benchmarks.selection_file import selection_path
 from tfr_helpers.models.providers import is_replayed
-from tfr_helpers.models.sim.version import sim_version
+from tfr_helpers.models.sim import version as sim_version_module
 from tfr_helpers.prompts.render import TEMPLATES, load_template
 from tfr_helpers.replay import replay_hashes
 
@@ -129,7 +129,7 @@ def sim_version_part(config: ExperimentConfig) -> dict[str, str]:
     if not any(spec.partition(":")[0] == "sim" for spec in config.models.all_specs()):
         return {}
 
-    return {"sim": sim_version()}
+    return {"sim": sim_version_module.sim_version()}
 
 
 @register_hash_input("bigcodebench_selection")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfr_helpers.benchmarks import load_tasks
+from tfr_helpers import benchmarks
 from tfr_helpers.errors import ConfigError, RunDirError
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.store import RunStore
@@ -28,7 +28,7 @@ def select_tasks(config: ExperimentConfig, store: RunStore | None = None) -> dic
     chosen: dict[str, Task] = {}
     wanted_ids: set[str] = set()
     for bench in config.benchmarks:
-        tasks = load_tasks(bench)
+        tasks = benchmarks.load_tasks(bench)
         selection = config.selection_for(bench)
         if selection == "all":
             picked = tasks

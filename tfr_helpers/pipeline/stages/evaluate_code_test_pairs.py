@@ -1,4 +1,4 @@
-"""Stage 3, evaluate_code_test_pairs: the generated code on the benchmark tests, and each generated test
+"""Stage evaluate_code_test_pairs: the generated code on the benchmark tests, and each generated test
 against every code sample and the reference (rerun on a reference non-pass) -> RQ1 case, reliability,
 cause and feedback. How the runs are made (each distinct program once): :mod:`.pair_runs`."""
 

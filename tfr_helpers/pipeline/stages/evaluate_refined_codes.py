@@ -1,4 +1,4 @@
-"""Stage 6, evaluate_refined_codes: a refined program on the benchmark tests and the same generated test."""
+"""Stage evaluate_refined_codes: a refined program on the benchmark tests and the same generated test."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stage 7, finalize_results: every record of the run consolidated into ``results.json``."""
+"""Stage finalize_results: every record of the run consolidated into ``results.json``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stage 1, generate_codes: ``code_samples_per_task`` code samples per coder model and task (default one)."""
+"""Stage generate_codes: ``code_samples_per_task`` code samples per coder model and task (default one)."""
 
 from __future__ import annotations
 

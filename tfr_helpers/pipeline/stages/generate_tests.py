@@ -1,4 +1,4 @@
-"""Stage 2, generate_tests: EBT and PBT responses from the task description alone, one record per test."""
+"""Stage generate_tests: EBT and PBT responses from the task description alone, one record per test."""
 
 from __future__ import annotations
 

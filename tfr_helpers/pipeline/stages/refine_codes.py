@@ -1,4 +1,4 @@
-"""Stage 5, refine_codes: one independent refinement per test-fail feedback."""
+"""Stage refine_codes: one independent refinement per test-fail feedback."""
 
 from __future__ import annotations
 

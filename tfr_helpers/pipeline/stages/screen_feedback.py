@@ -1,4 +1,4 @@
-"""Stage 4, screen_feedback: every configured strategy on every test-fail feedback, before refinement."""
+"""Stage screen_feedback: every configured strategy on every test-fail feedback, before refinement."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stage 63, oracle_evaluate_refined: each oracle-repaired refinement on the benchmark tests and the repaired test.
+"""Stage oracle_evaluate_refined: each oracle-repaired refinement on the benchmark tests and the repaired test.
 
 Evaluated exactly like the original arm (:mod:`.evaluate_refined_codes`): the benchmark tests decide the
 transition from the generated code's verdict; the refined code's outcome on the (repaired) generated test is kept.

@@ -1,4 +1,4 @@
-"""Stage backprompt_rounds (order 67): every chain refined round after round, checkpointed per round.
+"""Stage backprompt_rounds: every chain refined round after round, checkpointed per round.
 
 The runner checkpoints a chain (``checkpoints/round_chains.jsonl``) once all its rounds are done. Inside a
 chunk of chains the rounds advance together, and each round's steps are appended to

@@ -1,4 +1,4 @@
-"""Stage evaluate_round_suites (order 66): the reference on every fresh suite (rounds 2..R).
+"""Stage evaluate_round_suites: the reference on every fresh suite (rounds 2..R).
 
 Measurement only: whether the reference passes a test gives the suite's precision and the reliability of the
 feedback that test produces; neither is ever shown to the refiner. One sandbox run per suite (all its tests),

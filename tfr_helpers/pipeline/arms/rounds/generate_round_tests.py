@@ -1,4 +1,4 @@
-"""Stage generate_round_tests (order 65): fresh test suites for rounds 2..R (``refinement.round_tests: fresh``).
+"""Stage generate_round_tests: fresh test suites for rounds 2..R (``refinement.round_tests: fresh``).
 
 A suite comes from the task description alone, like ``generate_tests``' (round 1's suite), so every round's
 suite is generated up front, before any chain runs. Round k's suite of a (coder, task, kind) is the tester's
