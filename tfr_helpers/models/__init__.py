@@ -37,6 +37,7 @@ from tfr_helpers.models.errors import (
     RateLimited,
     Timeout,
 )
+from tfr_helpers.models.jobs import ModelReply
 from tfr_helpers.models.parse import (
     ParsedCode,
     ParsedDecision,
@@ -48,7 +49,6 @@ from tfr_helpers.models.parse import (
 )
 from tfr_helpers.models.providers import PROVIDERS, is_replayed, is_simulated, known_providers, register_provider
 from tfr_helpers.models.registry import make_provider
-from tfr_helpers.models.reply import ModelReply
 from tfr_helpers.models.settings import CacheMode, ModelSettings, Price, RetryPolicy, SamplingSettings
 from tfr_helpers.prompts import TEMPLATE_VERSIONS, TEMPLATES, make_request, render_prompt
 

@@ -25,7 +25,7 @@ from tfr_helpers.models.base import ModelRequest, ModelSpec, ProviderReply
 from tfr_helpers.models.budget import reservation
 from tfr_helpers.models.cache import cache_key, cache_key_components
 from tfr_helpers.models.errors import ModelError
-from tfr_helpers.models.reply import ModelReply, call_record
+from tfr_helpers.models.jobs import ModelReply, call_record
 from tfr_helpers.models.sdk.batch_apis import batch_api
 from tfr_helpers.records import Usage
 

@@ -1,9 +1,12 @@
-"""A model call a stage wants (``CallJob``), its answer (``CallResult``) and the prompt variables every task gives."""
+"""One model call: the job a stage wants (``CallJob``, with the prompt variables every task gives), the answer
+the client returns (``ModelReply``, its record built by :func:`call_record`) and the stage's view of it (``CallResult``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from tfr_helpers.models.base import ModelRequest, ModelSpec
 from tfr_helpers.records import ModelCallRecord, Role, Task, TaskView
 
 
@@ -33,3 +36,23 @@ class CallResult:
     record: ModelCallRecord
     prompt: str
     """The rendered prompt, for the human-readable artifact."""
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """Answer of one call: ``text`` is None when the call failed (``record.error`` says why)."""
+
+    text: str | None
+    record: ModelCallRecord
+
+
+def call_record(spec: ModelSpec, request: ModelRequest, stage: str, **fields: Any) -> ModelCallRecord:
+    """The record of one call of ``request`` to ``spec`` (``fields``: cached, error, usage, latency_s, retries...)."""
+    return ModelCallRecord(
+        model=str(spec),
+        role=request.role,
+        stage=stage,
+        template=request.template,
+        template_version=request.template_version,
+        **fields,
+    )
