@@ -42,7 +42,7 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, N
 
 @pytest.fixture(scope="session")
 def shared_benchmarks() -> Path:
-    """The benchmark snapshots (``$TFR_BENCHMARK_DIR``, default ``../shared/benchmarks``); missing: skip, or fail in CI."""
+    """The benchmark snapshots (``$TFR_BENCHMARK_DIR``, set by CI); missing: skip, or fail in CI."""
     return benchmark_dir()
 
 

@@ -19,6 +19,11 @@ from tfr_helpers.errors import DataError
 from tfr_helpers.launch import env_path
 
 
+def path_name(name: str) -> str:
+    """``name`` as one file or directory name: each ``/`` becomes ``_`` (``HumanEval/149`` -> ``HumanEval_149``)."""
+    return name.replace("/", "_")
+
+
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """Yield a fresh temporary path beside ``path``; on success rename it over ``path``, on error delete it.

@@ -102,7 +102,7 @@ class Profile:
 @contextmanager
 def instrumented(profile: Profile) -> Iterator[None]:
     """Patch the worker handle, ``Sandbox.run`` and the stage registry to feed ``profile``; undo on exit."""
-    from tfr_helpers.pipeline import stages as stages_mod
+    from tfr_helpers.pipeline.engine import stage as stages_mod
     from tfr_helpers.sandbox import pool
 
     orig_init, orig_close, orig_run = pool._WorkerHandle.__init__, pool._WorkerHandle.close, pool.Sandbox.run

@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import tfr_helpers.executors
-from tfr_helpers.executors.ray_executor import import_ray
+from tfr_helpers.executors.ray_start import import_ray
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.results_io import decode_records
-from tfr_helpers.pipeline.store import RunStore
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.engine.codec import decode_records
+from tfr_helpers.pipeline.engine.store import RunStore
 
 REPO = Path(__file__).resolve().parents[2]
 _make_executor = tfr_helpers.executors.make_executor

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.results_io import decode_records
-from tfr_helpers.pipeline.store import RunStore
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.engine.codec import decode_records
+from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation
 
 DATASET = "replay:codet-codegen16b-humaneval"

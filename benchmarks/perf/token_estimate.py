@@ -21,8 +21,8 @@ def main(params: str) -> None:
     import bpe_openai
 
     from tfr_helpers.pipeline import load_config
-    from tfr_helpers.pipeline.estimate import CHARS_PER_TOKEN, plan_calls
-    from tfr_helpers.pipeline.tasks import select_tasks
+    from tfr_helpers.pipeline.engine.tasks import select_tasks
+    from tfr_helpers.pipeline.estimate.dry_run import CHARS_PER_TOKEN, plan_calls
 
     config = load_config(params)
     planned, _, _ = plan_calls(config)

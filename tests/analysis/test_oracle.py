@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tfr_helpers.analysis.oracle import oracle_comparison, oracle_summary, present, repair_report
+from tfr_helpers.analysis.arms.oracle import oracle_comparison, oracle_summary, present, repair_report
 from tfr_helpers.records import (
     Feedback,
     OracleRefinedEvaluation,

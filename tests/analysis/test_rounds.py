@@ -15,17 +15,17 @@ import pytest
 from tests.analysis import test_export
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis import analyze
-from tfr_helpers.analysis.export import AnalysisOutputs
-from tfr_helpers.analysis.rounds import (
+from tfr_helpers.analysis.arms.rounds import (
     TABLE,
     per_round,
     plot_pass_at_1_per_round,
     round_transitions,
 )
-from tfr_helpers.analysis.summary import frame_records
-from tfr_helpers.pipeline.results_io import load_results
+from tfr_helpers.analysis.export import AnalysisOutputs
+from tfr_helpers.analysis.frames import frame_records
+from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
-from tfr_helpers.rounds_records import RoundChain, RoundsResults, RoundStep
+from tfr_helpers.records.rounds import RoundChain, RoundsResults, RoundStep
 
 matplotlib.use("Agg")
 MODEL = "sim:default"

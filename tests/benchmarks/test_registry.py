@@ -21,7 +21,7 @@ from tfr_helpers.benchmarks import (
 )
 from tfr_helpers.benchmarks.registry import _REGISTRY
 from tfr_helpers.errors import ConfigError, DataError
-from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict
 
 _TOY_MODULE = """
 from pathlib import Path

@@ -17,7 +17,7 @@ import pytest
 
 from tests.helpers.env import CHROMIUM, require_executable
 from tests.notebooks.smoke import ROOT, SMOKE_PARAMS, smoke_run
-from tfr_helpers.notebook_params import file_parameters
+from tfr_helpers.notebooks.parameters import file_parameters
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

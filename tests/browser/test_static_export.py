@@ -21,7 +21,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The smoke run and the HTML of its executed case browser notebook."""
     require_executable(str(CHROMIUM), "apt-get install chromium")
     require_executable("npm", "apt-get install npm: the export takes the widget manager from the npm registry")
-    from tfr_helpers.notebooks import run_notebooks
+    from tfr_helpers.notebooks.running import run_notebooks
 
     run = smoke_run(tmp_path_factory.getbasetemp())
     report = run_notebooks(SMOKE_PARAMS, run, names=("04_case_browser.ipynb",)).notebooks[0]

@@ -15,7 +15,7 @@ from tfr_helpers.analysis.rq3 import screening_and_downstream
 from tfr_helpers.benchmarks import load_tasks
 from tfr_helpers.models import credentials
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict
 
 pytestmark = pytest.mark.slow
 PARAMS = Path(__file__).resolve().parents[2] / "papermill_params" / "replay_openai.yaml"

@@ -10,15 +10,15 @@ import pytest
 
 from tfr_helpers.analysis import load_results
 from tfr_helpers.consensus.from_run import selection_by_coder
-from tfr_helpers.consensus.ranking import selector_names
+from tfr_helpers.consensus.rankers.builtin import selector_names
 from tfr_helpers.consensus.screening import run_matrices
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.context import RunContext
-from tfr_helpers.pipeline.results_io import decode_records, encode_records
-from tfr_helpers.pipeline.store import RunStore
-from tfr_helpers.pipeline.strategies import resolve_strategy
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.engine.codec import decode_records, encode_records
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.store import RunStore
+from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.records import PairEvaluation
 from tfr_helpers.records import TestOutcome as Outcome
 

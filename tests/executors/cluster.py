@@ -1,7 +1,7 @@
 """A two-node Ray test cluster on this one machine (``ray.cluster_utils.Cluster``), started robustly on 2 cores.
 
 Each node's raylet waits a hard-coded 15 s for its dashboard agent to write its port files and aborts if the
-agent is later (ray-project/ray issue 65983); on two shared cores the agent's ``import ray`` alone can take
+agent is later (ray-project/ray#65983); on two shared cores the agent's ``import ray`` alone can take
 that long, and a node starts five such Python processes. So: the nodes start under
 ``tfr_helpers.executors.ray_start.node_env`` (which hides from them a dev-only package that costs half of
 ``import ray``), without the dashboard, with a small object store and one CPU each, one at a time, with the Ray
@@ -64,8 +64,7 @@ def _children() -> list[int]:
 
 def start_cluster() -> Any:
     """A ``Cluster`` with a head and a second node (1 CPU each), both up; retried :data:`START_TRIES` times."""
-    from tfr_helpers.executors.ray_executor import import_ray
-    from tfr_helpers.executors.ray_start import node_env
+    from tfr_helpers.executors.ray_start import import_ray, node_env
 
     import_ray()  # sets RAY_ENABLE_UV_RUN_RUNTIME_ENV=0 for the nodes and the drivers started from here
     from ray.cluster_utils import Cluster

@@ -9,7 +9,7 @@ import pytest
 from tfr_helpers.errors import TfrError
 from tfr_helpers.executors import make_executor
 from tfr_helpers.executors.ray_executor import split
-from tfr_helpers.pipeline.config import ExperimentConfig
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.sandbox import Limits, TestSpec
 
 

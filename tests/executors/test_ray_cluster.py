@@ -1,5 +1,5 @@
 """The Ray executor on a real two-node cluster on this machine: the smoke study gives the local executor's
-results, and a node removed while a stage runs loses or duplicates no outcome (issue 13)."""
+results, and a node removed while a stage runs loses or duplicates no outcome."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ RUN_TIMEOUT_S = 300
 """Time box of one ``tfr stage all`` (a hung cluster fails the test instead of blocking CI)."""
 
 try:
-    from tfr_helpers.executors.ray_executor import import_ray
+    from tfr_helpers.executors.ray_start import import_ray
 
     ray = import_ray()  # the first import of ray (with RAY_ENABLE_UV_RUN_RUNTIME_ENV=0)
 except TfrError:

@@ -47,7 +47,7 @@ def require_executable(name: str, install: str) -> str:
 
 
 def benchmark_dir() -> Path:
-    """The benchmark snapshots (``$TFR_BENCHMARK_DIR``, default ``../shared/benchmarks``); else :func:`missing`."""
+    """The benchmark snapshots (``$TFR_BENCHMARK_DIR``, set by CI to the snapshot directory); else :func:`missing`."""
     default = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks"
     path = Path(os.environ.get("TFR_BENCHMARK_DIR") or default)
     if not (path / "mbpp" / "sanitized-mbpp.json").is_file():

@@ -79,7 +79,7 @@ def test_insufficient_quota_429_is_fatal_but_a_plain_429_is_retried(server, tmp_
     with _client(server, tmp_path) as client:
         server.push(Action("status", status=429))  # the fake server's 429 body has no insufficient_quota code: retried
         assert client.call("openai:m1", _request(0), stage="s").text is not None and client.stop is None
-    from tfr_helpers.models.sdk_errors import _status_error
+    from tfr_helpers.models.sdk.sdk_errors import _status_error
 
     err = _status_error(429, "HTTP 429", None, {"error": {"code": "insufficient_quota", "message": "You exceeded"}})
     assert type(err).__name__ == "QuotaExhausted" and err.fatal and not err.retryable
@@ -148,7 +148,7 @@ def test_cached_reply_keeps_the_original_usage_and_cost_across_clients(server, t
     ],
 )
 def test_error_bodies_decide_between_fatal_and_retryable(status, body, kind):
-    from tfr_helpers.models.sdk_errors import _status_error
+    from tfr_helpers.models.sdk.sdk_errors import _status_error
 
     err = _status_error(status, f"HTTP {status}", None, body)
     assert type(err).__name__ == kind

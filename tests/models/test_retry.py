@@ -9,7 +9,7 @@ import pytest
 
 from tfr_helpers.models.errors import BadRequest, ProviderUnavailable, RateLimited, Timeout
 from tfr_helpers.models.retry import backoff_s, call_with_retries, wait_before_retry
-from tfr_helpers.models.sdk_errors import parse_retry_after
+from tfr_helpers.models.sdk.sdk_errors import parse_retry_after
 from tfr_helpers.models.settings import RetryPolicy
 
 

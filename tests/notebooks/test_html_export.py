@@ -14,7 +14,7 @@ from ipywidgets.embed import dependency_state
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from tests.helpers.env import require_executable
-from tfr_helpers.html_export import (
+from tfr_helpers.notebooks.html_export import (
     HTML_MANAGER,
     REQUIREJS,
     STATIC_DIR,
@@ -72,7 +72,7 @@ def test_export_falls_back_to_the_cdn_with_a_warning(
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path / "cache"))
-    with caplog.at_level(logging.WARNING, logger="tfr_helpers.html_export"):
+    with caplog.at_level(logging.WARNING, logger="tfr_helpers.notebooks.html_export"):
         html = export_html(_widget_notebook(tmp_path / "w.ipynb")).read_text()
     assert "its widgets load from the CDN" in caplog.text and "npm not found" in caplog.text
     assert any(s.startswith("https://cdnjs.cloudflare.com/") for s in _script_sources(html))

@@ -10,7 +10,7 @@ import pytest
 from papermill.translators import PythonTranslator
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.notebook_params import (
+from tfr_helpers.notebooks.parameters import (
     NOTEBOOKS_DIR,
     QUICK_STUDY,
     config_from_namespace,
@@ -20,7 +20,7 @@ from tfr_helpers.notebook_params import (
     stale_notebooks,
     write_parameters_cells,
 )
-from tfr_helpers.pipeline.config import config_from_dict, load_config
+from tfr_helpers.pipeline.config.experiment import config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAMS = sorted((ROOT / "papermill_params").glob("*.yaml"))
@@ -108,7 +108,7 @@ def test_tfr_run_fills_the_quick_study_keys_a_file_leaves_out_with_the_model_def
 
 
 def test_open_run_takes_a_relative_run_dir_from_the_project_root() -> None:
-    from tfr_helpers.notebooks import open_run
+    from tfr_helpers.notebooks.running import open_run
 
     config, run = open_run({**_cell_namespace(), "run_dir": "runs/try"})
     assert run == ROOT / "runs" / "try" and config.run_name == "quick"

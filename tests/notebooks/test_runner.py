@@ -12,7 +12,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from tfr_helpers.errors import ConfigError, TfrError
-from tfr_helpers.notebooks import project_kernel, run_notebooks
+from tfr_helpers.notebooks.running import project_kernel, run_notebooks
 
 pytestmark = pytest.mark.notebooks
 

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from tests.notebooks.smoke import SMOKE_PARAMS, smoke_run
-from tfr_helpers.notebooks import NOTEBOOKS, run_notebooks
+from tfr_helpers.notebooks.running import NOTEBOOKS, run_notebooks
 
 pytestmark = [pytest.mark.slow, pytest.mark.notebooks]
 

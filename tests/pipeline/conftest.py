@@ -25,7 +25,7 @@ def without_timing(data: Any) -> Any:
 def results_json(run_dir: Path) -> Any:
     """``results.json`` of a run without timing fields, its shared values put back in place (which values two
     executions share can depend on their timing: equal durations merge)."""
-    from tfr_helpers.pipeline.results_io import resolve_shared
+    from tfr_helpers.pipeline.engine.codec import resolve_shared
 
     return without_timing(resolve_shared(json.loads((run_dir / "results.json").read_text())))
 

@@ -18,7 +18,7 @@ from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.models import credentials
 from tfr_helpers.models.batch import BatchState
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict
 
 from .study_server import RIGHT_KEY, Responder, params, study_tasks
 from .test_faults_study import comparable

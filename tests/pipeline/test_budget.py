@@ -18,8 +18,8 @@ from tfr_helpers.errors import ConfigError
 from tfr_helpers.models import credentials
 from tfr_helpers.models.budget import Budget, BudgetExhausted
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.undone import RunIncomplete
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.engine.faults import RunIncomplete
 
 from .study_server import MODEL, RIGHT_KEY, Responder, params, study_tasks
 from .test_faults_study import comparable

@@ -10,7 +10,7 @@ import pytest
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import load_config, run_stages
-from tfr_helpers.pipeline import runner as runner_mod
+from tfr_helpers.pipeline.engine import runner as runner_mod
 
 from .conftest import results_json
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tfr_helpers.pipeline.classify import case_of, cause_of, reliability_of
+from tfr_helpers.pipeline.steps.labels import case_of, cause_of, reliability_of
 from tfr_helpers.records import TestOutcome as Outcome
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import load_config
-from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict
 
 PARAMS = Path(__file__).resolve().parents[2] / "papermill_params"
 

@@ -16,8 +16,8 @@ from tfr_helpers.cli.estimate_cmds import parse_fail_rate
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models import credentials
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.estimate import estimate
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.estimate.dry_run import estimate
 
 from .study_server import MODEL, RIGHT_KEY, Responder, params, study_tasks
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.fake_llm_server import FakeLLMServer
-from tfr_helpers.pipeline.undone import EXIT_INCOMPLETE
+from tfr_helpers.pipeline.engine.faults import EXIT_INCOMPLETE
 
 from .study_server import RIGHT_KEY, WRONG_KEY, Responder, study_tasks, write_params
 
@@ -82,13 +82,13 @@ def test_tfr_run_reports_undone_items_from_a_notebook_as_run_incomplete(tmp_path
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
 
-    from tfr_helpers.notebooks import run_notebooks
-    from tfr_helpers.pipeline.undone import RunIncomplete
+    from tfr_helpers.notebooks.running import run_notebooks
+    from tfr_helpers.pipeline.engine.faults import RunIncomplete
 
     cells = [new_code_cell('params_file: str = ""\nrun_dir: str = ""'), new_code_cell("")]
     cells[0].metadata["tags"] = ["parameters"]
     cells[1].source = (
-        "from tfr_helpers.pipeline.undone import RunIncomplete\n"
+        "from tfr_helpers.pipeline.engine.faults import RunIncomplete\n"
         "raise RunIncomplete('2 item(s) are left undone (generate_codes 2): a, b. Rerun to continue.')"
     )
     nb = new_notebook(cells=cells)

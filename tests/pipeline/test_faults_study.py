@@ -1,4 +1,4 @@
-"""Acceptance (issue 16): a wrong key and an outage leave items undone, never results; a rerun completes the study.
+"""A wrong key and an outage leave items undone, never results; a rerun completes the study.
 
 Every role runs through the real openai SDK against the fake OpenAI-compatible server on 127.0.0.1.
 """
@@ -15,9 +15,9 @@ import pytest
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.models import credentials
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.results_io import resolve_shared
-from tfr_helpers.pipeline.undone import RunIncomplete
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.engine.codec import resolve_shared
+from tfr_helpers.pipeline.engine.faults import RunIncomplete
 
 from .conftest import without_timing
 from .study_server import RIGHT_KEY, WRONG_KEY, Responder, params, study_tasks
@@ -180,7 +180,7 @@ def test_outage_leaves_named_items_undone_and_a_rerun_completes(env, server, bas
 
 def test_truncated_reply_is_a_result_recorded_as_truncated(env, server, tmp_path):
     from tests.helpers.fake_llm_server import Action
-    from tfr_helpers.pipeline.store import RunStore
+    from tfr_helpers.pipeline.engine.store import RunStore
     from tfr_helpers.records import GeneratedCode
 
     server.push(Action("ok", text="Let me think about this step by step. First, we", finish="length"))
@@ -199,7 +199,7 @@ def test_truncated_reply_is_a_result_recorded_as_truncated(env, server, tmp_path
 def test_ledger_blocks_later_items_of_an_undone_unit_but_never_test_generation():
     from dataclasses import dataclass
 
-    from tfr_helpers.pipeline.undone import Ledger
+    from tfr_helpers.pipeline.engine.faults import Ledger
 
     @dataclass(frozen=True)
     class Item:

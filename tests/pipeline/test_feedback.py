@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfr_helpers.pipeline.feedback import build_feedback
+from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.records import TestOutcome as Outcome
 
 SOURCE = "def test_add():\n    assert add(1, 2) == 3\n"

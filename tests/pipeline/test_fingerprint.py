@@ -12,10 +12,10 @@ import pytest
 
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.models.sim import version as sim_version_module
-from tfr_helpers.pipeline import fingerprint as fp
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import ExperimentConfig, config_from_dict
-from tfr_helpers.pipeline.store import RunStore
+from tfr_helpers.pipeline.config import fingerprint as fp
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig, config_from_dict
+from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.prompts import render
 
 PARAMS = {

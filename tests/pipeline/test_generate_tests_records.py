@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tfr_helpers.models import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, registry
+from tfr_helpers.models import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, providers
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict
 
 EBT_REPLY = """Here are more tests than you asked for:
 
@@ -45,7 +45,7 @@ class ChattyTester(Provider):
 def test_extra_and_broken_tests_are_dropped_with_reason_and_count(
     pipeline_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(registry._REGISTRY, "sim", registry.ProviderEntry("sim", lambda _: ChattyTester(), True))
+    monkeypatch.setitem(providers._REGISTRY, "sim", providers.ProviderEntry("sim", lambda _: ChattyTester(), True))
     config = config_from_dict(
         {
             "run_name": "chatty",

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tfr_helpers.pipeline.classify import case_of, cause_of, reliability_of
-from tfr_helpers.pipeline.config import ExperimentConfig
-from tfr_helpers.pipeline.context import RunContext
-from tfr_helpers.pipeline.feedback import build_feedback
-from tfr_helpers.pipeline.oracle_repair import RepairJob, oracle_repair_tests, repair_items
-from tfr_helpers.pipeline.store import RunStore
+from tfr_helpers.pipeline.arms.oracle.oracle_repair_tests import RepairJob, oracle_repair_tests, repair_items
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.store import RunStore
+from tfr_helpers.pipeline.steps.feedback import build_feedback
+from tfr_helpers.pipeline.steps.labels import case_of, cause_of, reliability_of
 from tfr_helpers.records import GeneratedCode, GeneratedTest, ModelCallRecord, PairEvaluation, RepairedTest, Task, pair_id
 
 REFERENCE = "def add(a, b):\n    if a < 0:\n        raise ValueError('a must be >= 0')\n    return a + b\n"
@@ -56,7 +56,7 @@ def generated_test(index: int, name: str, kind: str = "ebt") -> GeneratedTest:
 
 def pair(ctx: RunContext, test: GeneratedTest, code: str, code_index: int) -> PairEvaluation:
     """The stage-3 record of (test, code), from real sandbox runs of the code and the reference."""
-    from tfr_helpers.pipeline.pair_runs import test_spec
+    from tfr_helpers.pipeline.steps.pair_runs import test_spec
 
     gen, ref = ctx.run_programs([(code, [test_spec(test)]), (REFERENCE, [test_spec(test)])], generated=True)
     g, r = gen.outcomes[0], ref.outcomes[0]
@@ -180,8 +180,8 @@ def test_nothing_runs_when_oracle_repair_is_off() -> None:
 
 
 def test_a_screening_change_keeps_the_arms_records() -> None:
-    from tfr_helpers.pipeline import fingerprint as fp
-    from tfr_helpers.pipeline.stages import registered_stages
+    from tfr_helpers.pipeline.engine import stage as fp
+    from tfr_helpers.pipeline.engine.stage import registered_stages
 
     stages = [s for s in registered_stages() if s.name.startswith("oracle_")]
     assert len(stages) == 3

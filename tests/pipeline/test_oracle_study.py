@@ -14,7 +14,7 @@ import yaml
 
 from tests.analysis import test_export
 from tfr_helpers.analysis import analyze, load_results
-from tfr_helpers.analysis.oracle import TABLE, oracle_comparison, repair_report
+from tfr_helpers.analysis.arms.oracle import TABLE, oracle_comparison, repair_report
 from tfr_helpers.views.progress import results_so_far
 
 from .conftest import results_json

@@ -13,7 +13,7 @@ import yaml
 
 from tfr_helpers.cli.live import LiveProgress
 from tfr_helpers.fsutil import atomic_write_text
-from tfr_helpers.pipeline.progress import PROGRESS_FILE, Snapshot, describe, read_snapshot
+from tfr_helpers.pipeline.engine.progress import PROGRESS_FILE, Snapshot, describe, read_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAP = Snapshot(

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.errors import RunDirError
-from tfr_helpers.pipeline import fingerprint as fp
 from tfr_helpers.pipeline import load_config, run_stages
-from tfr_helpers.pipeline.stages import Stage, registered_stages
-from tfr_helpers.pipeline.store import RunStore
+from tfr_helpers.pipeline.engine import stage as fp
+from tfr_helpers.pipeline.engine.stage import Stage, registered_stages
+from tfr_helpers.pipeline.engine.store import RunStore
 
 from .conftest import results_json
 
@@ -19,7 +19,7 @@ SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
 
 
 def _stage(name: str, unaffected: tuple[str, ...] = (), checkpoint: str | None = "x") -> Stage:
-    return Stage(name, 0, lambda items, ctx: [], lambda ctx, recs: [], checkpoint and name, unaffected_by=unaffected)
+    return Stage(name, lambda items, ctx: [], lambda ctx, recs: [], checkpoint and name, unaffected_by=unaffected)
 
 
 def test_a_stage_blocks_a_change_of_a_part_it_does_not_declare() -> None:
@@ -45,7 +45,7 @@ def test_the_study_stages_are_unaffected_by_screening_only() -> None:
 
 def test_turning_on_rounds_or_the_oracle_arm_keeps_the_seed_study_records() -> None:
     stages = list(registered_stages())
-    held = {s.checkpoint for s in stages if s.name in (*STUDY, "evaluate_refined_codes")}  # a finished seed study
+    held = {s.checkpoint for s in stages if s.name in (*STUDY, "evaluate_refined_codes")}  # a finished base study
     assert len(held) == 6
     parts = ["refinement.rounds", "refinement.oracle_repair", "refinement.round_tests"]
     blocked = fp.blocking_stages(parts, stages, lambda name: name in held)

@@ -14,7 +14,7 @@ import pytest
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.models import credentials
 from tfr_helpers.pipeline import STRATEGIES, ScreeningItem, Verdict, load_results, run_stages
-from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.records import Task, TaskView
 
 SENTINEL = "# SENTINEL-REFERENCE-7f3a"

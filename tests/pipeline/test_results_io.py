@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tfr_helpers.errors import RunDirError
-from tfr_helpers.pipeline.results_io import RECORD_TYPES, RESULTS_FIELDS, decode_records, encode_records
+from tfr_helpers.pipeline.engine.codec import RECORD_TYPES, RESULTS_FIELDS, decode_records, encode_records
 from tfr_helpers.records import Results, ScreeningDecision
 
 

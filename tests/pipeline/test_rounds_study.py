@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tfr_helpers.pipeline.results_io import load_results
-from tfr_helpers.pipeline.rounds_step import normal_code
+from tfr_helpers.pipeline.arms.rounds.step import normal_code
+from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 
 from .conftest import results_json
@@ -193,10 +193,11 @@ def test_same_suite_without_stopping_and_replayed_coders_not_run(tmp_path: Path,
 def test_a_round_two_call_without_reply_leaves_its_chains_undone_then_a_rerun_completes(
     baselines: dict[str, tuple[Path, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from tfr_helpers.models.jobs import CallResult
     from tfr_helpers.pipeline import run_stages
-    from tfr_helpers.pipeline.config import config_from_dict
-    from tfr_helpers.pipeline.context import CallResult, RunContext
-    from tfr_helpers.pipeline.undone import RunIncomplete
+    from tfr_helpers.pipeline.config.experiment import config_from_dict
+    from tfr_helpers.pipeline.engine.context import RunContext
+    from tfr_helpers.pipeline.engine.faults import RunIncomplete
 
     real = RunContext.call_models
 

@@ -11,8 +11,9 @@ import pytest
 
 from tfr_helpers.errors import ConfigError, RunDirError
 from tfr_helpers.pipeline import load_config, run_stages
-from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.seeds import check_seeds, is_multi_seed, live_run, seed_config, seed_dir
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.engine.seed_dirs import is_multi_seed, live_run, seed_dir
+from tfr_helpers.pipeline.seeds import check_seeds, seed_config
 
 from .conftest import results_json
 

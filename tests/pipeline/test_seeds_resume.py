@@ -1,4 +1,4 @@
-"""SIGKILL a multi-round, multi-seed study in round 2 of its second seed, rerun: every seed's results equal an
+"""SIGKILL a multi-round, multi-base study in round 2 of its second seed, rerun: every seed's results equal an
 uninterrupted run's, and the steps recorded before the kill are kept, not redone."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tfr_helpers.pipeline.seeds import seed_dir
+from tfr_helpers.pipeline.engine.seed_dirs import seed_dir
 
 from .conftest import results_json
 from .test_resume import tfr_stage_all

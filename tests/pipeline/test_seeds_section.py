@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.notebooks import SECTION_NOTEBOOK, _extra_parameters
+from tfr_helpers.notebooks.running import SECTION_NOTEBOOK, _extra_parameters
 from tfr_helpers.pipeline import load_config
-from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.seeds import SEEDS_DIR, shown_run
-from tfr_helpers.pipeline.seeds_section import resolve_section, section_params_for
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.engine.seed_dirs import SEEDS_DIR, shown_run
+from tfr_helpers.pipeline.section import resolve_section, section_params_for
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAMS = ROOT / "papermill_params"

@@ -12,16 +12,16 @@ import pytest
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import STAGES, run_stages
-from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.results_io import RECORD_TYPES
-from tfr_helpers.pipeline.runner import CHECKPOINTS
-from tfr_helpers.pipeline.stages import _REGISTRY, Stage, register_stage, registered_stages
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.engine.codec import RECORD_TYPES
+from tfr_helpers.pipeline.engine.stage import _REGISTRY, Stage, register_stage, registered_stages
+from tfr_helpers.pipeline.study import CHECKPOINTS
 
 _MODULE = """
 from dataclasses import dataclass
 
-from tfr_helpers.pipeline.results_io import register_record_type
-from tfr_helpers.pipeline.stages import Stage, records_of, register_stage
+from tfr_helpers.pipeline.engine.codec import register_record_type
+from tfr_helpers.pipeline.engine.stage import Stage, records_of, register_stage
 from tfr_helpers.records import GeneratedCode, Record
 
 CALLS = []
@@ -51,11 +51,11 @@ def measure_codes(items, ctx):
 register_stage(
     Stage(
         "measure_codes",
-        15,
         measure_codes,
         lambda ctx, recs: [SizeJob(c) for c in records_of(recs, "generate_codes", GeneratedCode)],
         "code_sizes",
         lambda r: f"{r.model}|{r.task_id}",
+        order=15,
     )
 )
 """
@@ -65,16 +65,16 @@ def test_the_seven_stages_come_from_their_modules_in_order() -> None:
     assert STAGES == [s.name for s in registered_stages()][: len(STAGES)]
     assert STAGES[0] == "generate_codes" and STAGES[-1] == "finalize_results"
     study = ["generate_codes", "generate_tests", "evaluate_code_test_pairs", "screen_feedback", "refine_codes"]
-    study += ["evaluate_refined_codes", "finalize_results"]  # the seven, in order; issue 15's stages in between
+    study += ["evaluate_refined_codes", "finalize_results"]  # the base study in order; the arms' stages in between
     assert [s for s in STAGES if s in study] == study
     assert CHECKPOINTS["evaluate_code_test_pairs"] == "test_execution_feedback" and "finalize_results" not in CHECKPOINTS
 
 
 def test_clashing_stages_are_refused() -> None:
     with pytest.raises(ConfigError, match="clashes with stage 'generate_codes'"):
-        register_stage(Stage("other", 10, lambda items, ctx: [], lambda ctx, recs: [], "x"))
+        register_stage(Stage("other", lambda items, ctx: [], lambda ctx, recs: [], "x", order=10))
     with pytest.raises(ConfigError, match="clashes with stage 'refine_codes'"):
-        register_stage(Stage("other", 55, lambda items, ctx: [], lambda ctx, recs: [], "refined_codes"))
+        register_stage(Stage("other", lambda items, ctx: [], lambda ctx, recs: [], "refined_codes", order=55))
     assert "other" not in _REGISTRY
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.errors import RunDirError
-from tfr_helpers.pipeline.results_io import load_results
-from tfr_helpers.pipeline.store import RunStore
+from tfr_helpers.pipeline.engine.codec import load_results
+from tfr_helpers.pipeline.engine.store import RunStore
 
 
 def test_append_then_read_back_once_per_key(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import STRATEGIES, ScreeningItem, Verdict, register_strategy
-from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.records import Feedback, GeneratedTest, ModelCallRecord, Task
 from tfr_helpers.records import TestOutcome as Outcome
 

@@ -11,10 +11,10 @@ import pytest
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import STRATEGIES, load_config, load_results, run_stages
-from tfr_helpers.pipeline.strategies import resolve_strategy
+from tfr_helpers.pipeline.screening.registry import resolve_strategy
 
 _MODULE = '''
-from tfr_helpers.pipeline.strategies import Verdict
+from tfr_helpers.pipeline.screening.registry import Verdict
 
 
 def reject_long_feedback(items, ctx):
@@ -80,7 +80,7 @@ def test_bad_import_paths_are_config_errors_naming_the_fix(outside_module: None)
 def test_a_strategy_declared_as_a_tfr_screening_entry_point_is_found_by_name(
     outside_module: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tfr_helpers.pipeline.strategies as strategies
+    import tfr_helpers.pipeline.screening.registry as strategies
 
     dist = tmp_path / "plugins" / "tfr_test_screens-0.1.dist-info"
     dist.mkdir()

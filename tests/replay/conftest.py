@@ -24,7 +24,7 @@ def benchmark_data(shared_benchmarks: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.fixture(scope="session")
 def shared_replay() -> Path:
-    """The published generations (``$TFR_REPLAY_DIR``, default ``../shared/replay``); missing -> skip (CI: fail)."""
+    """The published generations (``$TFR_REPLAY_DIR``, set by CI to the snapshot directory); missing -> skip (CI: fail)."""
     path = Path(os.environ.get("TFR_REPLAY_DIR") or REPO.parent / "shared" / "replay")
     if not (path / "codet" / "HumanEval_for_code_generation.jsonl").is_file():
         missing(f"replay files not found in {path}; set TFR_REPLAY_DIR")

@@ -14,7 +14,7 @@ import pytest
 from tfr_helpers.analysis import analyze, load_results
 from tfr_helpers.errors import ConfigError, DataError
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict
 
 FIXTURE = Path(__file__).parent / "data" / "import3"
 SPEC = f"replay:{FIXTURE}"

@@ -63,7 +63,7 @@ def test_numpy_global_rng_is_seeded_when_loaded(sandbox: Sandbox) -> None:
 
 def test_pipeline_reruns_the_reference_with_another_seed() -> None:
     from tfr_helpers.pipeline import load_config
-    from tfr_helpers.pipeline.context import RunContext
+    from tfr_helpers.pipeline.engine.context import RunContext
 
     params = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
     ctx = RunContext(config=load_config(params, {"seed": 5}), store=None, tasks={})  # type: ignore[arg-type]

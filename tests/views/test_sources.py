@@ -8,7 +8,7 @@ import pytest
 
 from tfr_helpers import analysis, views
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config import config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict
 
 FIXTURE = Path(__file__).parents[1] / "replay" / "data" / "import3"
 REPLAY = f"replay:{FIXTURE}"

@@ -5,7 +5,7 @@ Reads only ``results.json`` and the artifacts it points to.
 
 from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
 from tfr_helpers.analysis.clustered import Interval, Resampler, resampler
-from tfr_helpers.analysis.export import AnalysisOutputs, analyze, to_latex
+from tfr_helpers.analysis.export import AnalysisOutputs, to_latex
 from tfr_helpers.analysis.figures import (
     PLOTS,
     plot_four_cases,
@@ -25,6 +25,7 @@ from tfr_helpers.analysis.pairwise import pairwise_comparisons
 from tfr_helpers.analysis.rq1 import by_benchmark, four_cases, unreliable_causes
 from tfr_helpers.analysis.rq2 import conditional_transitions, generated_test_diagnostic, refinement_outcomes
 from tfr_helpers.analysis.rq3 import screening_and_downstream, undecided_sensitivity
+from tfr_helpers.analysis.runs import analyze
 from tfr_helpers.analysis.stats import Estimate, Share, bootstrap_ratio, wilson
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import (
@@ -36,7 +37,7 @@ from tfr_helpers.analysis.tables import (
     rq2_refinement_outcomes_table,
     rq3_screening_and_downstream_table,
 )
-from tfr_helpers.pipeline.results_io import load_results
+from tfr_helpers.pipeline.engine.codec import load_results
 
 __all__ = [
     "INFERENCE_TABLES",

@@ -1,6 +1,6 @@
 """``refinement_cases.md``: every refinement attempt traced as Setup -> RQ1 -> RQ2 -> RQ3 with artifact links.
 
-Attempts are grouped like the seed study's worked examples: regressions (Pass->Fail) after unreliable
+Attempts are grouped like the base study's worked examples: regressions (Pass->Fail) after unreliable
 feedback first, then fixes (Fail->Pass) after reliable feedback, then all the others. Links are relative to
 the written file and point only to files that exist (a missing artifact is named, not linked).
 """
@@ -15,7 +15,8 @@ from tfr_helpers.analysis.attempts import Attempt, build_attempts
 from tfr_helpers.analysis.sources import real_note, source_label
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
 from tfr_helpers.fsutil import atomic_write_text
-from tfr_helpers.pipeline.results_io import load_results
+from tfr_helpers.pipeline.engine.codec import load_results
+from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.records import (
     ModelCallRecord,
     RefinedEvaluation,
@@ -204,7 +205,6 @@ def write_refinement_cases(run_dir: Path | str, out: Path | str | None = None) -
     Raises:
         RunDirError: If ``results.json`` is missing or invalid.
     """
-    from tfr_helpers.pipeline.seeds import shown_run
 
     run = shown_run(run_dir)  # a multi-seed run: its first seed's attempts and artifacts, listed at its top level
     results = load_results(run)

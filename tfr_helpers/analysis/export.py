@@ -9,13 +9,13 @@ from pathlib import Path
 
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis import figures, oracle, rounds
+from tfr_helpers.analysis import figures
+from tfr_helpers.analysis.arms import oracle, rounds
 from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import TABLES, caption_with
 from tfr_helpers.fsutil import atomic_write_text
-from tfr_helpers.pipeline.results_io import load_results
-from tfr_helpers.pipeline.seeds import is_multi_seed
+from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 
 log = logging.getLogger(__name__)
@@ -69,12 +69,11 @@ def to_latex(styler: Styler, label: str) -> str:
     )
 
 
-def analyze(run_dir: Path | str) -> AnalysisOutputs:
-    """Write ``analysis/summary.json``, the six ``.tex`` tables and the figures of a finished run.
+def analyze_run(run_dir: Path | str) -> AnalysisOutputs:
+    """Write ``analysis/summary.json``, the six ``.tex`` tables and the figures of one finished run.
 
     Args:
-        run_dir: A run directory holding ``results.json``; or a multi-seed run (``seeds/<k>/``): then every seed's
-            analysis and ``analysis/summary.json`` and ``seeds_headline.tex`` over seeds (``analysis.seeds``).
+        run_dir: A run directory holding ``results.json``.
 
     Returns:
         The paths written.
@@ -83,10 +82,6 @@ def analyze(run_dir: Path | str) -> AnalysisOutputs:
         RunDirError: If ``results.json`` is missing or invalid.
     """
     run = Path(run_dir)
-    if is_multi_seed(run):  # one run per seed: each seed's analysis and the aggregate over seeds (docs/seeds.md)
-        from tfr_helpers.analysis.seeds import analyze_seeds
-
-        return analyze_seeds(run)
     results = load_results(run)
     out_dir = run / "analysis"
     summary = atomic_write_text(out_dir / "summary.json", json.dumps(build_summary(results), indent=2))

@@ -18,7 +18,8 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 
-from tfr_helpers.analysis import rounds, rq1, rq2, rq3  # noqa: E402
+from tfr_helpers.analysis import rq1, rq2, rq3  # noqa: E402
+from tfr_helpers.analysis.arms import rounds
 from tfr_helpers.analysis.frames import pairs_frame  # noqa: E402
 from tfr_helpers.analysis.sources import real_note, source_label  # noqa: E402
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS  # noqa: E402

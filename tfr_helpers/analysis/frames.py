@@ -9,6 +9,9 @@ Declared columns (every frame has exactly these, even when empty):
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import pandas as pd
 
 from tfr_helpers.analysis.sources import source_of
@@ -185,3 +188,21 @@ def screening_frame(results: Results) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=SCREENING_COLUMNS)
+
+
+def json_value(value: Any, digits: int | None = None) -> Any:
+    """A frame cell as JSON: NaN -> None, numpy scalars -> Python, dict keys -> str, floats rounded to ``digits``."""
+    if isinstance(value, dict):
+        return {str(k): json_value(v, digits) for k, v in value.items()}
+    if hasattr(value, "item") and not isinstance(value, (bool, int, float, str)):  # numpy scalar
+        value = value.item()
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        return round(value, digits) if digits is not None else value
+    return value
+
+
+def frame_records(frame: pd.DataFrame, digits: int | None = None) -> list[dict[str, Any]]:
+    """DataFrame -> JSON-ready list of row dicts (see :func:`json_value`)."""
+    return [{k: json_value(v, digits) for k, v in row.items()} for row in frame.to_dict(orient="records")]

@@ -10,7 +10,7 @@ All shares are fractions in [0, 1]; the tables turn them into percentages.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,3 +134,20 @@ def share_columns(share: Share, prefix: str = "") -> dict[str, float | int | Non
         f"{prefix}low": pct(share.low),
         f"{prefix}high": pct(share.high),
     }
+
+
+def mean_se(values: Iterable[float]) -> tuple[float, float]:
+    """Mean and standard error of the mean (sample std with ddof=1 over sqrt(n)); NaN values are dropped.
+
+    Returns:
+        ``(mean, se)``; ``(nan, nan)`` without values and ``(value, nan)`` for one value (no spread to estimate).
+
+    >>> mean_se([1.0, 2.0, 3.0])
+    (2.0, 0.5773502691896258)
+    """
+    arr = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
+    if arr.size == 0:
+        return math.nan, math.nan
+    if arr.size == 1:
+        return float(arr[0]), math.nan
+    return float(arr.mean()), float(arr.std(ddof=1) / math.sqrt(arr.size))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import pandas as pd
-
-from tfr_helpers.analysis import oracle, pairwise, rounds, rq1, rq2, rq3
+from tfr_helpers.analysis import pairwise, rq1, rq2, rq3
+from tfr_helpers.analysis.arms import oracle, rounds
 from tfr_helpers.analysis.clustered import METHODS, N_RESAMPLES, SEED
+from tfr_helpers.analysis.frames import frame_records
 from tfr_helpers.analysis.headline import SECTIONS, headline
 from tfr_helpers.analysis.sources import real_note, skipped_frame
 from tfr_helpers.analysis.tables import CAPTIONS, SIMULATED_NOTE, caption
@@ -70,19 +69,6 @@ DEFINITIONS = {
     "refinement_prompts": "Identical refinement prompts (same task, code sample and feedback text) share one "
     "cached reply: unique counts distinct prompts, and unique_* rates count each once.",
 }
-
-
-def _clean(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if hasattr(value, "item"):  # numpy scalar
-        return _clean(value.item())
-    return value
-
-
-def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """DataFrame -> JSON-ready list of row dicts (NaN -> None, numpy scalars -> Python)."""
-    return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
 def build_summary(results: Results) -> dict[str, Any]:

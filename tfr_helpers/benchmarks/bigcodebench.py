@@ -14,6 +14,7 @@ from typing import Any
 
 from tfr_helpers.benchmarks.files import read_records
 from tfr_helpers.benchmarks.registry import BenchmarkEntry, register_benchmark
+from tfr_helpers.benchmarks.selection_file import load_selection
 from tfr_helpers.benchmarks.sources import BIGCODEBENCH
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import Task
@@ -87,7 +88,6 @@ def select_bigcodebench(tasks: list[Task]) -> list[Task]:
     Raises:
         DataError: The selection names tasks absent from the data, or its file is invalid.
     """
-    from tfr_helpers.benchmarks.selection import load_selection
 
     wanted = set(load_selection().selected)
     chosen = [t for t in tasks if t.task_id in wanted]

@@ -6,7 +6,7 @@ Mapping to :class:`~tfr_helpers.records.Task`:
 - entry_point: the function the asserts call, i.e. the top-level function of the reference that every
   assert calls (helpers defined next to it, such as ``rev`` in MBPP/56, are not called by the asserts);
 - signature: that function's ``def`` header as in the reference (normalised by ``ast.unparse``);
-- description, exactly these three parts separated by newlines (as the seed study shows the model the
+- description, exactly these three parts separated by newlines (as the base study shows the model the
   prompt, the function to write and one example)::
 
       <prompt>

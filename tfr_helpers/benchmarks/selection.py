@@ -25,23 +25,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
-from tfr_helpers.errors import DataError
+from tfr_helpers.benchmarks.load import load_tasks
+from tfr_helpers.benchmarks.selection_file import Selection, load_selection, selection_path
+from tfr_helpers.benchmarks.verify import reference_failures
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.records import Task
 
 if TYPE_CHECKING:
     from tfr_helpers.sandbox import Sandbox
 
-SELECTION_VERSION = 1
 SAMPLE_SIZE = 380
 """Tasks kept after stage 1 (stage 2 then removes the ones whose reference fails; aim: 300-400)."""
 
@@ -108,37 +106,6 @@ RULE = (
 
 STAGE1_PREFIXES = ("library:", "network:", "sample:")
 """Reason prefixes written by stage 1 and the sample; any other reason is a stage-2 exclusion."""
-
-
-class Selection(BaseModel):
-    """The committed BigCodeBench selection file."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    version: int = SELECTION_VERSION
-    """File format version."""
-    rule: str
-    """The selection rule in words."""
-    benchmark_version: str
-    """BigCodeBench release the ids refer to (``v0.1.0``)."""
-    selected: list[str]
-    """Selected task ids, in benchmark order."""
-    excluded: dict[str, str]
-    """Excluded task id -> reason (``library: ...``, ``network: ...``, ``sample: ...`` or a stage-2 one)."""
-
-
-def selection_path() -> Path:
-    """Return the selection file path.
-
-    ``$TFR_SELECTION_FILE`` or ``<repo>/benchmarks/bigcodebench_selection.json``.
-
-    Returns:
-        The path (it may not exist).
-    """
-    override = os.environ.get("TFR_SELECTION_FILE")
-    if override:
-        return Path(override).expanduser()
-    return Path(__file__).resolve().parents[2] / "benchmarks" / "bigcodebench_selection.json"
 
 
 def _hash_rank(task_id: str) -> str:
@@ -209,36 +176,6 @@ def build_selection(
     return Selection(rule=rule, benchmark_version="v0.1.0", selected=selected, excluded=ordered_excluded)
 
 
-def load_selection(path: Path | None = None) -> Selection:
-    """Read and validate the selection file.
-
-    Args:
-        path: The file (default :func:`selection_path`).
-
-    Returns:
-        The selection.
-
-    Raises:
-        DataError: The file is missing or invalid.
-    """
-    path = path or selection_path()
-    try:
-        selection = Selection.model_validate_json(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise DataError(
-            f"BigCodeBench selection file {path} is missing; regenerate it with "
-            "`python -m tfr_helpers.benchmarks.selection` or load with selected=False"
-        ) from exc
-    except (OSError, ValidationError, ValueError) as exc:
-        raise DataError(f"BigCodeBench selection file {path} is invalid ({exc}); regenerate it") from exc
-    if selection.version != SELECTION_VERSION or selection.benchmark_version != "v0.1.0":
-        raise DataError(
-            f"BigCodeBench selection file {path} has version {selection.version}/"
-            f"{selection.benchmark_version}, expected {SELECTION_VERSION}/v0.1.0; regenerate it"
-        )
-    return selection
-
-
 def stage2_exclusions(selection: Selection) -> dict[str, str]:
     """Return the exclusions of an existing selection that stage 1 and the sample did not make."""
     return {k: v for k, v in selection.excluded.items() if not v.startswith(STAGE1_PREFIXES)}
@@ -279,7 +216,6 @@ def sandbox_exclusions(
     Returns:
         Task id -> reason for every task to exclude.
     """
-    from tfr_helpers.benchmarks.verify import reference_failures  # local: verify imports load, which imports this
 
     failures = reference_failures(tasks, sandbox, runs=runs, progress=progress, desc="stage 2")
     return {task_id: f"sandbox: run {f.run}/{runs}: {f.problem}" for task_id, f in failures.items()}
@@ -296,7 +232,6 @@ def regenerate_with_stage2(sandbox: "Sandbox", *, runs: int = STAGE2_RUNS, progr
     Returns:
         The selection written to :func:`selection_path`.
     """
-    from tfr_helpers.benchmarks.load import load_tasks  # local: load imports this module
 
     tasks = load_tasks("bigcodebench", selected=False)
     stage1 = build_selection(tasks)
@@ -309,7 +244,6 @@ def regenerate_with_stage2(sandbox: "Sandbox", *, runs: int = STAGE2_RUNS, progr
 
 def main() -> None:
     """Regenerate the selection file from all BigCodeBench tasks, keeping recorded stage-2 exclusions."""
-    from tfr_helpers.benchmarks.load import load_tasks  # local: load imports this module
 
     path = selection_path()
     extra = stage2_exclusions(load_selection(path)) if path.is_file() else {}

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from tfr_helpers.cli import app
+from tfr_helpers.analysis import analyze, write_refinement_cases
+from tfr_helpers.analysis.headline import headline_lines
+from tfr_helpers.cli.apps import app
 
 RunDirOption = Annotated[Path, typer.Option("--run-dir", help="Run directory holding results.json (runs/<run>).")]
 
 
 @app.command("analyze")
 def analyze_cmd(run_dir: RunDirOption) -> None:
-    """Write analysis/summary.json, the six LaTeX tables and the figures of a finished run; print RQ1's headline
+    """Write analysis/summary.json, the LaTeX tables and the figures of a finished run; print RQ1's headline
     per model and source."""
-    import json
-
-    from tfr_helpers.analysis import analyze
-    from tfr_helpers.analysis.headline import headline_lines
 
     out = analyze(run_dir)
     for line in headline_lines(json.loads(out.summary.read_text(encoding="utf-8"))["headline"]["rq1"]):
@@ -36,6 +35,5 @@ def cases_cmd(
     out: Annotated[Path | None, typer.Option("--out", help="Output file (default: <run-dir>/refinement_cases.md).")] = None,
 ) -> None:
     """Write refinement_cases.md: every refinement attempt traced with links to its artifacts."""
-    from tfr_helpers.analysis import write_refinement_cases
 
     typer.echo(str(write_refinement_cases(run_dir, out)))

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from tfr_helpers.benchmarks import benchmark_names, data_source, load_selection, load_tasks, selection_path
-from tfr_helpers.cli import benchmarks_app
+from tfr_helpers.cli.apps import benchmarks_app
 
 
 @benchmarks_app.command("list")

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import typer
 
-from tfr_helpers.cli import app
+from tfr_helpers.cli.apps import app
 from tfr_helpers.sandbox.cache import ExecutionCache, enabled_by_env
+from tfr_helpers.sandbox.pool import bytecode_dir
 
 cache_app = typer.Typer(
     help="The execution cache: sandbox runs served instead of run again (model replies have their own cache).",
@@ -19,7 +20,6 @@ app.add_typer(cache_app, name="cache")
 
 def warm_dirs() -> dict[str, Path]:
     """What warm sandbox workers keep beside the execution cache (rebuilt by the next worker that starts)."""
-    from tfr_helpers.sandbox.pool import bytecode_dir
 
     bytecode = bytecode_dir()
     return {"preload bytecode": bytecode, "Hypothesis tables": bytecode.parent / "hypothesis"}

@@ -7,8 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from tfr_helpers.cli import app
+from tfr_helpers.cli.apps import app
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.pipeline import load_config
+from tfr_helpers.pipeline.estimate.dry_run import estimate as run_estimate
 
 
 def parse_fail_rate(text: str) -> tuple[float, float]:
@@ -38,8 +40,6 @@ def estimate(
     ] = "0.1,0.5",
 ) -> None:
     """Calls per stage and role, input/output tokens and cost in USD per model, with ranges; sends nothing."""
-    from tfr_helpers.pipeline import load_config
-    from tfr_helpers.pipeline.estimate import estimate as run_estimate
 
     result = run_estimate(load_config(params), run_dir, parse_fail_rate(fail_rate))
     for line in result.table():

@@ -1,6 +1,6 @@
 """Live progress on the terminal and in logs while ``tfr run`` / ``tfr stage`` work: reads ``<run>/progress.json``.
 
-The stages write the snapshot (:mod:`tfr_helpers.pipeline.progress`), in this process (``tfr stage``) or in a
+The stages write the snapshot (:mod:`tfr_helpers.pipeline.engine.progress`), in this process (``tfr stage``) or in a
 notebook's kernel (``tfr run``); a thread here polls it. On a TTY one status line is redrawn in place every
 ``interval`` seconds; otherwise (a log file, CI) a plain line is printed when the state changed and at most every
 ``log_every`` seconds, and once at the end of each stage.
@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TextIO
 
 from tfr_helpers.models.batch import BatchState
-from tfr_helpers.pipeline.progress import Snapshot, describe, read_snapshot
-from tfr_helpers.pipeline.seeds import live_run
+from tfr_helpers.pipeline.engine.progress import Snapshot, describe, read_snapshot
+from tfr_helpers.pipeline.engine.seed_dirs import live_run
 
 
 class LiveProgress:

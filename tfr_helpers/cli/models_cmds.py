@@ -7,8 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from tfr_helpers.cli import app
+from tfr_helpers.cli.apps import app
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.models import Message, ModelClient, ModelRequest, ModelSettings, ModelSpec, check_credentials
 
 _ROLES = ("coder", "tester", "refiner", "judge")
 
@@ -25,14 +26,6 @@ def llm(
     cache: Annotated[str, typer.Option(help="Response cache mode: use, refresh or off.")] = "use",
 ) -> None:
     """One call through the model layer (credentials, cache, retries, accounting); print text and usage."""
-    from tfr_helpers.models import (
-        Message,
-        ModelClient,
-        ModelRequest,
-        ModelSettings,
-        ModelSpec,
-        check_credentials,
-    )
 
     if role not in _ROLES:
         raise ConfigError(f"--role {role!r} is not one of {', '.join(_ROLES)}")

@@ -8,7 +8,10 @@ from typing import Annotated
 
 import typer
 
-from tfr_helpers.cli import app
+from tfr_helpers.cli.apps import app
+from tfr_helpers.cli.live import live_progress
+from tfr_helpers.notebooks.running import resolve_run_dir, run_notebooks
+from tfr_helpers.pipeline.engine.faults import EXIT_INCOMPLETE, RunIncomplete
 
 ParamsOption = Annotated[Path, typer.Option("--params", help="Experiment params YAML (papermill_params/).")]
 RunDirOption = Annotated[
@@ -39,9 +42,6 @@ def run(
     Exit codes: 0 done; 2 a user error or a failed notebook; 3 items left undone because their model calls
     failed (or a wrong key, unknown model or exhausted quota stopped the run): rerun to continue.
     """
-    from tfr_helpers.cli.live import live_progress
-    from tfr_helpers.notebooks import resolve_run_dir, run_notebooks
-    from tfr_helpers.pipeline.undone import EXIT_INCOMPLETE, RunIncomplete
 
     resolved = resolve_run_dir(params, run_dir) if params.is_file() else None
     try:

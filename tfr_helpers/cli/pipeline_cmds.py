@@ -8,10 +8,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from tfr_helpers.cli import app
+from tfr_helpers.cli.apps import app
 from tfr_helpers.cli.live import live_progress
 from tfr_helpers.pipeline import STAGES, default_run_dir, load_config, run_stages
-from tfr_helpers.pipeline.undone import EXIT_INCOMPLETE, RunIncomplete
+from tfr_helpers.pipeline.engine.faults import EXIT_INCOMPLETE, RunIncomplete
 
 
 @app.command("stage")

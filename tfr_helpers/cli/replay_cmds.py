@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from tfr_helpers.cli import app
+from tfr_helpers.cli.apps import app
 from tfr_helpers.replay import DATASETS, load_import_dir, load_replay, replay_source, summarize
 
 replay_app = typer.Typer(help="Replayed real generations: published datasets and your own files.", no_args_is_help=True)

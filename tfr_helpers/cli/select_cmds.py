@@ -7,7 +7,9 @@ from typing import Annotated, Optional, cast
 
 import typer
 
-from tfr_helpers.cli import app
+from tfr_helpers.cli.apps import app
+from tfr_helpers.consensus.matrix import Semantics
+from tfr_helpers.consensus.select import load_generations, run_selection
 from tfr_helpers.errors import ConfigError
 
 
@@ -43,8 +45,6 @@ def select_cmd(
     progress: Annotated[bool, typer.Option(help="Show a progress bar while executing.")] = False,
 ) -> None:
     """Rank each task's programs by execution consensus and print pass@k per strategy with the random baseline."""
-    from tfr_helpers.consensus.matrix import Semantics
-    from tfr_helpers.consensus.select import load_generations, run_selection
 
     if semantics not in ("single", "packed"):
         raise ConfigError(f"--semantics is single or packed, not {semantics!r}")

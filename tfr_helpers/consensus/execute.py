@@ -40,10 +40,12 @@ from tfr_helpers.consensus.matrix import (
     save_task,
 )
 from tfr_helpers.consensus.outputs import exposed_inputs, output_cap, outputs_snippet, outputs_source, parse_outputs
-from tfr_helpers.errors import DataError
+from tfr_helpers.errors import DataError, SandboxError
+from tfr_helpers.fsutil import path_name
 from tfr_helpers.records import ProgramRun, Task
 from tfr_helpers.replay import ReplayDataset, ReplayTask
-from tfr_helpers.sandbox import Limits, TestSpec
+from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
+from tfr_helpers.sandbox.worker import LIGHT_PRELOAD
 
 PACKED_RESULT = "CodeTPackedResult"
 """Exception the packed run's report snippet raises, carrying one ``0``/``1`` per test as its message."""
@@ -274,7 +276,6 @@ def rerun_short(sandbox: object, jobs: Sequence[Job], runs: list[ProgramRun]) ->
     Raises:
         SandboxError: The rerun reports a wrong count again (names the program and the counts).
     """
-    from tfr_helpers.errors import SandboxError
 
     out = list(runs)
     for i, ((program, specs, limits), run) in enumerate(zip(jobs, runs, strict=True)):
@@ -323,7 +324,7 @@ class BuildStats:
 
 def matrix_root(run_dir: Path, dataset: str, semantics: Semantics) -> Path:
     """Where a dataset's matrices live in a run directory."""
-    return run_dir / "consensus" / dataset.replace("/", "_") / semantics
+    return run_dir / "consensus" / path_name(dataset) / semantics
 
 
 def build_matrices(
@@ -355,9 +356,6 @@ def build_matrices(
     import time
 
     from tqdm.auto import tqdm
-
-    from tfr_helpers.sandbox import Sandbox
-    from tfr_helpers.sandbox.worker import LIGHT_PRELOAD
 
     t0 = time.monotonic()
     tasks = benchmark_tasks(dataset)

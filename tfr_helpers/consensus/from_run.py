@@ -6,7 +6,7 @@ Only :attr:`PairEvaluation.generated` is read from a pair record: never the refe
 the reliability. The benchmark verdicts of the generated code (for scoring a selection) are read separately,
 by :func:`selection_by_coder`, and never reach a strategy or a screener. The records hold pass/fail outcomes,
 not what a program returned, so these matrices have no outputs matrix: the output-based strategies
-(:data:`~tfr_helpers.consensus.mbr_outputs.OUTPUT_STRATEGIES`) are left out of ``all`` here.
+(:data:`~tfr_helpers.consensus.rankers.mbr_outputs.OUTPUT_STRATEGIES`) are left out of ``all`` here.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfr_helpers.consensus.matrix import TaskMatrix, TaskTruth, from_outcomes
-from tfr_helpers.consensus.mbr_outputs import OUTPUT_STRATEGIES
-from tfr_helpers.consensus.ranking import selector_names
+from tfr_helpers.consensus.rankers.builtin import selector_names
+from tfr_helpers.consensus.rankers.mbr_outputs import OUTPUT_STRATEGIES
 from tfr_helpers.consensus.report import SelectionReport, selection_report
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, Results
 

@@ -22,7 +22,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tfr_helpers.errors import DataError
-from tfr_helpers.fsutil import atomic_write_text
+from tfr_helpers.fsutil import atomic_write_text, path_name
 
 Semantics = Literal["single", "packed"]
 """How a program meets its tests: ``single`` (default: one test at a time, each its own timeout) or ``packed``
@@ -175,7 +175,7 @@ def from_outcomes(
 
 def task_file(root: Path, task_id: str) -> Path:
     """Where a task's matrix is stored under ``root`` (``HumanEval/3`` -> ``HumanEval_3.json``)."""
-    return root / (task_id.replace("/", "_") + ".json")
+    return root / (path_name(task_id) + ".json")
 
 
 def save_task(root: Path, matrix: TaskMatrix, truth: TaskTruth | None, fingerprint: str) -> Path:

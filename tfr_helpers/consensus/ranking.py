@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from tfr_helpers.consensus.matrix import TaskMatrix
-from tfr_helpers.errors import ConfigError
 
 SCORE_DECIMALS = 9
 """Scores equal to this many decimals are one tie level (exact for counts; absorbs float noise in soft scores)."""
@@ -59,26 +58,6 @@ def register_selector(name: str) -> Callable[[Selector], Selector]:
         return fn
 
     return register
-
-
-def resolve_selector(name: str) -> Selector:
-    """The strategy called ``name``.
-
-    Raises:
-        ConfigError: Unknown name (the message lists the known ones).
-    """
-    from tfr_helpers.consensus import strategies  # noqa: F401 - registers the built-in strategies
-
-    if name not in SELECTORS:
-        raise ConfigError(f"unknown consensus strategy {name!r}; known: {', '.join(selector_names())} (or 'all')")
-    return SELECTORS[name]
-
-
-def selector_names() -> list[str]:
-    """Every registered strategy's name, in registration order."""
-    from tfr_helpers.consensus.strategies import TABLE_ORDER
-
-    return [n for n in TABLE_ORDER if n in SELECTORS] + [n for n in SELECTORS if n not in TABLE_ORDER]
 
 
 def no_ranking(matrix: TaskMatrix, reason: str, test_scores: np.ndarray | None = None) -> Ranking:

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from tfr_helpers.consensus.matrix import TaskMatrix, TaskTruth
-from tfr_helpers.consensus.ranking import resolve_selector, selector_names
+from tfr_helpers.consensus.rankers.builtin import resolve_selector, selector_names
 from tfr_helpers.consensus.selection import mean_or_nan, random_pass_at_k, task_pass_at_k
+from tfr_helpers.errors import DataError
 
 RANDOM = "random"
 """Row name of the baseline (the unbiased estimator over all samples)."""
@@ -91,7 +92,6 @@ def selection_report(
             a code sample.
         ConfigError: An unknown strategy.
     """
-    from tfr_helpers.errors import DataError
 
     names, params = expand_strategies(strategies), params or {}
     ids = [m.task_id for m in matrices]

@@ -26,11 +26,18 @@ from typing import Any
 import numpy as np
 
 from tfr_helpers.consensus.from_run import RunMatrix, matrices_from_records
-from tfr_helpers.consensus.ranking import Ranking, resolve_selector
+from tfr_helpers.consensus.rankers.builtin import resolve_selector
+from tfr_helpers.consensus.ranking import Ranking
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.pipeline.context import RunContext
-from tfr_helpers.pipeline.results_io import decode_records
-from tfr_helpers.pipeline.strategies import ScreeningItem, Strategy, Verdict, register_strategy, register_strategy_family
+from tfr_helpers.pipeline.engine.codec import decode_records
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.screening.registry import (
+    ScreeningItem,
+    Strategy,
+    Verdict,
+    register_strategy,
+    register_strategy_family,
+)
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation
 
 DEFAULT_THRESHOLD = 0.5

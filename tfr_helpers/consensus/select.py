@@ -10,6 +10,7 @@ from tfr_helpers.consensus.execute import BuildStats, build_matrices
 from tfr_helpers.consensus.matrix import Semantics
 from tfr_helpers.consensus.report import SelectionReport, expand_strategies, selection_report
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.fsutil import path_name
 from tfr_helpers.replay import ReplayDataset, load_imported, load_replay
 
 
@@ -50,7 +51,7 @@ def load_generations(
 
 def default_select_dir(dataset: ReplayDataset) -> Path:
     """``runs/select_<dataset>``."""
-    return Path("runs") / f"select_{dataset.name.replace('/', '_')}"
+    return Path("runs") / f"select_{path_name(dataset.name)}"
 
 
 def run_selection(

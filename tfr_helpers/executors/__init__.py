@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tfr_helpers.executors.local import LocalExecutor
+from tfr_helpers.executors.ray_executor import RayExecutor
+
 if TYPE_CHECKING:
     from tfr_helpers.records import ProgramRun
     from tfr_helpers.sandbox.spec import Limits
@@ -46,9 +49,6 @@ def make_executor(
         RayNotInstalledError: ``ray`` is asked for but not installed.
     """
     if kind == "ray":
-        from tfr_helpers.executors.ray_executor import RayExecutor
-
         return RayExecutor(limits, workers=workers, preload=preload, address=address)
-    from tfr_helpers.executors.local import LocalExecutor
 
     return LocalExecutor(limits, workers=workers, preload=preload)

@@ -6,6 +6,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tfr_helpers.sandbox import Sandbox
+
 if TYPE_CHECKING:
     from tfr_helpers.executors import Job
     from tfr_helpers.records import ProgramRun
@@ -31,8 +33,6 @@ class LocalExecutor:
         """Run ``jobs`` in the local sandbox; results in input order."""
         with self._lock:  # batches may come from several threads (overlapping chunks)
             if self._sandbox is None:
-                from tfr_helpers.sandbox import Sandbox
-
                 self._sandbox = Sandbox(self._limits, workers=self._workers, preload=self._preload)
         return list(self._sandbox.run_many(jobs, progress=False, desc=desc, limits=limits))
 

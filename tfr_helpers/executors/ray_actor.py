@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import ray
 
+from tfr_helpers.sandbox import Sandbox
+
 if TYPE_CHECKING:
     from tfr_helpers.records import ProgramRun
     from tfr_helpers.sandbox.spec import Limits
@@ -27,8 +29,6 @@ class SandboxActor:
     """
 
     def __init__(self, limits: Limits, workers: int, preload: tuple[str, ...] | None) -> None:
-        from tfr_helpers.sandbox import Sandbox
-
         self.sandbox = Sandbox(limits, workers=workers, preload=preload)
 
     def ready(self) -> dict[str, Any]:

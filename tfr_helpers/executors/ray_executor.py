@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tfr_helpers.errors import SandboxError
+from tfr_helpers.executors.ray_start import import_ray, start_local_ray
 
 if TYPE_CHECKING:
     from tfr_helpers.executors import Job
@@ -29,30 +30,8 @@ ACTOR_START_TIMEOUT_S = float(os.environ.get("TFR_RAY_ACTOR_START_TIMEOUT_S", "1
 """How long a new node actor may take to start its sandbox (worker preload included) before it is given up."""
 
 
-class RayNotInstalledError(SandboxError):
-    """``concurrency.executor: ray`` without the ``ray`` extra installed."""
-
-
 class RayClusterLostError(SandboxError):
     """No live node actor is left to run a batch (every node died or none has a CPU)."""
-
-
-def import_ray() -> Any:
-    """The ``ray`` module; else :class:`RayNotInstalledError` naming the fix.
-
-    Sets ``RAY_ENABLE_UV_RUN_RUNTIME_ENV=0`` first (Ray reads it at import): a driver started by ``uv run`` would
-    otherwise make every Ray worker start through ``uv run`` with the working directory packaged, which on a small
-    machine keeps the actors from starting; the workers run the interpreter their node was started with.
-    """
-    os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
-    try:
-        import ray
-    except ImportError as exc:
-        raise RayNotInstalledError(
-            "concurrency.executor is 'ray' but Ray is not installed: run `uv sync --extra ray` "
-            "(or set concurrency.executor: local)"
-        ) from exc
-    return ray
 
 
 def split(indices: Sequence[int], cpus: Sequence[int]) -> list[list[int]]:
@@ -101,8 +80,6 @@ class RayExecutor:
         if self._ray.is_initialized():
             return
         if self._address is None:
-            from tfr_helpers.executors.ray_start import start_local_ray
-
             start_local_ray()
         else:
             self._ray.init(address=self._address, log_to_driver=False)
@@ -112,9 +89,9 @@ class RayExecutor:
         """Forget actors of dead nodes; start one actor on every live node with CPUs that has none."""
         self._connect()
         ray = self._ray
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # ray: an optional extra
 
-        from tfr_helpers.executors.ray_actor import SandboxActor
+        from tfr_helpers.executors.ray_actor import SandboxActor  # deferred: it imports ray, an optional extra
 
         nodes = {
             n["NodeID"]: int(n["Resources"].get("CPU", 0))

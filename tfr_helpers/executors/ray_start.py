@@ -1,7 +1,7 @@
 """Starting Ray nodes on a small, loaded machine: a local Ray on demand, and the environment its processes get.
 
 A node's raylet waits a hard-coded 15 s for its dashboard agent to write its port files and aborts when the
-agent is later (ray-project/ray issue 65983; no setting changes it in Ray 2.60). A node starts five Python
+agent is later (ray-project/ray#65983; no setting changes it in Ray 2.60). A node starts five Python
 processes that each ``import ray``: 3.1 s of CPU apiece in the development venv, 1.6 s of which is
 ``jsonschema`` building the ``rfc3987_syntax`` grammar at import, a package only the dev group brings
 (jupyterlab -> jupyter-events[format-nongpl]); an install with ``uv sync --extra ray`` alone lacks it.
@@ -17,9 +17,9 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from tfr_helpers.errors import SandboxError
-from tfr_helpers.executors.ray_executor import import_ray
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def node_env() -> Iterator[None]:
 def start_local_ray(tries: int = LOCAL_START_TRIES) -> None:
     """Start a new single-node Ray in this process (no dashboard), retried when the node times out.
 
-    A node's raylet gives its dashboard agent a hard-coded 15 s to start (ray-project/ray issue 65983), which a
+    A node's raylet gives its dashboard agent a hard-coded 15 s to start (ray-project/ray#65983), which a
     loaded small machine can miss; the node's processes start under :func:`node_env`, and a failed start is
     retried ``tries`` times.
 
@@ -70,3 +70,25 @@ def start_local_ray(tries: int = LOCAL_START_TRIES) -> None:
         f"a local Ray did not start in {tries} attempts ({error}): start one with `ray start --head "
         "--include-dashboard=false` and set concurrency.ray_address: auto, or use concurrency.executor: local"
     )
+
+
+class RayNotInstalledError(SandboxError):
+    """``concurrency.executor: ray`` without the ``ray`` extra installed."""
+
+
+def import_ray() -> Any:
+    """The ``ray`` module; else :class:`RayNotInstalledError` naming the fix.
+
+    Sets ``RAY_ENABLE_UV_RUN_RUNTIME_ENV=0`` first (Ray reads it at import): a driver started by ``uv run`` would
+    otherwise make every Ray worker start through ``uv run`` with the working directory packaged, which on a small
+    machine keeps the actors from starting; the workers run the interpreter their node was started with.
+    """
+    os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+    try:
+        import ray
+    except ImportError as exc:
+        raise RayNotInstalledError(
+            "concurrency.executor is 'ray' but Ray is not installed: run `uv sync --extra ray` "
+            "(or set concurrency.executor: local)"
+        ) from exc
+    return ray

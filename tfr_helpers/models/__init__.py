@@ -26,7 +26,7 @@ from tfr_helpers.models.base import (
     SamplingParams,
 )
 from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components, diff_key_components
-from tfr_helpers.models.client import ModelClient, ModelReply
+from tfr_helpers.models.client import ModelClient
 from tfr_helpers.models.credentials import check_credentials
 from tfr_helpers.models.errors import (
     AuthError,
@@ -37,6 +37,7 @@ from tfr_helpers.models.errors import (
     RateLimited,
     Timeout,
 )
+from tfr_helpers.models.jobs import ModelReply
 from tfr_helpers.models.parse import (
     ParsedCode,
     ParsedDecision,
@@ -46,14 +47,8 @@ from tfr_helpers.models.parse import (
     parse_decision,
     parse_tests,
 )
-from tfr_helpers.models.registry import (
-    PROVIDERS,
-    is_replayed,
-    is_simulated,
-    known_providers,
-    make_provider,
-    register_provider,
-)
+from tfr_helpers.models.providers import PROVIDERS, is_replayed, is_simulated, known_providers, register_provider
+from tfr_helpers.models.registry import make_provider
 from tfr_helpers.models.settings import CacheMode, ModelSettings, Price, RetryPolicy, SamplingSettings
 from tfr_helpers.prompts import TEMPLATE_VERSIONS, TEMPLATES, make_request, render_prompt
 

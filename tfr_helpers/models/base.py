@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.fsutil import path_name
+from tfr_helpers.models.providers import known_providers
 from tfr_helpers.prompts.messages import Message, ModelRequest
 from tfr_helpers.records import Task
 
@@ -28,6 +30,11 @@ VerdictLookup = Callable[[str, str], "bool | None"]
 measured): granted with the task lookup, to the simulated judge only (its ground truth)."""
 
 
+def model_dirname(spec: str) -> str:
+    """Directory name of a model in a run directory (``sim:default`` -> ``sim_default``)."""
+    return path_name(spec.replace(":", "_"))
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """A model addressed as ``provider:model`` (``openai:gpt-5-mini``, ``sim:default``)."""
@@ -38,7 +45,6 @@ class ModelSpec:
     @classmethod
     def parse(cls, spec: str) -> "ModelSpec":
         """Parse ``provider:model``; raises ConfigError naming the known providers."""
-        from tfr_helpers.models.registry import known_providers
 
         known = known_providers()
         provider, sep, name = spec.partition(":")
@@ -52,7 +58,7 @@ class ModelSpec:
     @property
     def dirname(self) -> str:
         """Directory name of this model in a run directory (``sim_default``)."""
-        return str(self).replace(":", "_").replace("/", "_")
+        return model_dirname(str(self))
 
 
 @dataclass(frozen=True)

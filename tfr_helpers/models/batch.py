@@ -22,9 +22,11 @@ from typing import Any
 
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.models.base import ModelRequest, ModelSpec, ProviderReply
-from tfr_helpers.models.batch_apis import batch_api
+from tfr_helpers.models.budget import reservation
 from tfr_helpers.models.cache import cache_key, cache_key_components
 from tfr_helpers.models.errors import ModelError
+from tfr_helpers.models.jobs import ModelReply, call_record
+from tfr_helpers.models.sdk.batch_apis import batch_api
 from tfr_helpers.records import Usage
 
 log = logging.getLogger(__name__)
@@ -166,7 +168,6 @@ def _reserve(client: Any, spec: ModelSpec, unique: dict[str, ModelRequest], max_
     """Reserve the batch's upper-bound cost against the budget (all or nothing)."""
     if client.budget is None:
         return 0.0
-    from tfr_helpers.models.budget import reservation
 
     price = client.settings.prices.get(str(spec))
     total = sum(reservation(r, max_tokens, price) for r in unique.values()) * BATCH_PRICE_FACTOR
@@ -186,7 +187,6 @@ def _finish(
     latency: float,
 ) -> Any:
     """Cache, account (batch price), log and record one batch answer, as the live path does."""
-    from tfr_helpers.models.client import ModelReply, call_record
 
     cost = client._cost(str(spec), reply) * BATCH_PRICE_FACTOR
     client._cache.put(key, comps, reply, cost)

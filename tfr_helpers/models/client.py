@@ -9,7 +9,6 @@ import threading
 import time
 import uuid
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,12 +23,15 @@ from tfr_helpers.models.base import (
     TaskLookup,
     VerdictLookup,
 )
+from tfr_helpers.models.batch import call_many_batched, uses_batch
 from tfr_helpers.models.budget import Budget, reservation
 from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components
 from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls, count_one, read_call_log, scrub
 from tfr_helpers.models.errors import ModelError, NotSent
 from tfr_helpers.models.failfast import FailFast, Stop
-from tfr_helpers.models.registry import is_replayed, is_simulated, make_provider
+from tfr_helpers.models.jobs import ModelReply, call_record
+from tfr_helpers.models.providers import is_replayed, is_simulated
+from tfr_helpers.models.registry import make_provider
 from tfr_helpers.models.retry import call_with_retries
 from tfr_helpers.models.settings import ModelSettings
 from tfr_helpers.records import CallTotals, ModelCallRecord, Usage
@@ -38,26 +40,6 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 _COUNTED = {"cached", "error", "retries", "usage"}
 """The record fields :func:`~tfr_helpers.models.calllog.count_one` reads."""
-
-
-@dataclass(frozen=True)
-class ModelReply:
-    """Answer of one call: ``text`` is None when the call failed (``record.error`` says why)."""
-
-    text: str | None
-    record: ModelCallRecord
-
-
-def call_record(spec: ModelSpec, request: ModelRequest, stage: str, **fields: Any) -> ModelCallRecord:
-    """The record of one call of ``request`` to ``spec`` (``fields``: cached, error, usage, latency_s, retries...)."""
-    return ModelCallRecord(
-        model=str(spec),
-        role=request.role,
-        stage=stage,
-        template=request.template,
-        template_version=request.template_version,
-        **fields,
-    )
 
 
 class _BackgroundLoop:
@@ -288,7 +270,6 @@ class ModelClient:
         Models whose provider has batch mode on (``settings.batch``) are answered through one provider batch per
         model (:mod:`.batch`), the rest live.
         """
-        from tfr_helpers.models.batch import call_many_batched, uses_batch
 
         if any(uses_batch(self, spec) for spec, _ in items):
             return self._run(call_many_batched(self, items, stage))

@@ -6,10 +6,10 @@ A configuration with ``seeds: [k0, k1, ...]`` runs as one full run directory per
       config.json          the multi-seed configuration (``seeds`` set); a changed one is refused as usual
       seeds/<k>/           a complete run of seed k: its own config.json (``seed: k``, ``seeds: null``),
                            checkpoints, artifacts and results.json
-      analysis/            written by ``tfr analyze`` (``tfr_helpers.analysis.seeds``): mean +- SE over seeds
+      analysis/            written by ``tfr analyze`` (``tfr_helpers.analysis.arms.seeds``): mean +- SE over seeds
 
 Seed ``k``'s configuration is the study's with ``seed: k`` and ``seeds: null``, so ``seeds/<k>/`` is exactly the
-run a single-seed study with ``seed: k`` makes (same fingerprint, same records): the seed changes the simulated
+run a single-base study with ``seed: k`` makes (same fingerprint, same records): the seed changes the simulated
 model's draws, the sampling seed sent to providers that take one (OpenAI, vLLM; Anthropic records it as
 unsupported) and the programs' seeds in the sandbox. The sampling seed is part of the response cache key, so
 every seed gets its own samples from every provider; replayed generations are the same for every seed.
@@ -22,65 +22,20 @@ execution caches are the usual shared ones.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.pipeline.config import ExperimentConfig
-from tfr_helpers.pipeline.store import RunStore
-from tfr_helpers.pipeline.summary import RunSummary
-from tfr_helpers.pipeline.undone import RunIncomplete
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
+from tfr_helpers.pipeline.engine.faults import RunIncomplete
+from tfr_helpers.pipeline.engine.run_summary import RunSummary
+from tfr_helpers.pipeline.engine.runner import _blockers, default_run_dir, run_stages
+from tfr_helpers.pipeline.engine.seed_dirs import SEEDS_DIR, seed_dir
+from tfr_helpers.pipeline.engine.store import RunStore
 
 log = logging.getLogger(__name__)
-
-SEEDS_DIR = "seeds"
-"""Subdirectory of a multi-seed run holding one run directory per seed."""
-
-
-def seed_dir(run_dir: Path | str, seed: int) -> Path:
-    """The run directory of one seed of a multi-seed run (``<run_dir>/seeds/<seed>``)."""
-    return Path(run_dir) / SEEDS_DIR / str(seed)
-
-
-def is_multi_seed(run_dir: Path | str) -> bool:
-    """Whether ``run_dir`` holds a multi-seed run (a ``seeds/`` directory and no ``results.json`` of its own)."""
-    run = Path(run_dir)
-    return (run / SEEDS_DIR).is_dir() and not (run / "results.json").exists()
-
-
-def shown_run(run_dir: Path | str) -> Path:
-    """The run directory a reader of one run's results should open: ``run_dir`` itself, or for a multi-seed run its
-    first seed's (the notebooks 00-04 and ``tfr cases`` show one run; notebook 03c and ``tfr analyze`` every seed).
-    """
-    run = Path(run_dir)
-    if not is_multi_seed(run):
-        return run
-    seeds = sorted(int(p.name) for p in (run / SEEDS_DIR).iterdir() if p.is_dir() and p.name.isdigit())
-    try:
-        listed = json.loads((run / "config.json").read_text()).get("config", {}).get("seeds") or seeds
-    except (OSError, ValueError):
-        listed = seeds
-    first = next((int(s) for s in listed if int(s) in seeds), None)
-    if first is None:
-        return run
-    log.info("%s is a multi-seed run: showing seed %s (%s)", run, first, seed_dir(run, first))
-    return seed_dir(run, first)
-
-
-def live_run(run_dir: Path | str) -> tuple[Path, str]:
-    """Where a live progress view of ``run_dir`` reads ``progress.json``, and a label for its line: the run itself
-    (``""``), or in a multi-seed run the seed directory written last (``"[seed k] "``)."""
-    run = Path(run_dir)
-    if not (run / SEEDS_DIR).is_dir():
-        return run, ""
-    written = [p for p in (run / SEEDS_DIR).glob("*/progress.json") if p.parent.name.isdigit()]
-    if not written:
-        return run, ""
-    latest = max(written, key=lambda p: p.stat().st_mtime).parent
-    return latest, f"[seed {latest.name}] "
 
 
 def check_seeds(config: ExperimentConfig) -> list[int]:
@@ -91,7 +46,7 @@ def check_seeds(config: ExperimentConfig) -> list[int]:
             (each seed's run uses its own seed as the sampling seed).
     """
     if config.seeds is None:
-        raise ConfigError("seeds is null: this is a single-seed study (set seeds: [0, 1, 2] to repeat it)")
+        raise ConfigError("seeds is null: this is a single-base study (set seeds: [0, 1, 2] to repeat it)")
     twice = [s for s in dict.fromkeys(config.seeds) if config.seeds.count(s) > 1]
     if twice:
         raise ConfigError(f"seeds lists seed {twice[0]} twice; list each seed once")
@@ -124,7 +79,7 @@ def run_seeds(
     Args:
         config: A configuration with ``seeds`` set.
         run_dir: The multi-seed run directory (default ``runs/<run_name>``).
-        stages: As for :func:`~tfr_helpers.pipeline.runner.run_stages`, applied to every seed.
+        stages: As for :func:`~tfr_helpers.pipeline.engine.runner.run_stages`, applied to every seed.
         progress: Show tqdm progress bars.
 
     Returns:
@@ -135,7 +90,6 @@ def run_seeds(
         ConfigError: bad ``seeds`` (see :func:`check_seeds`).
         RunDirError: the directory, or one seed's, belongs to another configuration.
     """
-    from tfr_helpers.pipeline.runner import default_run_dir, run_stages
 
     seeds = check_seeds(config)
     root = Path(run_dir) if run_dir is not None else default_run_dir(config)
@@ -164,7 +118,6 @@ def _seed_blockers(root: Path) -> Callable[[list[str]], dict[str, list[str]]]:
     """For the top-level binding: the stages of every existing seed directory whose records depend on a changed part
     (``runner._blockers`` per seed), so a change the seeds' records allow rebinds and any other is refused before
     anything is written."""
-    from tfr_helpers.pipeline.runner import _blockers
 
     def blockers(parts: list[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {part: [] for part in parts}

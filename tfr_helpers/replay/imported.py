@@ -17,7 +17,9 @@ import ast
 from pathlib import Path
 from typing import Any
 
+from tfr_helpers.benchmarks import load_tasks
 from tfr_helpers.errors import DataError
+from tfr_helpers.models.parse import parse_tests
 from tfr_helpers.records import BenchmarkName, Task, TestKind
 from tfr_helpers.replay.jsonl import field, read_jsonl
 from tfr_helpers.replay.records import ReplayCode, ReplayDataset, ReplayTask, ReplayTest, ReplayTestSample
@@ -47,8 +49,6 @@ class _Tasks:
         self.by_id: dict[str, Task] = {}
 
     def get(self, path: Path, lineno: int, task_id: str, fix: str) -> Task:
-        from tfr_helpers.benchmarks import load_tasks
-
         benchmark = _benchmark(path, lineno, task_id, fix)
         if self.benchmark is None:
             self.benchmark, self.where = benchmark, f"{path}:{lineno}"
@@ -96,7 +96,6 @@ def tests_sample(block: str, kind: TestKind, entry_point: str, index: int) -> Re
         The sample; its tests are the units :func:`tfr_helpers.models.parse_tests` reads from ``module``. A
         block that does not parse gives a sample without tests and a note saying why.
     """
-    from tfr_helpers.models.parse import parse_tests
 
     try:
         body = ast.parse(block).body

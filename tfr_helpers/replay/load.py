@@ -13,8 +13,9 @@ import logging
 import threading
 from pathlib import Path
 
+from tfr_helpers.benchmarks import load_tasks
 from tfr_helpers.benchmarks.files import file_sha256
-from tfr_helpers.errors import DataError
+from tfr_helpers.errors import ConfigError, DataError
 from tfr_helpers.launch import resolve
 from tfr_helpers.replay.codet import load_codet
 from tfr_helpers.replay.datasets import DATASETS, DatasetSpec, dataset_spec
@@ -40,8 +41,6 @@ def _stamp(paths: list[Path]) -> tuple[object, ...]:
 
 
 def _load_registered(spec: DatasetSpec, replay_dir: Path | None) -> ReplayDataset:
-    from tfr_helpers.benchmarks import load_tasks
-
     found = resolve_dataset(spec, replay_dir)
     paths = {role: f.path for role, f in found.items()}
     key = ("registered", spec.name, _stamp(list(paths.values())))
@@ -116,7 +115,6 @@ def register_import(name: str, code: Path | None, tests: Path | None, meta: dict
     Raises:
         ConfigError: The name is a registered dataset's, or neither file is given, or a file does not exist.
     """
-    from tfr_helpers.errors import ConfigError
 
     if name in DATASETS:
         raise ConfigError(f"replay_datasets.{name}: {name!r} is a registered dataset; choose another name")

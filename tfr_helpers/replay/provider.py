@@ -23,7 +23,7 @@ from pathlib import Path
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams
 from tfr_helpers.models.errors import ModelError
-from tfr_helpers.models.registry import register_provider
+from tfr_helpers.models.providers import register_provider
 from tfr_helpers.models.settings import ModelSettings
 from tfr_helpers.replay.load import load_replay
 from tfr_helpers.replay.records import ReplayDataset

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tfr_helpers.analysis.attempts import Attempt, build_attempts
-from tfr_helpers.pipeline.results_io import load_results
+from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 
 __all__ = ["ALL", "Attempt", "Filters", "build_attempts", "load_run_results", "strategies"]
 
 load_run_results = load_results
-"""Read ``results.json`` of a run (the pipeline's one reader, :func:`~tfr_helpers.pipeline.results_io.load_results`)."""
+"""Read ``results.json`` of a run (the pipeline's one reader, :func:`~tfr_helpers.pipeline.engine.codec.load_results`)."""
 
 ALL = "(all)"
 """Filter value that matches every attempt."""

@@ -1,6 +1,6 @@
 """Headline numbers recorded by a notebook's last cell and read back from the executed notebook.
 
-A tiny ``glue()``-style helper, as scrapbook's ``glue`` was: the values are displayed as a custom
+A tiny ``glue()``-style helper: the values are displayed as a custom
 JSON mime bundle, so they live in the executed ``.ipynb`` and need no extra file or package.
 """
 

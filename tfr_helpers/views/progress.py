@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from tfr_helpers.errors import RunDirError
-from tfr_helpers.models.registry import is_simulated
-from tfr_helpers.pipeline import coverage
-from tfr_helpers.pipeline.config import config_from_dict
-from tfr_helpers.pipeline.results_io import RESULTS_FIELDS, decode_records, load_results
-from tfr_helpers.pipeline.runner import CHECKPOINTS
-from tfr_helpers.pipeline.seeds import shown_run
-from tfr_helpers.pipeline.store import RunStore
-from tfr_helpers.pipeline.tasks import select_tasks
+from tfr_helpers.models.providers import is_simulated
+from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.engine.codec import RESULTS_FIELDS, decode_records, load_results
+from tfr_helpers.pipeline.engine.seed_dirs import shown_run
+from tfr_helpers.pipeline.engine.store import RunStore
+from tfr_helpers.pipeline.engine.tasks import select_tasks
+from tfr_helpers.pipeline.study import CHECKPOINTS
 from tfr_helpers.records import Results
 
 
@@ -54,8 +54,8 @@ def results_so_far(run_dir: str | Path) -> Results:
         dict(
             run_name=resolved.get("run_name", run.name),
             simulated=any(is_simulated(s) for s in experiment.models.all_specs()),
-            model_sources=coverage.model_sources(experiment),
-            skipped=coverage.skipped_work(experiment, select_tasks(experiment)),
+            model_sources=scope.model_sources(experiment),
+            skipped=scope.skipped_work(experiment, select_tasks(experiment)),
             config={**resolved, "config_hash": config.get("config_hash")},
             tasks=[t["task_id"] for t in tasks],
             task_benchmarks={t["task_id"]: t["benchmark"] for t in tasks},

@@ -11,7 +11,7 @@ import html
 from pathlib import Path
 
 from tfr_helpers.records import Results
-from tfr_helpers.rounds_records import RoundChain, RoundStep
+from tfr_helpers.records.rounds import RoundChain, RoundStep
 from tfr_helpers.views.cases import Attempt
 from tfr_helpers.views.render import _call, _details, _pre, _verdict, code_html
 

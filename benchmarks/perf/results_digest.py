@@ -1,0 +1,67 @@
+"""Print the sha256 of a run's results.json in canonical form: shared values inlined, timing removed, keys sorted.
+
+Two runs of the same params file give the same digest when their results agree in everything but time, so this
+checks that a change of code kept behaviour: run the study before and after, compare the digests.
+
+Usage: ``uv run python benchmarks/perf/results_digest.py RUN_DIR_OR_RESULTS_JSON [...]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+SHARED_KEY = "shared_values"
+# Fields that hold wall-clock measurements; everything else in results.json is determined by the inputs.
+TIMING_FIELDS = frozenset({"stage_seconds", "duration_s", "latency_s"})
+
+
+def strip_timing(value: Any) -> Any:
+    """The value with every timing field removed, at any depth."""
+    if isinstance(value, dict):
+        return {k: strip_timing(v) for k, v in value.items() if k not in TIMING_FIELDS}
+    if isinstance(value, list):
+        return [strip_timing(v) for v in value]
+    return value
+
+
+def inline_shared(value: Any, table: list[Any]) -> Any:
+    """The value with every ``{"$shared": i}`` reference replaced by ``table[i]``.
+
+    The file writes a value used by many records once; which index it gets depends on the order records came
+    in (and on timing fields inside the value), so the canonical form compares the values, not the indices.
+    """
+    if isinstance(value, dict):
+        if set(value) == {"$shared"}:
+            return inline_shared(table[value["$shared"]], table)
+        return {k: inline_shared(v, table) for k, v in value.items()}
+    if isinstance(value, list):
+        return [inline_shared(v, table) for v in value]
+    return value
+
+
+def canonical(results: Any) -> bytes:
+    """The canonical bytes of a parsed results.json: shared values inlined, timing removed, keys sorted."""
+    table = results.pop(SHARED_KEY, None) or []
+    text = json.dumps(strip_timing(inline_shared(results, table)), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8")
+
+
+def digest(path: Path) -> str:
+    """The sha256 of the canonical form of the results.json at path (a run directory or the file itself)."""
+    file = path / "results.json" if path.is_dir() else path
+    return hashlib.sha256(canonical(json.loads(file.read_text(encoding="utf-8")))).hexdigest()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", type=Path, help="run directories or results.json files")
+    for path in parser.parse_args().paths:
+        print(f"{digest(path)}  {path}")
+
+
+if __name__ == "__main__":
+    main()

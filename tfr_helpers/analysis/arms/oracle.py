@@ -1,0 +1,228 @@
+"""The oracle-repaired arm: what the same refiner does when the generated test is right.
+
+Every number here uses the reference (a repaired test expects the reference's output): the arm is an upper bound on
+refinement with right tests, never a screening strategy; every caption and summary entry says so. The numbers come
+from ``Results.oracle_repair`` (see docs/oracle_repair.md):
+
+- :func:`repair_report`: per source, model and benchmark, the unreliable EBT feedback, how much of it was repaired,
+  why the rest was not, and how often the generated code passes the repaired test (the original feedback was the
+  test's fault alone);
+- :func:`oracle_comparison`: on the same feedback instances, the benchmark transitions of refinement on the
+  original feedback and on the repaired feedback, and the net change in benchmark pass rate of each arm.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from tfr_helpers.analysis.frames import frame_records
+from tfr_helpers.analysis.rq2 import TRANSITIONS
+from tfr_helpers.analysis.sources import source_label, source_of
+from tfr_helpers.analysis.stats import N_RESAMPLES, bootstrap_ratio, pct, share_columns, wilson
+from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, share_cell
+from tfr_helpers.pipeline.arms.oracle.rewrite import REASON_KEYS, reason_key
+from tfr_helpers.records import RefinedEvaluation, Results
+
+TABLE = "rq2_oracle_repair"
+"""File stem of the LaTeX table (written only for runs with ``refinement.oracle_repair``)."""
+ARMS = ("original", "oracle-repaired")
+SCOPES = ("code fails repaired test", "code passes repaired test")
+"""Feedback instances compared: repaired tests the generated code fails (both arms refine) or passes (the oracle
+arm has no feedback, the code is kept; only the original arm refines)."""
+USES_REFERENCE = (
+    "The oracle-repaired arm uses the reference solution (each repaired test expects the reference's output): "
+    "an upper bound on refinement with right tests, not a screening strategy."
+)
+CAPTION = (
+    USES_REFERENCE + " Benchmark transitions of refinement on the original and on the oracle-repaired feedback of the "
+    "same unreliable EBT feedback instances, per model: count (percent of attempts [95 percent Wilson interval]); "
+    "net pass-rate change in percentage points per instance [bootstrap over tasks]."
+)
+DEFINITIONS = {
+    "uses_reference": USES_REFERENCE,
+    "unreliable_ebt_feedback": "Test-fail feedback from an example-based test that the reference also fails.",
+    "repaired": "Unreliable EBT feedback whose failed `assert <call> == <expected>` was rewritten to expect the "
+    "reference's output (a Python literal) and whose repaired test the reference passes in the sandbox.",
+    "not_repaired_<reason>": "Unreliable EBT feedback not repaired, by reason: the cause of its unreliability when "
+    "that is not a wrong expected value (invalid_input: an input the reference rejects), or why the rewrite failed.",
+    "code_passes_repaired": "Repaired tests the generated code passes: the original feedback was the test's fault "
+    "alone (percent of repaired, Wilson interval).",
+    "repaired_feedback": "Repaired tests the generated code fails: the oracle arm's feedback, refined by the same "
+    "refiner (its request built as in the original arm: task view, generated code, feedback text).",
+    "refinement": "run, or why the coder's feedback is not refined (not run: no refiner, for a replay dataset).",
+    "scope": "code fails repaired test: both arms refined the instance; code passes repaired test: only the original "
+    "arm did (the oracle arm has no feedback and keeps the generated code).",
+    "instances": "Repaired unreliable EBT feedback instances of the scope.",
+    "attempts": "Refinement attempts of the arm on the scope's feedback instances.",
+    "<transition>_k/n/pct/low/high": "Instances of the arm with that benchmark transition: count, attempts, percent "
+    "[95 percent Wilson interval].",
+    "net_change_pp": "100 * mean over the instances of (benchmark verdict after - before): after is the refined "
+    "code's verdict (the generated code's when refinement gave no code or, in the oracle arm on code that passes "
+    "its repaired test, when there is no feedback); bootstrap over tasks.",
+    "diff_vs_original_pp": "net_change_pp(oracle-repaired) - net_change_pp(original) on the same instances.",
+}
+_GAIN = {"fail->pass": 1, "pass->fail": -1}
+
+
+def present(results: Results) -> bool:
+    """Whether the run holds the oracle-repaired arm (``refinement.oracle_repair`` was on)."""
+    return results.oracle_repair is not None
+
+
+def _arm(results: Results) -> Any:
+    if results.oracle_repair is None:
+        raise ValueError("this run has no oracle-repaired arm; rerun with `refinement: {oracle_repair: true}`")
+    return results.oracle_repair
+
+
+def repair_report(results: Results) -> pd.DataFrame:
+    """Per source, model and benchmark: unreliable EBT feedback, repaired, not repaired by reason, code passes.
+
+    Returns:
+        Columns ``source, model, benchmark, refinement, unreliable_ebt_feedback``, ``repaired_k/n/pct/low/high``
+        (share of the unreliable EBT feedback), ``not_repaired`` and ``not_repaired_<reason>`` for every reason of
+        :data:`~tfr_helpers.pipeline.arms.oracle.rewrite.REASON_KEYS`, ``code_passes_k/n/pct/low/high`` (share of the
+        repaired) and ``repaired_feedback`` (repaired tests the code fails: the oracle arm's feedback).
+
+    Raises:
+        ValueError: The run has no oracle-repaired arm.
+    """
+    arm = _arm(results)
+    rows = []
+    units = sorted({(r.model, r.benchmark) for r in arm.repaired_tests})
+    for model, bench in units:
+        mine = [r for r in arm.repaired_tests if r.model == model and r.benchmark == bench]
+        repaired = [r for r in mine if r.status == "repaired"]
+        passes = sum(r.generated is not None and r.generated.status == "passed" for r in repaired)
+        reasons = [reason_key(r.reason or "") for r in mine if r.status == "not_repaired"]
+        rows.append(
+            {
+                "source": source_of(results, model).source,
+                "model": model,
+                "benchmark": bench,
+                "refinement": arm.refinement_status.get(model, "run"),
+                "unreliable_ebt_feedback": len(mine),
+                **share_columns(wilson(len(repaired), len(mine)), "repaired_"),
+                "not_repaired": len(reasons),
+                **{f"not_repaired_{key}": reasons.count(key) for key in REASON_KEYS},
+                **share_columns(wilson(passes, len(repaired)), "code_passes_"),
+                "repaired_feedback": sum(r.feedback is not None for r in repaired),
+            }
+        )
+    cols = ["source", "model", "benchmark", "refinement", "unreliable_ebt_feedback"]
+    cols += [f"repaired_{c}" for c in ("k", "n", "pct", "low", "high")] + ["not_repaired"]
+    cols += [f"not_repaired_{key}" for key in REASON_KEYS]
+    cols += [f"code_passes_{c}" for c in ("k", "n", "pct", "low", "high")] + ["repaired_feedback"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _row(transitions: list[str], tasks: list[str], n_resamples: int, seed: int) -> dict[str, Any]:
+    """Attempts, each transition's count and share, and the net pass-rate change of one arm on one scope."""
+    frame = pd.DataFrame({"task_id": tasks, "gain": [_GAIN.get(t, 0) for t in transitions]})
+    sums = frame.groupby("task_id")["gain"].agg(["sum", "count"])
+    net = bootstrap_ratio(sums["sum"].tolist(), sums["count"].tolist(), n_resamples=n_resamples, seed=seed)
+    out: dict[str, Any] = {"attempts": len(transitions)}
+    for tr in TRANSITIONS:
+        out.update(share_columns(wilson(transitions.count(tr), len(transitions)), f"{tr}_"))
+    return out | {"net_change_pp": pct(net.value), "net_change_low": pct(net.low), "net_change_high": pct(net.high)}
+
+
+def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: int = 0) -> pd.DataFrame:
+    """Refinement on the original vs the oracle-repaired feedback of the same instances, per model.
+
+    Scope ``code fails repaired test``: both arms refined the instance. Scope ``code passes repaired test``: only
+    the original arm refined it (the oracle arm keeps the code: every transition is unchanged, net change 0).
+
+    Returns:
+        One row per (model, scope, arm): ``source, model, scope, arm, refinement, instances, attempts``, for each
+        transition ``<transition>_k/n/pct/low/high``, ``net_change_pp/low/high`` and, on oracle-repaired rows,
+        ``diff_vs_original_pp/low/high`` (paired over the same instances, bootstrap over tasks).
+
+    Raises:
+        ValueError: The run has no oracle-repaired arm.
+    """
+    arm = _arm(results)
+    original = {e.feedback_id: e for e in results.refined_evaluations}
+    oracle = {e.feedback_id: e for e in arm.refined_evaluations}
+    rows = []
+    for model in sorted({r.model for r in arm.repaired_tests}):
+        status = arm.refinement_status.get(model, "run")
+        repaired = [r for r in arm.repaired_tests if r.model == model and r.status == "repaired"]
+        scopes = {
+            SCOPES[0]: [r.feedback_id for r in repaired if r.feedback is not None],
+            SCOPES[1]: [r.feedback_id for r in repaired if r.feedback is None],
+        }
+        for scope, ids in scopes.items():
+            head = {"source": source_of(results, model).source, "model": model, "scope": scope, "refinement": status}
+            both = [i for i in ids if i in original and (scope == SCOPES[1] or i in oracle)]
+            orig: list[RefinedEvaluation] = [original[i] for i in both]
+            kept = [f"{'pass' if e.benchmark_before else 'fail'}->{'pass' if e.benchmark_before else 'fail'}" for e in orig]
+            mine = [oracle[i].transition for i in both] if scope == SCOPES[0] else kept
+            tasks = [e.task_id for e in orig]
+            o_row = _row([e.transition for e in orig], tasks, n_resamples, seed)
+            r_row = _row(mine, tasks, n_resamples, seed)
+            if scope == SCOPES[1]:
+                r_row["attempts"] = 0  # no feedback, no refinement: the generated code is kept
+            diff = bootstrap_ratio(*_paired(tasks, [e.transition for e in orig], mine), n_resamples=n_resamples, seed=seed)
+            rows.append(head | {"arm": ARMS[0], "instances": len(ids)} | o_row)
+            rows.append(
+                head
+                | {"arm": ARMS[1], "instances": len(ids)}
+                | r_row
+                | {"diff_vs_original_pp": pct(diff.value), "diff_low": pct(diff.low), "diff_high": pct(diff.high)}
+            )
+    return pd.DataFrame(rows)
+
+
+def _paired(tasks: list[str], original: list[str], oracle: list[str]) -> tuple[list[float], list[float]]:
+    """Per-task sums of (oracle gain - original gain) and per-task instance counts."""
+    frame = pd.DataFrame(
+        {"task_id": tasks, "d": [_GAIN.get(b, 0) - _GAIN.get(a, 0) for a, b in zip(original, oracle, strict=True)]}
+    )
+    sums = frame.groupby("task_id")["d"].agg(["sum", "count"])
+    return sums["sum"].tolist(), sums["count"].tolist()
+
+
+def oracle_table(results: Results) -> Styler:
+    """The ``rq2_oracle_repair`` table: per model, scope and arm, attempts, transitions and net change."""
+
+    nums = oracle_comparison(results)
+    rows: list[dict[str, Any]] = []
+    for _, r in nums.iterrows():
+        row = {"Model": r["model"], "Scope": r["scope"], "Arm": r["arm"], "Source": source_label(results, r["model"])}
+        if r["refinement"] != "run":  # one row says why there are no numbers (no refiner: not simulated either)
+            if not any(done["Model"] == r["model"] for done in rows):
+                row |= {"Scope": "all", "Arm": "both"}
+                rows.append(row | dict.fromkeys(["Instances", "Attempts", *TRANSITION_LABELS.values()], r["refinement"]))
+            continue
+        row |= {"Instances": str(int(r["instances"])), "Attempts": str(int(r["attempts"]))}
+        row |= {lab: share_cell(r, f"{tr}_", with_count=True) for tr, lab in TRANSITION_LABELS.items()}
+        row["Net change (pp)"] = share_cell(
+            {"pct": r["net_change_pp"], "low": r["net_change_low"], "high": r["net_change_high"]}
+        )
+        if r["arm"] == ARMS[1]:
+            row["Oracle - original (pp)"] = share_cell(
+                {"pct": r["diff_vs_original_pp"], "low": r["diff_low"], "high": r["diff_high"]}
+            )
+        rows.append(row)
+    cols = ["Model", "Scope", "Arm", "Source", "Instances", "Attempts", *TRANSITION_LABELS.values()]
+    cols += ["Net change (pp)", "Oracle - original (pp)"]
+    frame = pd.DataFrame(rows, columns=cols).fillna("--").set_index(["Model", "Scope", "Arm"])
+    return frame.style.set_caption(caption_with(CAPTION, results))
+
+
+def oracle_summary(results: Results) -> dict[str, Any] | None:
+    """The ``oracle_repair`` section of ``summary.json`` (None when the run has no oracle-repaired arm)."""
+    if not present(results):
+        return None
+
+    return {
+        "uses_reference": True,
+        "note": USES_REFERENCE,
+        "definitions": DEFINITIONS,
+        "repair_report": {"rows": frame_records(repair_report(results))},
+        TABLE: {"caption": caption_with(CAPTION, results), "rows": frame_records(oracle_comparison(results))},
+    }

@@ -1,0 +1,270 @@
+"""Multi-round backprompting per round (docs/rounds.md): pass@1, suites, collisions, transitions.
+
+Every number comes from ``results.rounds`` (``tfr_helpers.records.rounds``); runs with ``refinement.rounds`` 1
+have none, and every function here then returns an empty frame (the table and the summary section are left out).
+Shares are fractions in [0, 1] (NaN when their denominator is 0); the table shows percentages. Rows are per
+source, coder, benchmark and round, plus ``benchmark == "all"`` rows pooling the coder's benchmarks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from tfr_helpers.analysis.frames import frame_records
+from tfr_helpers.analysis.sources import source_label
+from tfr_helpers.analysis.stats import mean_se, wilson
+from tfr_helpers.analysis.tables import caption
+from tfr_helpers.records import Results
+from tfr_helpers.records.rounds import RoundChain
+
+TABLE = "rounds_per_round"
+"""Name of the LaTeX table (``analysis/rounds_per_round.tex``)."""
+FIGURE = "rounds_pass_at_1"
+"""Stem of the figure ``tfr analyze`` draws for runs with rounds (``analysis/figures/rounds_pass_at_1.png``)."""
+ALL = "all"
+"""The benchmark label of rows pooling every benchmark of a coder."""
+PER_ROUND_COLUMNS = [
+    "source",
+    "model",
+    "benchmark",
+    "round",
+    "chains",
+    "active",
+    "stopped_early",
+    "passed",
+    "pass_at_1",
+    "pass_low",
+    "pass_high",
+    "suite_length",
+    "suite_precision",
+    "refined",
+    "collision_probability",
+    "feedback",
+    "unreliable_share",
+]
+TRANSITION_COLUMNS = ["source", "model", "benchmark", "round", "transition", "n", "share"]
+DEFINITIONS = {
+    "chain": "One (coder, task, code sample with usable code) refined round after round; round 0 is the generated "
+    "code. Round k runs the code of round k-1 on round k's suite and, if tests fail, refines it once with the "
+    "feedback of all failing tests in one prompt.",
+    "round": "0 = the generated code; 1..R = refinement rounds.",
+    "chains": "Chains of the row's coder and benchmark (the same in every round).",
+    "active": "Chains that ran round k (not stopped before it).",
+    "stopped_early": "Chains stopped at or before round k: their input code passed every test of their own "
+    "non-empty suite (stop_when_passing).",
+    "passed": "Chains whose code after round k passes the benchmark tests.",
+    "pass_at_1": "passed / chains (one program per chain; a stopped chain, or a round without usable code, keeps "
+    "its last code); pass_low/pass_high: its 95% Wilson interval.",
+    "suite_length": "Mean number of tests in round k's suite over the active chains.",
+    "suite_precision": "Tests of round k's suites that the reference passes / all their tests, over the active "
+    "chains (first reference run).",
+    "collision_probability": "Share of round k's refined programs equal to a program of an earlier round of the same "
+    "chain (compared after ast.unparse: formatting and comments ignored).",
+    "unreliable_share": "Share of round k's test-fail feedback (failing tests of the active chains' suites) whose "
+    "test the reference fails too.",
+    "feedback": "Failing tests (test-fail feedback instances) of round k over the active chains.",
+    "refined": "Round k refinements that returned usable code.",
+    "transition": "Benchmark verdict of the round's input code -> the refined code, for every chain refined in round "
+    "k (no_code: the reply held no usable code); share of round k's refinement attempts.",
+}
+
+
+def present(results: Results) -> bool:
+    """Whether the run has rounds (``refinement.rounds`` > 1)."""
+    return results.rounds is not None
+
+
+def _groups(results: Results) -> Iterable[tuple[str, str, list[RoundChain]]]:
+    """(coder, benchmark, chains) per coder and benchmark, then per coder over all its benchmarks."""
+    chains = results.rounds.chains if results.rounds is not None else []
+    models = sorted({c.model for c in chains})
+    for model in models:
+        mine = [c for c in chains if c.model == model]
+        for bench in sorted({c.benchmark for c in mine}):
+            yield model, bench, [c for c in mine if c.benchmark == bench]
+        yield model, ALL, mine
+
+
+def _ratio(k: float, n: float) -> float:
+    return k / n if n else math.nan
+
+
+def round_row(chains: list[RoundChain], k: int) -> dict[str, Any]:
+    """The numbers of round ``k`` over ``chains`` (keys of :data:`PER_ROUND_COLUMNS` but the labels)."""
+    steps = [c.steps[k - 1] for c in chains if len(c.steps) >= k] if k else []
+    passed = 0
+    for c in chains:
+        done = c.steps[:k] if k else []
+        passed += done[-1].benchmark_after if done else c.initial_passed
+    stopped = sum(any(s.action == "stopped" for s in c.steps[:k]) for c in chains)
+    refined = [s for s in steps if s.action == "refined"]
+    feedback = sum(len(s.failed) for s in steps)
+    share = wilson(passed, len(chains))
+    return {
+        "chains": len(chains),
+        "active": len(steps),
+        "stopped_early": stopped,
+        "passed": passed,
+        "pass_at_1": share.share,
+        "pass_low": share.low,
+        "pass_high": share.high,
+        "suite_length": _ratio(sum(s.suite_size for s in steps), len(steps)),
+        "suite_precision": _ratio(sum(s.suite_reference_passed for s in steps), sum(s.suite_size for s in steps)),
+        "refined": len(refined),
+        "collision_probability": _ratio(sum(bool(s.collision) for s in refined), len(refined)),
+        "feedback": feedback,
+        "unreliable_share": _ratio(sum(len(s.unreliable) for s in steps), feedback),
+    }
+
+
+def per_round(results: Results) -> pd.DataFrame:
+    """One row per source, coder, benchmark (and ``all``) and round 0..R; see :data:`DEFINITIONS`.
+
+    Returns:
+        Columns :data:`PER_ROUND_COLUMNS`; empty when the run has no rounds.
+    """
+    rows = []
+    rounds = results.rounds.rounds if results.rounds is not None else 0
+    for model, bench, chains in _groups(results):
+        label = source_label(results, model)
+        for k in range(rounds + 1):
+            rows.append({"source": label, "model": model, "benchmark": bench, "round": k, **round_row(chains, k)})
+    return pd.DataFrame(rows, columns=PER_ROUND_COLUMNS)
+
+
+def round_transitions(results: Results) -> pd.DataFrame:
+    """Benchmark transitions of each round's refinement attempts, per source, coder, benchmark (and ``all``).
+
+    Returns:
+        Columns :data:`TRANSITION_COLUMNS` (``n`` attempts with that transition, ``share`` of the round's attempts),
+        one row per transition that occurred; empty when the run has no rounds.
+    """
+    rows = []
+    rounds = results.rounds.rounds if results.rounds is not None else 0
+    for model, bench, chains in _groups(results):
+        for k in range(1, rounds + 1):
+            seen = [c.steps[k - 1].transition for c in chains if len(c.steps) >= k]
+            attempts = [t for t in seen if t is not None]
+            for transition in sorted(set(attempts)):
+                n = attempts.count(transition)
+                rows.append(
+                    {
+                        "source": source_label(results, model),
+                        "model": model,
+                        "benchmark": bench,
+                        "round": k,
+                        "transition": transition,
+                        "n": n,
+                        "share": n / len(attempts),
+                    }
+                )
+    return pd.DataFrame(rows, columns=TRANSITION_COLUMNS)
+
+
+def _pct(x: Any) -> str:
+    return "--" if x is None or pd.isna(x) else f"{100 * x:.1f}"
+
+
+def rounds_table(results: Results) -> Styler:
+    """Per coder, benchmark (and all) and round: chains, pass@1 [95% Wilson], suite length and precision,
+    collision probability and unreliable share (percent; ``--`` when undefined)."""
+
+    rows = [
+        {
+            "Model": r["model"],
+            "Benchmark": r["benchmark"],
+            "Round": str(r["round"]),
+            "Source": r["source"],
+            "Chains": str(r["chains"]),
+            "Active": str(r["active"]),
+            "Stopped": str(r["stopped_early"]),
+            "Pass@1": f"{_pct(r['pass_at_1'])} [{_pct(r['pass_low'])}, {_pct(r['pass_high'])}]",
+            "Suite length": "--" if pd.isna(r["suite_length"]) else f"{r['suite_length']:.1f}",
+            "Suite precision": _pct(r["suite_precision"]),
+            "Collision": _pct(r["collision_probability"]),
+            "Unreliable": _pct(r["unreliable_share"]),
+        }
+        for _, r in per_round(results).iterrows()
+    ]
+    cols = ["Model", "Benchmark", "Round", "Source", "Chains", "Active", "Stopped", "Pass@1", "Suite length"]
+    cols += ["Suite precision", "Collision", "Unreliable"]
+    frame = pd.DataFrame(rows, columns=cols).set_index(["Model", "Benchmark", "Round"])
+    return frame.style.set_caption(caption(TABLE, results))
+
+
+def rounds_summary(results: Results) -> dict[str, Any] | None:
+    """The ``rounds`` section of ``summary.json``: settings, definitions, every per-round number and transition,
+    and the chains not run (None when the run has no rounds).
+
+    Shares in ``per_round`` and ``transitions`` are fractions; the table shows them as percentages.
+    """
+
+    if results.rounds is None:
+        return None
+    rr = results.rounds
+    return {
+        "settings": {"rounds": rr.rounds, "round_tests": rr.round_tests, "stop_when_passing": rr.stop_when_passing},
+        "caption": caption(TABLE, results),
+        "definitions": DEFINITIONS,
+        "per_round": frame_records(per_round(results)),
+        "transitions": frame_records(round_transitions(results)),
+        "not_run": [s.model_dump() for s in rr.not_run],
+    }
+
+
+def summary_section(results: Results) -> dict[str, Any]:
+    """``{"rounds": rounds_summary(results)}``, or ``{}`` when the run has no rounds (for ``build_summary``)."""
+    section = rounds_summary(results)
+    return {"rounds": section} if section is not None else {}
+
+
+def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, ax: Any = None) -> Any:
+    """Pass@1 (percent) per round, one line per coder over all its benchmarks (``benchmark == "all"`` rows).
+
+    Args:
+        frames: One :func:`per_round` frame (its 95% Wilson band is drawn), or one frame per seed
+            (``{seed: frame}``): the line is the mean over seeds and the band mean +- one standard error.
+        ax: Matplotlib axes to draw on (a new figure's when None).
+
+    Returns:
+        The axes.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.5))
+    per_seed = {0: frames} if isinstance(frames, pd.DataFrame) else dict(frames)
+    pooled = pd.concat([f.assign(seed=s) for s, f in per_seed.items()], ignore_index=True)
+    pooled = pooled[pooled["benchmark"] == ALL]
+    for model, g in pooled.groupby("model", sort=True):
+        rounds = sorted(g["round"].unique())
+        if len(per_seed) == 1:
+            mean = [100 * g[g["round"] == k]["pass_at_1"].iloc[0] for k in rounds]
+            low = [100 * g[g["round"] == k]["pass_low"].iloc[0] for k in rounds]
+            high = [100 * g[g["round"] == k]["pass_high"].iloc[0] for k in rounds]
+            band = "95% Wilson"
+        else:
+            stats = [mean_se(100 * g[g["round"] == k]["pass_at_1"]) for k in rounds]
+            mean = [m for m, _ in stats]
+            low = [m - (0 if math.isnan(se) else se) for m, se in stats]
+            high = [m + (0 if math.isnan(se) else se) for m, se in stats]
+            band = f"mean +- SE over {len(per_seed)} seeds"
+        ax.plot(rounds, mean, marker="o", label=f"{model} ({band})")
+        ax.fill_between(rounds, low, high, alpha=0.2)
+    ax.set_xticks(sorted(int(k) for k in pooled["round"].unique()))
+    ax.set_xlabel("round (0 = generated code)")
+    ax.set_ylabel("pass@1 (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title("Pass@1 per backprompting round")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_rounds(results: Results, ax: Any = None) -> Any:
+    """:func:`plot_pass_at_1_per_round` of one run (the figure ``tfr analyze`` saves as :data:`FIGURE`)."""
+    return plot_pass_at_1_per_round(per_round(results), ax=ax)

@@ -1,0 +1,1 @@
+"""The consensus rankers, one module per method; each registers itself in :mod:`tfr_helpers.consensus.ranking`."""

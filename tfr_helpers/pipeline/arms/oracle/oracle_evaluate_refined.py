@@ -1,0 +1,127 @@
+"""Stage oracle_evaluate_refined: each oracle-repaired refinement on the benchmark tests and the repaired test.
+
+Evaluated exactly like the original arm (:mod:`.evaluate_refined_codes`): the benchmark tests decide the
+transition from the generated code's verdict; the refined code's outcome on the (repaired) generated test is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline.arms.oracle.oracle_refine_codes import repaired_test
+from tfr_helpers.pipeline.arms.oracle.oracle_repair_tests import repaired_spec
+from tfr_helpers.pipeline.engine.codec import register_record_type
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.steps.labels import transition_of
+from tfr_helpers.pipeline.steps.lookups import tests_by_id
+from tfr_helpers.pipeline.steps.pair_runs import benchmark_specs
+from tfr_helpers.records import (
+    BenchmarkVerdict,
+    GeneratedTest,
+    OracleRefinedEvaluation,
+    OracleRefinement,
+    RepairedTest,
+    Task,
+    TestOutcome,
+    sample_suffix,
+)
+
+
+@dataclass(frozen=True)
+class OracleRefinedJob:
+    """Evaluate one oracle-repaired refinement; ``before`` is the generated code's benchmark verdict."""
+
+    task: Task
+    refinement: OracleRefinement
+    test: GeneratedTest
+    """The repaired test (the generated test with its repaired source)."""
+    before: bool
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key: the original feedback's id."""
+        return self.refinement.feedback_id
+
+
+def oracle_evaluate_refined(items: Sequence[OracleRefinedJob], ctx: RunContext) -> list[OracleRefinedEvaluation]:
+    """Run each refined program on its task's benchmark tests and on its repaired test.
+
+    Args:
+        items: One job per oracle-repaired refinement.
+        ctx: The run context.
+
+    Returns:
+        One :class:`OracleRefinedEvaluation` per job, in order (``no_code`` when there was no refined program).
+    """
+    runnable = [item for item in items if item.refinement.code]
+    bench = ctx.run_programs(
+        [(i.refinement.code or "", benchmark_specs(i.task)) for i in runnable],
+        desc="oracle refined: benchmark tests",
+        generated=False,
+    )
+    gen = ctx.run_programs(
+        [(i.refinement.code or "", [repaired_spec(i.test, i.test.source)]) for i in runnable],
+        desc="oracle refined: repaired test",
+        generated=True,
+    )
+    runs = {id(item): (b, g) for item, b, g in zip(runnable, bench, gen, strict=True)}
+    out = []
+    for item in items:
+        ref = item.refinement
+        if id(item) not in runs:
+            out.append(_evaluation(item, None, None, None))
+            continue
+        bench_run, gen_run = runs[id(item)]
+        stem = f"oracle/{item.test.kind}_{item.test.index}{sample_suffix(ref.feedback_id)}"
+        dump = bench_run.model_dump_json(indent=1)
+        path = ctx.store.artifact(ref.model, ref.task_id, f"{stem}_refined_benchmark.json", dump)
+        out.append(_evaluation(item, bench_run.passed, gen_run.outcomes[0] if gen_run.outcomes else None, path))
+    return out
+
+
+def _evaluation(
+    item: OracleRefinedJob, after: bool | None, outcome: TestOutcome | None, path: str | None
+) -> OracleRefinedEvaluation:
+    """The record of one job (``after`` None: no refined program, transition ``no_code``)."""
+    ref = item.refinement
+    return OracleRefinedEvaluation(
+        feedback_id=ref.feedback_id,
+        model=ref.model,
+        task_id=ref.task_id,
+        benchmark_before=item.before,
+        benchmark_after=after,
+        generated_test_after=outcome,
+        transition=transition_of(item.before, after),
+        benchmark_run_path=path,
+    )
+
+
+def oracle_refined_items(ctx: RunContext, records: StageRecords) -> list[OracleRefinedJob]:
+    """One job per oracle-repaired refinement, with the generated code's benchmark verdict as ``before``."""
+    before = {
+        (v.model, v.task_id, v.code_index): v.passed
+        for v in records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict)
+    }
+    test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
+    repair_of = {r.feedback_id: r for r in records_of(records, "oracle_repair_tests", RepairedTest)}
+    jobs = []
+    for ref in records_of(records, "oracle_refine_codes", OracleRefinement):
+        repair = repair_of[ref.feedback_id]
+        test = repaired_test(test_of[repair.test_id], repair)
+        jobs.append(OracleRefinedJob(ctx.tasks[ref.task_id], ref, test, before[(ref.model, ref.task_id, repair.code_index)]))
+    return jobs
+
+
+register_record_type(OracleRefinedEvaluation)
+STAGE = Stage(
+    "oracle_evaluate_refined",
+    oracle_evaluate_refined,
+    oracle_refined_items,
+    "oracle_refined_evaluations",
+    lambda r: r.feedback_id,
+    sandboxed=True,
+    unaffected_by=ORACLE_ARM_UNAFFECTED_BY,  # every unreliable EBT feedback is in the arm, whatever the screening
+    parallel_chunks=True,
+)

@@ -1,0 +1,1 @@
+"""Multi-round backprompting: fresh suites per round, their reference runs, and the chains refined round after round."""

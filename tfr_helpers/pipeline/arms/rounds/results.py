@@ -1,0 +1,46 @@
+"""The rounds' part of ``results.json`` (``Results.rounds``), for ``finalize_results``."""
+
+from __future__ import annotations
+
+from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
+from tfr_helpers.records import GeneratedCode, SkippedWork
+from tfr_helpers.records.rounds import RoundChain, RoundsResults, RoundSuite, RoundTests
+
+STAGE = "backprompt_rounds"
+
+
+def rounds_results(ctx: RunContext, records: StageRecords) -> RoundsResults | None:
+    """Every chain, fresh suite and reference verdict of the rounds, and the chains not run with the reason.
+
+    Returns:
+        None when ``refinement.rounds`` is 1 (the base study: nothing runs, ``results.json`` is unchanged).
+    """
+    settings = ctx.config.refinement
+    if settings.rounds < 2:
+        return None
+    not_run = [
+        SkippedWork(model=coder, stage=STAGE, reason=scope.NO_REFINER)
+        for coder in ctx.config.models.coder_names
+        if not scope.refines(ctx.config, coder)
+    ]
+    not_run += [
+        SkippedWork(
+            model=c.model,
+            task_id=c.task_id,
+            stage=STAGE,
+            reason=f"not run: code sample {c.sample_index} has no usable code",
+        )
+        for c in records_of(records, "generate_codes", GeneratedCode)
+        if not c.code and scope.refines(ctx.config, c.model)
+    ]
+    return RoundsResults(
+        rounds=settings.rounds,
+        round_tests=settings.round_tests,
+        stop_when_passing=settings.stop_when_passing,
+        chains=records_of(records, STAGE, RoundChain),
+        round_tests_generated=records_of(records, "generate_round_tests", RoundTests),
+        suites=records_of(records, "evaluate_round_suites", RoundSuite),
+        not_run=not_run,
+    )

@@ -1,0 +1,199 @@
+"""One round of backprompting for a batch of chains: run the code on the round's suite, refine it with the
+feedback of every failing test in one prompt (as Menet et al. backprompt), run the new code on the benchmark.
+
+The refinement reuses the base study's ``refine`` template unchanged: the feedback variable holds the first
+failing test's feedback (exactly the base study's text when one test failed) followed by the others under one
+line that says how many more failed. The call's sample index is ``round - 1``: round 1 with one failing test is
+the base study's own request (same cache entry), and a later round whose prompt repeats an earlier one's gets a
+new sample, not the cached answer (a cache hit would fake a collision).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.models import parse_code
+from tfr_helpers.models.jobs import CallJob, task_variables
+from tfr_helpers.pipeline.arms.rounds.chains import ChainJob, SuiteEntry
+from tfr_helpers.pipeline.engine.artifacts import save_call
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
+from tfr_helpers.pipeline.steps.feedback import build_feedback
+from tfr_helpers.pipeline.steps.labels import transition_of
+from tfr_helpers.pipeline.steps.pair_runs import benchmark_specs, test_spec
+from tfr_helpers.records import ModelCallRecord, ProgramRun
+from tfr_helpers.records.rounds import RoundAction, RoundStep
+
+
+def normal_code(code: str) -> str:
+    """The form in which two programs count as equal for collisions: ``ast.unparse`` (comments, blank lines
+    and formatting dropped), or the stripped text when the code does not parse."""
+    try:
+        return ast.unparse(ast.parse(code))
+    except (SyntaxError, ValueError):
+        return code.strip()
+
+
+def combine_feedback(texts: Sequence[str]) -> str:
+    """The feedback of all failing tests of a round, for the ``refine`` template's ``feedback`` variable."""
+    if len(texts) == 1:
+        return texts[0]
+    more = len(texts) - 1
+    rest = "\n\n".join(f"Failing test {i} of {len(texts)}:\n\n{text}" for i, text in enumerate(texts[1:], start=2))
+    return f"{texts[0]}\n\nIt also failed {more} more test{'s' if more > 1 else ''} of the same suite:\n\n{rest}"
+
+
+@dataclass(frozen=True)
+class ChainState:
+    """Where a chain stands before a round: its current code and verdict, every code it has had."""
+
+    code: str
+    passed: bool
+    seen: frozenset[str]
+    """Normalised codes of rounds 0.. so far."""
+    stopped: bool
+
+
+def state_of(item: ChainJob, steps: Sequence[RoundStep]) -> ChainState:
+    """The chain's state after ``steps`` (its recorded rounds, in order)."""
+    code, passed, seen = item.code, item.initial_passed, {normal_code(item.code)}
+    for step in steps:
+        if step.action == "refined" and step.code is not None:
+            code = step.code
+            seen.add(normal_code(code))
+        passed = step.benchmark_after
+    return ChainState(code, passed, frozenset(seen), bool(steps) and steps[-1].action == "stopped")
+
+
+Reply = tuple[str, ModelCallRecord, str | None]
+"""A refinement reply: its code (empty when unusable), its call record and the parse error."""
+Failure = tuple[SuiteEntry, str]
+"""A failing test of a round's suite and its feedback text."""
+
+
+def _failures(ctx: RunContext, items: Sequence[ChainJob], k: int, states: dict[str, ChainState]) -> dict[str, list[Failure]]:
+    """Chain key -> each failing test of round k's suite with its feedback text (suite order)."""
+    if k == 1:  # the generated code on round 1's suite: the RQ1 pair records
+        return {
+            item.key: [(e, e.pair.feedback.text) for e in item.suites[0] if e.pair and e.pair.feedback] for item in items
+        }
+    out: dict[str, list[Failure]] = {item.key: [] for item in items}
+    runnable = [item for item in items if item.suites[k - 1]]
+    jobs = [(states[i.key].code, [test_spec(e.test) for e in i.suites[k - 1]]) for i in runnable]
+    runs = ctx.run_programs(jobs, desc=f"round {k}: suite", generated=True)
+    for item, run in zip(runnable, runs, strict=True):
+        for entry, outcome in zip(item.suites[k - 1], run.outcomes, strict=True):
+            if outcome.status != "passed":
+                text = build_feedback(entry.test.test_id, entry.test.source, outcome, run.load_error).text
+                out[item.key].append((entry, text))
+    return out
+
+
+def run_round(
+    ctx: RunContext, items: Sequence[ChainJob], k: int, states: dict[str, ChainState]
+) -> dict[str, RoundStep | Undone]:
+    """Round ``k`` for chains that have not stopped: chain key -> its step, or :class:`Undone` (no reply).
+
+    Args:
+        ctx: The run context.
+        items: The chains to advance (each has recorded rounds 1..k-1 and did not stop).
+        k: The round, 1..R.
+        states: Chain key -> its state before round k.
+    """
+
+    failures = _failures(ctx, items, k, states)
+    failing = [item for item in items if failures[item.key]]
+    feedback = {item.key: combine_feedback([text for _, text in failures[item.key]]) for item in failing}
+    replies = ctx.call_models(
+        [
+            CallJob(
+                item.refiner,
+                "refiner",
+                "refine",
+                {
+                    **task_variables(item.task),
+                    "code": states[item.key].code,
+                    "feedback": feedback[item.key],
+                },
+                item.task,
+                sample_index=k - 1,
+            )
+            for item in failing
+        ],
+        stage="backprompt_rounds",
+    )
+    out: dict[str, RoundStep | Undone] = {}
+    refined: dict[str, Reply] = {}
+    for item, result in zip(failing, replies, strict=True):
+        fault = call_fault(result)
+        if fault is not None:
+            out[item.key] = Undone(item.key, fault)
+            continue
+        suffix = f"_c{item.code_index}" if item.code_index else ""
+        call = save_call(ctx, item.model, item.task.task_id, f"r{k}_refine{suffix}", result)
+        parsed = parse_code(result.text or "", item.task.entry_point)
+        error = None if parsed.code else note_truncation(parsed.error or "no code in the response", call)
+        refined[item.key] = (parsed.code or "", call, error)
+    with_code = [i for i in failing if i.key in refined and refined[i.key][0]]
+    bench = ctx.run_programs(
+        [(refined[i.key][0], benchmark_specs(i.task)) for i in with_code], desc=f"round {k}: benchmark", generated=False
+    )
+    runs = dict(zip([i.key for i in with_code], bench, strict=True))
+    for item in items:
+        if item.key not in out:
+            out[item.key] = _step(
+                ctx, item, k, states[item.key], failures[item.key], refined.get(item.key), runs.get(item.key)
+            )
+    return out
+
+
+def _step(
+    ctx: RunContext,
+    item: ChainJob,
+    k: int,
+    state: ChainState,
+    failures: list[Failure],
+    reply: Reply | None,
+    run: ProgramRun | None,
+) -> RoundStep:
+    """The record of one chain's round k."""
+    suite = item.suites[k - 1]
+    failed = [entry for entry, _ in failures]
+    base = {
+        "round": k,
+        "suite_size": len(suite),
+        "suite_reference_passed": sum(e.reference_passed for e in suite),
+        "failed": [e.test.test_id for e in failed],
+        "unreliable": [e.test.test_id for e in failed if not e.reference_passed],
+        "benchmark_before": state.passed,
+    }
+    if reply is None:  # nothing failed
+        action: RoundAction = "stopped" if suite and ctx.config.refinement.stop_when_passing else "carried"
+        return RoundStep(action=action, benchmark_after=state.passed, **base)  # type: ignore[arg-type]
+    code, call, error = reply
+    common = {**base, "feedback": combine_feedback([t for _, t in failures]), "call": call}
+    if not code or run is None:
+        return RoundStep(
+            action="no_code",
+            benchmark_after=state.passed,
+            transition="no_code",
+            parse_error=error or "no benchmark run",
+            **common,  # type: ignore[arg-type]
+        )
+    suffix = f"_c{item.code_index}" if item.code_index else ""
+    tid = item.task.task_id
+    code_path = ctx.store.artifact(item.model, tid, f"rounds/r{k}/code{suffix}.py", code)
+    run_path = ctx.store.artifact(item.model, tid, f"rounds/r{k}/benchmark{suffix}.json", run.model_dump_json(indent=1))
+    after = run.passed
+    return RoundStep(
+        action="refined",
+        code=code,
+        code_path=code_path,
+        benchmark_after=after,
+        transition=transition_of(state.passed, after),
+        collision=normal_code(code) in state.seen,
+        benchmark_run_path=run_path,
+        **common,  # type: ignore[arg-type]
+    )

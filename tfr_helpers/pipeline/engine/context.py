@@ -1,0 +1,202 @@
+"""What every stage receives: configuration, tasks, the run store, one sandbox and one model client.
+
+The sandbox and the model client are created on first use, so a rerun of a finished run starts neither;
+:class:`Counters` count the sandbox runs and model calls actually made.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tfr_helpers.executors import make_executor
+from tfr_helpers.models import ModelClient, make_request
+from tfr_helpers.models.calllog import CallCounts
+from tfr_helpers.models.jobs import CallJob, CallResult
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
+from tfr_helpers.pipeline.engine.store import RunStore
+from tfr_helpers.records import ProgramRun, Task
+from tfr_helpers.sandbox import Limits
+from tfr_helpers.sandbox.cache import ExecutionCache
+from tfr_helpers.sandbox.worker import LIGHT_PRELOAD as SANDBOX_LIGHT_PRELOAD
+
+LIGHT_PRELOAD = (*SANDBOX_LIGHT_PRELOAD, "hypothesis")
+"""Worker preload for runs without BigCodeBench: the light workers' stdlib set plus Hypothesis (for PBTs)."""
+RERUN_SEED_OFFSET = 1_000_003
+"""Added to the run seed for the reference's second run, so a reference whose verdict depends on its random
+draws shows up as nondeterministic instead of failing twice the same way."""
+
+
+@dataclass
+class Counters:
+    """Work done by this process (not read from checkpoints)."""
+
+    model_calls: int = 0
+    """Model requests issued through the client (cache hits included)."""
+    sandbox_runs: int = 0
+    """Programs run in the sandbox (executed now, not served from the execution cache)."""
+    exec_cache_hits: int = 0
+    """Program runs served from the execution cache (``tfr_helpers.sandbox.cache``)."""
+    exec_cache_misses: int = 0
+    """Program runs looked up and executed (absent, corrupt, uncacheable or bypassed)."""
+
+
+@dataclass
+class RunContext:
+    """Shared state of one pipeline run.
+
+    Attributes:
+        config: The experiment configuration.
+        store: The run directory.
+        tasks: Task id -> task, in run order.
+        counters: Sandbox runs and model calls made by this process.
+    """
+
+    config: ExperimentConfig
+    store: RunStore
+    tasks: dict[str, Task]
+    counters: Counters = field(default_factory=Counters)
+    _sandbox: Any = None
+    """The executor of sandbox batches (``tfr_helpers.executors``), started on first use."""
+    _client: Any = None
+    _exec_cache: Any = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    """Guards the lazily made executor and cache and the sandbox counters (chunks may run in threads)."""
+    _verdicts: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False)
+    """(reference, stripped test source) -> the reference passed it in RQ1 (see :meth:`measured_verdicts`)."""
+
+    # sandbox ------------------------------------------------------------------------------------
+    def limits(self, generated: bool, rerun: bool = False) -> Any:
+        """Sandbox limits for benchmark tests (``generated=False``) or generated tests.
+
+        ``seed`` is the run seed (``random``/numpy in programs are seeded per (seed, program, test)); a rerun
+        (the reference's nondeterminism check) gets a different seed, :data:`RERUN_SEED_OFFSET` away.
+        """
+
+        s = self.config.sandbox
+        return Limits(
+            seed=self.config.seed + (RERUN_SEED_OFFSET if rerun else 0),
+            timeout_s=s.generated_test_timeout_s if generated else s.timeout_s,
+            memory_mb=s.memory_mb,
+            nproc=s.nproc,
+            fsize_mb=s.fsize_mb,
+            nofile=s.nofile,
+            output_cap=s.output_cap,
+            hypothesis_max_examples=s.hypothesis_max_examples,
+            hypothesis_derandomize=s.hypothesis_derandomize,
+        )
+
+    def preload(self) -> tuple[str, ...] | None:
+        """Modules the sandbox workers import once.
+
+        The sandbox default (numpy, pandas, matplotlib, sklearn...) when BigCodeBench is in the run, else
+        only what HumanEval/MBPP programs and Hypothesis tests use: starting the workers is then much faster.
+        """
+        if "bigcodebench" in self.config.benchmarks:
+            return None
+        return LIGHT_PRELOAD
+
+    def run_programs(
+        self,
+        jobs: Sequence[tuple[str, Sequence[Any]]],
+        desc: str = "",
+        generated: bool = False,
+        rerun: bool = False,
+    ) -> list[ProgramRun]:
+        """Run programs against test specs in parallel; order preserved.
+
+        Args:
+            jobs: ``(program, test specs)`` pairs.
+            desc: Progress bar label.
+            generated: The tests are generated tests (their own, lower timeout) rather than benchmark tests.
+            rerun: A second run to detect nondeterminism: programs get another seed than the first run's.
+        """
+        if not jobs:
+            return []
+
+        with self._lock:
+            if self._exec_cache is None:
+                self._exec_cache = ExecutionCache()
+        cache = self._exec_cache
+        limits = self.limits(generated, rerun)
+        context = json.dumps({"preload": self.preload(), "root": os.geteuid() == 0})
+        runs = cache.run_many(jobs, limits, lambda todo: self._execute(todo, desc, limits), context=context, use=not rerun)
+        with self._lock:  # this context is the cache's only user: its totals are this run's
+            self.counters.exec_cache_hits = cache.stats.hits
+            self.counters.exec_cache_misses = cache.stats.misses
+        return runs
+
+    def _execute(self, jobs: list[tuple[str, Sequence[Any]]], desc: str, limits: Any) -> list[ProgramRun]:
+        """Run ``jobs`` on the configured executor (``concurrency.executor``; started on first use)."""
+        with self._lock:
+            if self._sandbox is None:
+                c = self.config.concurrency
+                self._sandbox = make_executor(
+                    c.executor, self.limits(generated=False), c.sandbox_workers, self.preload(), c.ray_address
+                )
+        runs = self._sandbox.run_many(jobs, desc, limits)
+        with self._lock:
+            self.counters.sandbox_runs += len(jobs)
+        return runs
+
+    def measured_verdicts(self, verdicts: Iterable[tuple[str, str, bool]]) -> None:
+        """Note RQ1's ``(reference, test source, reference passed)``: the ground truth the simulated judge is
+        granted (privileged, like the full tasks) instead of running each test on the reference again."""
+        for reference, source, passed in verdicts:
+            self._verdicts.setdefault((reference, source.strip()), passed)
+
+    def _measured(self, reference: str, source: str) -> bool | None:
+        return self._verdicts.get((reference, source.strip()))
+
+    # models -------------------------------------------------------------------------------------
+    def client(self) -> Any:
+        """The model client of this run (created on first use)."""
+        if self._client is None:
+            # the full tasks go only to providers that declare needs_reference (the simulated model)
+            self._client = ModelClient(
+                self.config.resolved_model_settings(),
+                self.store.root,
+                self.tasks.__getitem__,
+                budget_usd=self.config.budget_usd,
+                verdicts=self._measured,
+            )
+        return self._client
+
+    def call_models(self, jobs: Sequence[CallJob], stage: str) -> list[CallResult]:
+        """Render each job's prompt and call the models concurrently; order preserved, never raises."""
+        if not jobs:
+            return []
+
+        calls, prompts = [], []
+        for job in jobs:
+            request = make_request(
+                job.template, role=job.role, sample_index=job.sample_index, task=job.task, **job.variables
+            )
+            prompts.append("\n\n".join(f"## {m.role}\n\n{m.content}" for m in request.messages))
+            calls.append((job.model, request))
+        self.counters.model_calls += len(calls)
+        replies = self.client().call_many(calls, stage=stage, progress=False)
+        return [CallResult(r.text, r.record, p) for r, p in zip(replies, prompts, strict=True)]
+
+    def model_stop(self) -> str | None:
+        """Why the model client stopped calling (a wrong key, an unknown model, no quota), or None."""
+        stop = getattr(self._client, "stop", None)
+        return stop.message if stop is not None else None
+
+    def call_counts(self) -> Any:
+        """This process's model calls: sent, from the cache, failed, retries, spent (``CallCounts``)."""
+
+        return self._client.call_counts() if self._client is not None else CallCounts()
+
+    def close(self) -> None:
+        """Release the sandbox's worker pool and the model client."""
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+        if self._client is not None and hasattr(self._client, "close"):
+            self._client.close()
+        self._client = None

@@ -1,0 +1,199 @@
+"""The run directory (DESIGN.md section 3): config, task list, checkpoints, artifacts, results.json.
+
+Every file is written atomically (temporary file + rename). A checkpoint is a JSONL file holding one
+complete record per line, appended, flushed and fsynced line by line; a torn last line (a process killed
+mid-write) is ignored on read, so work is either recorded whole or redone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from tfr_helpers.errors import RunDirError
+from tfr_helpers.fsutil import atomic_write_text, path_name
+from tfr_helpers.models.base import model_dirname
+from tfr_helpers.pipeline.config.fingerprint import changed_parts, describe_changes
+from tfr_helpers.pipeline.engine.codec import encode_results
+from tfr_helpers.records import Results
+
+CHECKPOINT_VERSION = 1
+
+
+class RunStore:
+    """Reads and writes one run directory.
+
+    Args:
+        root: The run directory (created when missing).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._keys: dict[str, set[str]] = {}
+
+    # configuration -----------------------------------------------------------------------------
+    def bind_config(
+        self,
+        resolved: dict[str, Any],
+        config_hash: str,
+        fingerprint: dict[str, str] | None = None,
+        blockers: Callable[[list[str]], dict[str, list[str]]] | None = None,
+    ) -> None:
+        """Write ``config.json`` or check that the existing one belongs to the same configuration.
+
+        Args:
+            resolved: The resolved configuration (stored for readers).
+            config_hash: Hash of every input that determines the results.
+            fingerprint: Those inputs by named part (``ExperimentConfig.fingerprint``); stored, so that a
+                later mismatch can name the parts that changed.
+            blockers: ``blockers(changed parts) -> {part: stages whose records depend on it}``
+                (``fingerprint.blocking_stages``). When given and no changed part has a blocking stage, the
+                directory is rebound to the new configuration (``config.json`` rewritten, the change appended
+                to its ``rebound`` list) instead of refused.
+
+        Raises:
+            RunDirError: the directory holds a run of a different configuration; the message names each
+                changed part (config key, prompt template, simulator version...), the stages whose records
+                depend on it, and what to do.
+        """
+
+        path = self.root / "config.json"
+        data: dict[str, Any] = {"version": 1, "config_hash": config_hash, "config": resolved}
+        if path.exists():
+            try:
+                existing = json.loads(path.read_text())
+            except json.JSONDecodeError:
+                existing = {}
+            if existing.get("config_hash") == config_hash:
+                return
+            before = existing.get("fingerprint")
+            blocked: dict[str, list[str]] | None = None
+            if isinstance(before, dict) and fingerprint is not None and blockers is not None:
+                changed = changed_parts(before, fingerprint)
+                blocked = {part: stages for part, stages in blockers(changed).items() if stages}
+                if changed and not blocked:
+                    rebound = [*existing.get("rebound", []), {"from": existing.get("config_hash"), "changed": changed}]
+                    data["rebound"] = rebound
+            if "rebound" not in data:
+                raise RunDirError(_mismatch(self.root, existing, config_hash, fingerprint, blocked))
+        if fingerprint is not None:
+            data["fingerprint"] = fingerprint
+        atomic_write_text(path, json.dumps(data, indent=2))
+
+    def write_json(self, rel: str, data: Any) -> str:
+        """Write a JSON file atomically; returns its run-relative path."""
+        atomic_write_text(self.root / rel, json.dumps(data, indent=2, sort_keys=True))
+        return rel
+
+    def read_json(self, rel: str) -> Any:
+        """Read a JSON file of the run.
+
+        Raises:
+            RunDirError: the file is missing.
+        """
+        path = self.root / rel
+        if not path.exists():
+            raise RunDirError(f"{path} is missing; run the earlier stages first (tfr stage all)")
+        return json.loads(path.read_text())
+
+    # artifacts -----------------------------------------------------------------------------------
+    def artifact(self, model: str, task_id: str, name: str, text: str, durable: bool = True) -> str:
+        """Write a human-readable artifact under ``<model>/<task>/``; returns its run-relative path.
+
+        ``durable=False`` skips the fsync (still atomic): for the thousands of artifacts of many samples or
+        replayed data, which the checkpoints and the call log can rebuild.
+        """
+        rel = f"{model_dirname(model)}/{path_name(task_id)}/{name}"
+        atomic_write_text(self.root / rel, text, fsync=durable)
+        return rel
+
+    # checkpoints ---------------------------------------------------------------------------------
+    def checkpoint_path(self, name: str) -> Path:
+        """Path of one stage's checkpoint file."""
+        return self.root / "checkpoints" / f"{name}.jsonl"
+
+    def read_checkpoint(self, name: str) -> list[dict[str, Any]]:
+        """All complete lines of a checkpoint as ``{"key", "data"}`` dicts; a torn last line is ignored."""
+        path = self.checkpoint_path(name)
+        if not path.exists():
+            self._keys[name] = set()
+            return []
+        entries: dict[str, dict[str, Any]] = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # torn line from a killed writer: the work is redone
+            if isinstance(entry, dict) and "key" in entry:
+                entries.setdefault(entry["key"], entry)
+        self._keys[name] = set(entries)
+        return list(entries.values())
+
+    def done_keys(self, name: str) -> set[str]:
+        """Keys already recorded in a checkpoint."""
+        if name not in self._keys:
+            self.read_checkpoint(name)
+        return self._keys[name]
+
+    def append(self, name: str, key: str, data: Any) -> None:
+        """Append one record line (once per key), flushed and fsynced before returning."""
+        self.append_many(name, [(key, data)])
+
+    def append_many(self, name: str, entries: Sequence[tuple[str, Any]]) -> None:
+        """Append record lines (once per key) with one flush and fsync for all of them (a chunk of a stage:
+        thousands of small records would otherwise cost one fsync each)."""
+        done = self.done_keys(name)
+        fresh = {key: data for key, data in entries if key not in done}
+        if not fresh:
+            return
+        path = self.checkpoint_path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [json.dumps({"v": CHECKPOINT_VERSION, "key": k, "data": d}, sort_keys=True) for k, d in fresh.items()]
+        with open(path, "ab+") as fh:
+            # a torn line left by a killed writer must not swallow the next record
+            if fh.tell() > 0:
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":
+                    fh.write(b"\n")
+            fh.write("".join(line + "\n" for line in lines).encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        done.update(fresh)
+
+    # results ---------------------------------------------------------------------------------------
+    def write_results(self, results: Results) -> str:
+        """Write ``results.json`` atomically (repeated values stored once: see ``results_io.encode_results``)."""
+
+        atomic_write_text(self.root / "results.json", encode_results(results))
+        return "results.json"
+
+
+def _mismatch(
+    root: Path,
+    existing: dict[str, Any],
+    config_hash: str,
+    fingerprint: dict[str, str] | None,
+    blocked: dict[str, list[str]] | None = None,
+) -> str:
+    """The refusal message of :meth:`RunStore.bind_config`: what changed, whose records depend on it, what to do."""
+
+    before = existing.get("fingerprint")
+    if isinstance(before, dict) and fingerprint is not None:
+        changed = "; ".join(describe_changes(before, fingerprint)) or "no named part (the hash rule changed)"
+        if blocked:
+            changed += "; records that depend on it: " + "; ".join(
+                f"{part} in {', '.join(stages)}" for part, stages in sorted(blocked.items())
+            )
+    else:
+        changed = (
+            f"hash {existing.get('config_hash')}, now {config_hash}; its config.json does not record the "
+            "parts of its hash, so the changed part cannot be named"
+        )
+    return (
+        f"{root} holds a run of another configuration ({changed}). Resuming would mix records made before "
+        "and after the change: use a new --run-dir or change run_name to start afresh, or undo the change to resume"
+    )

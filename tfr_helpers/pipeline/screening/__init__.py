@@ -1,0 +1,1 @@
+"""Screening strategies (RQ3): the registry, the built-in strategies and the LLM judges."""

@@ -1,0 +1,124 @@
+"""Screening strategies (RQ3): a registry of functions that accept or reject test-fail feedback.
+
+A strategy sees only what a practitioner would have before refinement: the task as models see it (a
+:class:`~tfr_helpers.records.TaskView`: id, description, entry point, signature...), the generated code, the
+generated test, and the feedback built from the generated code's outcome. It never sees the reference, the
+benchmark tests, the refined code or any later outcome: the item's types have no field holding them.
+
+Add a strategy by writing one function and registering it::
+
+    @register_strategy("reject_long_feedback")
+    def reject_long_feedback(items, ctx):
+        return [Verdict("reject" if len(i.feedback.text) > 2000 else "accept") for i in items]
+
+A strategy outside the package needs no registration: name it in the ``screening`` list of a params file by
+import path (``mypkg.screens:reject_long_feedback``), or declare it in the ``tfr.screening`` entry point group
+(``reject_long = "mypkg.screens:reject_long_feedback"``) and name it ``reject_long``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
+
+from tfr_helpers.errors import ConfigError
+from tfr_helpers.models.jobs import CallResult
+from tfr_helpers.plugins import import_object, load_entry_points
+from tfr_helpers.records import Decision, Feedback, GeneratedTest, TaskView, TestOutcome, require_view
+
+
+@dataclass(frozen=True)
+class ScreeningItem:
+    """What a strategy may look at for one test-fail feedback."""
+
+    feedback: Feedback
+    task: TaskView
+    """The task without its reference and benchmark tests."""
+    coder: str
+    """The coder model whose code failed the test."""
+    judge: str
+    """The model the LLM strategies ask."""
+    code: str
+    test: GeneratedTest
+    outcome: TestOutcome
+    """The generated code's outcome on the test (what the feedback was built from)."""
+
+    def __post_init__(self) -> None:
+        require_view(self.task, "ScreeningItem")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A strategy's answer on one item (``call`` set when a model was asked)."""
+
+    decision: Decision
+    reasoning: str | None = None
+    call: CallResult | None = None
+
+
+Strategy = Callable[[Sequence[ScreeningItem], Any], list[Verdict]]
+"""A strategy decides a batch of items at once (so LLM strategies can call concurrently); its second argument is
+the stage's :class:`~tfr_helpers.pipeline.engine.context.RunContext` (this registry sits below it)."""
+
+STRATEGIES: dict[str, Strategy] = {}
+"""Registered strategies by name (strategies named by import path are added when first resolved)."""
+
+ENTRY_POINT_GROUP = "tfr.screening"
+"""Entry point group of strategies defined outside the package (name -> ``module:function``)."""
+_plugins_loaded = False
+
+
+def register_strategy(name: str) -> Callable[[Strategy], Strategy]:
+    """Register ``fn`` as screening strategy ``name`` (usable in the ``screening`` config key)."""
+
+    def register(fn: Strategy) -> Strategy:
+        STRATEGIES[name] = fn
+        return fn
+
+    return register
+
+
+FAMILIES: dict[str, Callable[[str], Strategy]] = {}
+"""Parametrised strategies: ``<prefix>@<arg>`` names are built by ``FAMILIES[prefix](arg)`` when first resolved."""
+
+BUILTIN_MODULES = ("tfr_helpers.pipeline.screening.builtin", "tfr_helpers.consensus.screening")
+"""Package modules that register the built-in strategies (imported, like plugins, when a name is first resolved)."""
+
+
+def register_strategy_family(prefix: str, factory: Callable[[str], Strategy]) -> None:
+    """Make ``<prefix>@<arg>`` a strategy name (e.g. a threshold: ``consensus_dawid_skene@0.7``)."""
+    FAMILIES[prefix] = factory
+
+
+def resolve_strategy(name: str) -> Strategy:
+    """The strategy called ``name``: a registered one, a ``tfr.screening`` entry point, or ``module:function``.
+
+    Raises:
+        ConfigError: Unknown name (the message lists the known ones and the import-path form), an import path
+            that cannot be loaded, or an object that is not callable.
+    """
+    global _plugins_loaded
+    if name not in STRATEGIES and not _plugins_loaded:
+        _plugins_loaded = True
+        for module in BUILTIN_MODULES:
+            import_module(module)
+        for ep_name, fn in load_entry_points(ENTRY_POINT_GROUP).items():
+            STRATEGIES.setdefault(ep_name, fn)  # type: ignore[arg-type]
+    if name in STRATEGIES:
+        return STRATEGIES[name]
+    prefix, _, arg = name.partition("@")
+    if arg and prefix in FAMILIES:
+        STRATEGIES[name] = FAMILIES[prefix](arg)
+        return STRATEGIES[name]
+    if ":" not in name:
+        raise ConfigError(
+            f"unknown strategy {name!r}; known: {', '.join(sorted(STRATEGIES))}, or an import path "
+            "'package.module:function' of a strategy defined outside tfr"
+        )
+    fn = import_object(name, "screening strategy")
+    if not callable(fn):
+        raise ConfigError(f"screening strategy {name!r} is not a function (strategy(items, ctx) -> list[Verdict])")
+    STRATEGIES[name] = fn  # type: ignore[assignment]
+    return STRATEGIES[name]

@@ -1,0 +1,180 @@
+"""Stage evaluate_code_test_pairs: the generated code on the benchmark tests, and each generated test
+against every code sample and the reference (rerun on a reference non-pass) -> RQ1 case, reliability,
+cause and feedback. How the runs are made (each distinct program once): :mod:`.pair_runs`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.steps.feedback import build_feedback
+from tfr_helpers.pipeline.steps.labels import case_of, cause_of, reliability_of
+from tfr_helpers.pipeline.steps.pair_runs import PairJob, PairRuns, run_pairs, unique_tests
+from tfr_helpers.records import (
+    BenchmarkVerdict,
+    GeneratedCode,
+    GeneratedTest,
+    PairEvaluation,
+    ProgramRun,
+    TestOutcome,
+    pair_id,
+    sample_index_suffix,
+)
+
+
+def evaluate_code_test_pairs(items: Sequence[PairJob], ctx: RunContext) -> list[BenchmarkVerdict | PairEvaluation]:
+    """Run and label one chunk of (coder, task) units.
+
+    Every generated test runs against every code sample and the reference. One sandbox run per distinct
+    program executes all of the unit's distinct tests (one outcome per test); identical programs and identical
+    tests run once and their outcomes are shared by every pair they stand for.
+
+    Args:
+        items: One job per (coder model, task) with that unit's code samples and generated tests.
+        ctx: The run context.
+
+    Returns:
+        Per job and code sample: one :class:`BenchmarkVerdict` (subject ``generated``) then one
+        :class:`PairEvaluation` per generated test (none for a sample without usable code).
+    """
+    found = run_pairs(ctx, items)
+    out: list[BenchmarkVerdict | PairEvaluation] = []
+    for item in items:
+        out += _records(ctx, item, found)
+    return out
+
+
+def _records(ctx: RunContext, item: PairJob, found: PairRuns) -> list[Any]:
+    """The verdict and pair records of one unit, from the shared runs."""
+    task, model = item.task, item.model
+    sources = tuple(unique_tests(item))
+    ref_run = found.gen.get((task.reference, *sources))
+    per_pair = not scope.compact_artifacts(ctx.config, model)
+    out: list[Any] = []
+    for code in item.codes:
+        suffix = sample_index_suffix(code.sample_index)
+        bench_run = found.bench[(code.code or "", task.task_id)]
+        run_path = ctx.store.artifact(
+            model,
+            task.task_id,
+            f"executions/benchmark_generated{suffix}.json",
+            bench_run.model_dump_json(indent=1),
+            per_pair,
+        )
+        out.append(
+            BenchmarkVerdict(
+                model=model,
+                task_id=task.task_id,
+                subject="generated",
+                code_index=code.sample_index,
+                passed=bench_run.passed,
+                run=bench_run,
+                run_path=run_path,
+            )
+        )
+        if not code.code or ref_run is None:
+            continue
+        gen_run = found.gen[(code.code, *sources)]
+        pairs = []
+        for test in item.tests:
+            j = sources.index(test.source)
+            rerun = found.rerun.get((task.reference, test.source))
+            pairs.append(_pair(item, code, test, gen_run, ref_run, j, rerun))
+        out += _with_artifacts(ctx, pairs, per_pair, f"executions/pairs{suffix}.json")
+    return out
+
+
+def _with_artifacts(ctx: RunContext, pairs: list[PairEvaluation], per_pair: bool, shared: str) -> list[PairEvaluation]:
+    """Write the pairs' human-readable records: one file per pair (and per feedback), or one file for all the
+    pairs of a code sample (many samples: thousands of pairs would otherwise be thousands of files)."""
+    if not pairs:
+        return []
+    if not per_pair:
+        rows = [p.model_dump(mode="json", exclude={"isolation", "record_path"}) for p in pairs]
+        path = ctx.store.artifact(pairs[0].model, pairs[0].task_id, shared, json.dumps(rows, indent=1), False)
+        return [p.model_copy(update={"record_path": path}) for p in pairs]
+    out = []
+    for p in pairs:
+        stem = f"{p.kind}_{p.test_id.rsplit('|', 1)[1]}"
+        if p.feedback is not None:
+            ctx.store.artifact(p.model, p.task_id, f"feedback/{stem}.md", p.feedback.text)
+        record = {
+            "test_id": p.test_id,
+            "generated": p.generated.model_dump(mode="json"),
+            "reference": p.reference.model_dump(mode="json"),
+            "reference_rerun": p.reference_rerun.model_dump(mode="json") if p.reference_rerun else None,
+            "case": p.case,
+            "cause": p.cause,
+        }
+        path = ctx.store.artifact(p.model, p.task_id, f"executions/{stem}.json", json.dumps(record, indent=1))
+        out.append(p.model_copy(update={"record_path": path}))
+    return out
+
+
+def _pair(
+    item: PairJob,
+    code: GeneratedCode,
+    test: GeneratedTest,
+    gen_run: ProgramRun,
+    ref_run: ProgramRun,
+    j: int,
+    rerun: TestOutcome | None,
+) -> PairEvaluation:
+    generated, reference = gen_run.outcomes[j], ref_run.outcomes[j]
+    case = case_of(generated.status == "passed", reference.status == "passed")
+    reliability = reliability_of(case)
+    cause = cause_of(test.kind, test.source, reference, rerun) if reliability == "unreliable" else None
+    fid = pair_id(test.test_id, code.sample_index)
+    feedback = None
+    if generated.status != "passed":
+        feedback = build_feedback(test.test_id, test.source, generated, gen_run.load_error)
+        feedback = feedback.model_copy(update={"feedback_id": fid})
+    return PairEvaluation(
+        test_id=test.test_id,
+        code_index=code.sample_index,
+        model=code.model,
+        task_id=item.task.task_id,
+        benchmark=item.task.benchmark,
+        kind=test.kind,
+        generated=generated,
+        reference=reference,
+        reference_rerun=rerun,
+        case=case,
+        reliability=reliability,
+        cause=cause,
+        feedback=feedback,
+        isolation=gen_run.isolation,
+    )
+
+
+def pair_jobs(ctx: RunContext, codes: list[GeneratedCode], tests: list[GeneratedTest]) -> list[PairJob]:
+    """One job per (coder, task): its code samples with all its generated tests."""
+    by_unit: dict[tuple[str, str], list[GeneratedTest]] = {}
+    for test in tests:
+        by_unit.setdefault((test.model, test.task_id), []).append(test)
+    samples: dict[tuple[str, str], list[GeneratedCode]] = {}
+    for code in codes:
+        samples.setdefault((code.model, code.task_id), []).append(code)
+    return [PairJob(ctx.tasks[key[1]], tuple(mine), tuple(by_unit.get(key, []))) for key, mine in samples.items()]
+
+
+def pair_items(ctx: RunContext, records: StageRecords) -> list[PairJob]:
+    """One job per (coder, task) with its code samples and its generated tests."""
+    codes = records_of(records, "generate_codes", GeneratedCode)
+    return pair_jobs(ctx, codes, records_of(records, "generate_tests", GeneratedTest))
+
+
+STAGE = Stage(
+    "evaluate_code_test_pairs",
+    evaluate_code_test_pairs,
+    pair_items,
+    "test_execution_feedback",
+    lambda r: f"{r.model}|{r.task_id}",
+    sandboxed=True,
+    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
+    parallel_chunks=True,
+)

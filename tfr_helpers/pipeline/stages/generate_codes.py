@@ -1,0 +1,107 @@
+"""Stage generate_codes: ``code_samples_per_task`` code samples per coder model and task (default one)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.models import parse_code
+from tfr_helpers.models.jobs import CallJob, CallResult, task_variables
+from tfr_helpers.models.providers import is_replayed
+from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.engine.artifacts import save_call
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
+from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords
+from tfr_helpers.records import GeneratedCode, Task, sample_index_suffix
+from tfr_helpers.replay.units import published_program
+
+
+@dataclass(frozen=True)
+class CodeJob:
+    """Generate ``samples`` code samples for ``task`` with coder ``model`` (sample ``i`` asks with sample index ``i``)."""
+
+    model: str
+    task: Task
+    samples: int = 1
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key."""
+        return f"{self.model}|{self.task.task_id}"
+
+
+def generate_codes(items: Sequence[CodeJob], ctx: RunContext) -> list[GeneratedCode | Undone]:
+    """Ask each coder for a solution and extract the code (a response without code is kept as such).
+
+    A replayed sample that does not compile is kept as published: generated code that fails to load.
+
+    Args:
+        items: One job per (coder model, task), each with its number of samples.
+        ctx: The run context.
+
+    Returns:
+        ``samples`` :class:`GeneratedCode` per job (sample order), in order, or one :class:`Undone` for a job
+        one of whose calls got no reply.
+    """
+    jobs = [
+        CallJob(item.model, "coder", "codegen", task_variables(item.task), item.task, sample_index=i)
+        for item in items
+        for i in range(item.samples)
+    ]
+    results = iter(ctx.call_models(jobs, stage="generate_codes"))
+    out: list[GeneratedCode | Undone] = []
+    for item in items:
+        mine = [next(results) for _ in range(item.samples)]
+        faults = [f for f in map(call_fault, mine) if f is not None]
+        if faults:
+            out.append(Undone(item.key, faults[0]))
+            continue
+        out += [_code(ctx, item, i, result) for i, result in enumerate(mine)]
+    return out
+
+
+def _code(ctx: RunContext, item: CodeJob, index: int, result: CallResult) -> GeneratedCode:
+    task_id = item.task.task_id
+    suffix = sample_index_suffix(index)
+    call = save_call(ctx, item.model, task_id, f"codegen{suffix}", result)
+    parsed = parse_code(result.text or "", item.task.entry_point)
+    code, error = parsed.code, parsed.error
+    if code is None and is_replayed(item.model):
+        code = published_program(result.text or "")  # does not compile: runs, and fails to load
+    durable = not scope.compact_artifacts(ctx.config, item.model)
+    code_path = ctx.store.artifact(item.model, task_id, f"code{suffix}.py", code, durable) if code else None
+    return GeneratedCode(
+        model=item.model,
+        task_id=task_id,
+        sample_index=index,
+        code=code,
+        parse_error=None if code else note_truncation(error or "no code in the response", call),
+        call=call,
+        code_path=code_path,
+    )
+
+
+def code_jobs(ctx: RunContext) -> list[CodeJob]:
+    """One job per (coder, task the coder is run on), with the coder's number of code samples."""
+    config = ctx.config
+    return [
+        CodeJob(model, task, scope.code_samples(config, model, task.task_id))
+        for model in config.models.coder_names
+        for task in scope.coder_tasks(config, ctx.tasks, model)
+    ]
+
+
+def code_items(ctx: RunContext, records: StageRecords) -> list[CodeJob]:
+    """One job per (coder, task, sample)."""
+    return code_jobs(ctx)
+
+
+STAGE = Stage(
+    "generate_codes",
+    generate_codes,
+    code_items,
+    "generated_codes",
+    lambda r: f"{r.model}|{r.task_id}",
+    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
+)

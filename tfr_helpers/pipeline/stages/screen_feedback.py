@@ -1,0 +1,121 @@
+"""Stage screen_feedback: every configured strategy on every test-fail feedback, before refinement."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.engine.artifacts import save_call
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.faults import Undone, call_fault
+from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.screening.registry import ScreeningItem, Verdict, resolve_strategy
+from tfr_helpers.pipeline.steps.lookups import code_texts, test_fail_feedback, tests_by_id
+from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, ScreeningDecision, sample_suffix
+
+
+@dataclass(frozen=True)
+class ScreenJob:
+    """Decide one feedback with one strategy."""
+
+    strategy: str
+    item: ScreeningItem
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key."""
+        return f"{self.strategy}|{self.item.feedback.feedback_id}"
+
+
+def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[ScreeningDecision | Undone]:
+    """Run each job's strategy (batched per strategy) and record the decisions.
+
+    Args:
+        items: One job per (strategy, feedback).
+        ctx: The run context.
+
+    Returns:
+        One :class:`ScreeningDecision` per job, in order, or :class:`Undone` when a judge call got no reply
+        (an answer that arrived but decides nothing is ``undecided``, a result).
+    """
+    verdicts: dict[int, Verdict] = {}
+    for name in dict.fromkeys(job.strategy for job in items):
+        batch = [i for i, job in enumerate(items) if job.strategy == name]
+        answers = resolve_strategy(name)([items[i].item for i in batch], ctx)
+        verdicts.update(zip(batch, answers, strict=True))
+    out: list[ScreeningDecision | Undone] = []
+    for i, job in enumerate(items):
+        verdict = verdicts[i]
+        fault = call_fault(verdict.call) if verdict.call is not None else None
+        if fault is not None:
+            out.append(Undone(job.key, fault))
+            continue
+        test, coder, task_id = job.item.test, job.item.coder, job.item.task.task_id
+        stem = f"{job.strategy}_{test.kind}_{test.index}" + sample_suffix(job.item.feedback.feedback_id)
+        call = save_call(ctx, coder, task_id, f"screening_{stem}", verdict.call) if verdict.call else None
+        text = f"# {job.strategy}: {verdict.decision}\n\n{verdict.reasoning or ''}\n"
+        path = None
+        if verdict.call is not None or not scope.compact_artifacts(ctx.config, coder):
+            path = ctx.store.artifact(coder, task_id, f"screening/{stem}.md", text)
+        out.append(
+            ScreeningDecision(
+                feedback_id=job.item.feedback.feedback_id,
+                strategy=job.strategy,
+                decision=verdict.decision,
+                reasoning=verdict.reasoning,
+                call=call,
+                decision_path=path,
+            )
+        )
+    return out
+
+
+def screen_jobs(
+    ctx: RunContext, codes: list[GeneratedCode], tests: list[GeneratedTest], pairs: list[PairEvaluation]
+) -> list[ScreenJob]:
+    """One job per (strategy, test-fail feedback); the LLM strategies only for coders with a judge."""
+    code_of = code_texts(codes)
+    test_of = tests_by_id(tests)
+    items = [
+        ScreeningItem(
+            feedback=fb,
+            task=ctx.tasks[p.task_id].view(),
+            coder=p.model,  # type: ignore[arg-type]
+            judge=ctx.config.models.judge_for(p.model),
+            code=code_of[(p.model, p.task_id, p.code_index)],
+            test=test_of[p.test_id],
+            outcome=p.generated,
+        )
+        for p, fb in test_fail_feedback(pairs)
+    ]
+    judged = {m: scope.judges(ctx.config, m) for m in ctx.config.models.coder_names}
+    return [
+        ScreenJob(strategy, item)
+        for item in items
+        for strategy in ctx.config.screening
+        if judged[item.coder] or strategy not in scope.LLM_STRATEGIES
+    ]
+
+
+def screen_items(ctx: RunContext, records: StageRecords) -> list[ScreenJob]:
+    """One job per (strategy, test-fail feedback)."""
+    codes = records_of(records, "generate_codes", GeneratedCode)
+    tests = records_of(records, "generate_tests", GeneratedTest)
+    pairs = records_of(records, "evaluate_code_test_pairs", PairEvaluation)
+    source_of = {t.test_id: t.source for t in tests}
+    ctx.measured_verdicts(  # the simulated judge's ground truth (privileged; no strategy sees it)
+        (ctx.tasks[p.task_id].reference, source_of[p.test_id], p.reference.status == "passed") for p in pairs
+    )
+    return screen_jobs(ctx, codes, tests, pairs)
+
+
+# a decision is keyed by its strategy: another screening list reuses the decisions of those kept
+STAGE = Stage(
+    "screen_feedback",
+    screen_feedback,
+    screen_items,
+    "screening_results",
+    lambda r: f"{r.strategy}|{r.feedback_id}",
+    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
+)

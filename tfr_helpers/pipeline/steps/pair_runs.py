@@ -1,0 +1,161 @@
+"""How ``evaluate_code_test_pairs`` runs its pairs: each distinct program once, with every distinct test of its task.
+
+Every generated test runs against every code sample and the reference. A sandbox run executes one program with a
+list of tests and gives one outcome per test, so a (coder, task) unit needs one run per distinct program (and one
+for the reference) whatever its number of samples; identical programs and identical tests are added once (a
+:class:`_Batch` is keyed by what determines the outcome). For many samples (replayed data, ``code_samples`` > 1)
+a program's benchmark tests run in the same run as its generated tests and the reference's non-passes are
+rerun together, which halves the runs again; with one sample every run is as it always was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tfr_helpers.benchmarks import benchmark_tests
+from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.records import GeneratedCode, GeneratedTest, ProgramRun, Task, TestOutcome
+from tfr_helpers.sandbox import TestSpec
+
+
+@dataclass(frozen=True)
+class PairJob:
+    """Everything to evaluate for one (coder model, task): its code samples and its generated tests."""
+
+    task: Task
+    codes: tuple[GeneratedCode, ...]
+    """The code samples, in sample order."""
+    tests: tuple[GeneratedTest, ...]
+
+    @property
+    def model(self) -> str:
+        """The coder."""
+        return self.codes[0].model
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key."""
+        return f"{self.model}|{self.task.task_id}"
+
+
+def test_spec(test: GeneratedTest) -> object:
+    """The sandbox spec of a generated test (a module of ``test_*`` functions)."""
+
+    return TestSpec(name=test.name, source=test.source, kind="function")
+
+
+def benchmark_specs(task: Task) -> list[object]:
+    """The task's benchmark tests as sandbox specs."""
+
+    return list(benchmark_tests(task))
+
+
+class _Batch:
+    """Sandbox jobs keyed by what determines their outcome: an identical job is added (and run) once."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[tuple[str, ...], tuple[str, list[object]]] = {}
+        self.runs: dict[tuple[str, ...], ProgramRun] = {}
+
+    def add(self, key: tuple[str, ...], program: str, specs: Sequence[object]) -> tuple[str, ...]:
+        self.jobs.setdefault(key, (program, list(specs)))
+        return key
+
+    def run(self, ctx: RunContext, desc: str, generated: bool, rerun: bool = False) -> None:
+        keys = list(self.jobs)
+        done = ctx.run_programs([self.jobs[k] for k in keys], desc=desc, generated=generated, rerun=rerun)
+        self.runs = dict(zip(keys, done, strict=True))
+
+
+@dataclass
+class PairRuns:
+    """Where each unit finds its runs once the batches ran."""
+
+    bench: dict[tuple[str, ...], ProgramRun]
+    """(program, task id) -> the program's run on the benchmark tests."""
+    gen: dict[tuple[str, ...], ProgramRun]
+    """(program, *distinct test sources) -> the program's run on those tests, in that order."""
+    rerun: dict[tuple[str, str], TestOutcome]
+    """(reference, test source) -> the reference's second outcome on a test it did not pass."""
+
+
+def unique_tests(item: PairJob) -> dict[str, GeneratedTest]:
+    """Test source -> its first test, in order of first appearance (identical tests run once)."""
+    first: dict[str, GeneratedTest] = {}
+    for test in item.tests:
+        first.setdefault(test.source, test)
+    return first
+
+
+def _split(run: ProgramRun, start: int, stop: int | None) -> ProgramRun:
+    """The part of a run holding the outcomes of specs ``start:stop`` (one outcome per snippet or test spec)."""
+    return run.model_copy(update={"outcomes": run.outcomes[start:stop]})
+
+
+def _combined(ctx: RunContext, item: PairJob, bench_specs: list[Any]) -> bool:
+    """Whether a unit's benchmark tests run in the same sandbox run as its generated tests (many samples:
+    one run per program instead of two). Only when the limits agree and each benchmark spec gives exactly one
+    outcome (snippets: HumanEval's ``check``, MBPP's asserts), so the outcomes split back by position."""
+    limits = ctx.config.sandbox
+    return (
+        scope.compact_artifacts(ctx.config, item.model)
+        and limits.timeout_s == limits.generated_test_timeout_s
+        and all(getattr(spec, "kind", None) == "snippet" for spec in bench_specs)
+    )
+
+
+def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
+    """Run every distinct program of the chunk on its benchmark tests and its distinct generated tests, the
+    references on the generated tests, then the reference's non-passes again."""
+    # round 1: benchmark tests on each distinct program; the distinct tests on each distinct program and the
+    # reference (for many samples, a program's benchmark tests and generated tests in one run)
+    bench, gen = _Batch(), _Batch()
+    combined: dict[tuple[str, ...], int] = {}  # key of a combined run -> number of benchmark outcomes first
+    for item in items:
+        distinct = unique_tests(item)
+        sources, specs = tuple(distinct), [test_spec(t) for t in distinct.values()]
+        bspecs = benchmark_specs(item.task)
+        together = bool(sources) and _combined(ctx, item, bspecs)
+        for code in item.codes:
+            program = code.code or ""
+            if together and code.code:
+                key = ("+bench", item.task.task_id, program, *sources)
+                combined[gen.add(key, program, bspecs + specs)] = len(bspecs)
+                continue
+            bench.add((program, item.task.task_id), program, bspecs)
+            if code.code and sources:
+                gen.add((program, *sources), program, specs)
+        if any(c.code for c in item.codes) and sources:
+            gen.add((item.task.reference, *sources), item.task.reference, specs)
+    bench.run(ctx, "benchmark tests", generated=False)
+    gen.run(ctx, "generated tests", generated=True)
+    found = PairRuns(bench=dict(bench.runs), gen={}, rerun={})
+    for key, run in gen.runs.items():
+        if key in combined:  # ("+bench", task id, program, *sources)
+            found.bench[(key[2], key[1])] = _split(run, 0, combined[key])
+            found.gen[key[2:]] = _split(run, combined[key], None)
+        else:
+            found.gen[key] = run
+
+    # round 2: a reference non-pass runs again with another seed, to tell a wrong test from a nondeterministic
+    # reference: alone per test (one sample), or all of a unit's non-passes in one run (many samples)
+    reruns = _Batch()
+    for item in items:
+        sources = tuple(unique_tests(item))
+        ref_run = found.gen.get((item.task.reference, *sources))
+        failing = [s for s, o in zip(sources, ref_run.outcomes, strict=True) if o.status != "passed"] if ref_run else []
+        if failing and scope.compact_artifacts(ctx.config, item.model):
+            reruns.add(
+                (item.task.reference, *failing), item.task.reference, [test_spec(unique_tests(item)[s]) for s in failing]
+            )
+        else:
+            for source in failing:
+                reruns.add((item.task.reference, source), item.task.reference, [test_spec(unique_tests(item)[source])])
+    reruns.run(ctx, "reference reruns", generated=True, rerun=True)
+    for key, run in reruns.runs.items():
+        for source, outcome in zip(key[1:], run.outcomes, strict=False):
+            found.rerun[(key[0], source)] = outcome
+    return found

@@ -1,0 +1,77 @@
+"""``results.json``: everything a run produced, consolidated (the top record module; no record module imports it)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from tfr_helpers.records.core import (
+    SCHEMA_VERSION,
+    BenchmarkName,
+    Record,
+    Role,
+)
+from tfr_helpers.records.oracle import (
+    OracleRepairResults,
+)
+from tfr_helpers.records.rounds import RoundsResults
+from tfr_helpers.records.study import (
+    BenchmarkVerdict,
+    GeneratedCode,
+    GeneratedTest,
+    ModelSource,
+    PairEvaluation,
+    RefinedEvaluation,
+    Refinement,
+    ScreeningDecision,
+    SkippedWork,
+    TestGenerationFailure,
+)
+
+
+class CallTotals(Record):
+    """Model calls and tokens spent, per model, role and stage."""
+
+    model: str
+    role: Role
+    stage: str
+    calls: int
+    cached: int
+    errors: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+
+
+class Results(Record):
+    """Everything a run produced, consolidated (``runs/<run>/results.json``)."""
+
+    version: int = SCHEMA_VERSION
+    run_name: str
+    simulated: bool
+    """True when any model of the run is the simulated model: results are a demo, not evidence."""
+    config: dict[str, object]
+    """The resolved experiment configuration (no secrets)."""
+    tasks: list[str]
+    """Task ids used, in order."""
+    task_benchmarks: dict[str, BenchmarkName]
+    """Task id -> benchmark."""
+    generated_codes: list[GeneratedCode]
+    generated_tests: list[GeneratedTest]
+    test_generation_failures: list[TestGenerationFailure] = Field(default_factory=list)
+    benchmark_verdicts: list[BenchmarkVerdict]
+    """Generated code on the benchmark tests (the "before" of every transition)."""
+    pair_evaluations: list[PairEvaluation]
+    screening: list[ScreeningDecision]
+    refinements: list[Refinement]
+    refined_evaluations: list[RefinedEvaluation]
+    model_sources: list[ModelSource] = Field(default_factory=list)
+    """Where each model's outputs come from (simulated, replayed with its dataset, or a live provider)."""
+    skipped: list[SkippedWork] = Field(default_factory=list)
+    """Tasks and stages not run for a coder, with the reason (a task missing from a dataset, no refiner...)."""
+    call_totals: list[CallTotals] = Field(default_factory=list)
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+    """Wall time per stage of the run that produced this file (timing field)."""
+    oracle_repair: OracleRepairResults | None = None
+    """The oracle-repaired arm (None unless ``refinement.oracle_repair``): uses the reference."""
+    rounds: RoundsResults | None = None
+    """Multi-round backprompting (None unless ``refinement.rounds`` > 1): ``tfr_helpers.records.rounds``."""
