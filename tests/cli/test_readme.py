@@ -21,9 +21,8 @@ def test_short_and_about_the_product_only() -> None:
     assert not re.search(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b", README), "a commit hash"
     assert not re.search(r"\b\d{1,2}:\d{2}(:\d{2})? ?UTC\b|\b20\d\d-\d\d-\d\d\b", README), "a timestamp"
     assert not re.search(r"\bissue \d+|#\d{2,}\b", README)
-    assert "../shared" not in README
-    placeholders = re.findall(r"<!--(.*?)-->", README)
-    assert placeholders == [" clone-location ratio: filled by the lead "] or placeholders == []
+    assert not re.search(r"\.\./shared", README)
+    assert not re.findall(r"<!--(.*?)-->", README), "a placeholder"
 
 
 def test_every_linked_page_exists() -> None:
