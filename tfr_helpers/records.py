@@ -40,6 +40,8 @@ Cause = Literal[
     "property_falsified",
     "timeout_or_resource",
     "nondeterministic",
+    "harness_unsupported",
+    "reference_not_run",
 ]
 """Why unreliable feedback is unreliable, derived from the reference's execution records."""
 

@@ -1,7 +1,7 @@
 """Two full smoke runs with the same seed give the same results.json (timing fields aside), on a loaded machine too.
 
 Guards issue 10 section 1: sandbox workers start with a fixed string-hash seed (set and dict order in test
-feedback) and programs' ``random``/numpy draws are seeded per (run seed, program, test).
+feedback) and programs' ``random``/numpy draws are seeded per (run seed, test).
 """
 
 from __future__ import annotations

@@ -1,13 +1,16 @@
 """RQ1 labels from execution records: the four cases, reliability and the cause of unreliable feedback.
 
 Everything here reads the sandbox's outcome records (DESIGN.md section 1); nothing is guessed from text
-the model wrote except whether the test *expects* an exception, which is read from the test source.
+the model wrote except what the test's syntax tree says (:mod:`.source_reading`): whether it *expects* an
+exception, and whether it relies on pytest features the harness does not provide. How a label and its cause are
+decided: ``docs/labels.md``.
 """
 
 from __future__ import annotations
 
 import re
 
+from tfr_helpers.pipeline.source_reading import expects_exception, unsupported_feature
 from tfr_helpers.records import Case, Cause, Reliability, TestKind, TestOutcome
 
 TEST_CODE_ERRORS = frozenset(
@@ -26,7 +29,13 @@ TEST_CODE_ERRORS = frozenset(
 RESOURCE_ERRORS = frozenset({"MemoryError", "RecursionError", "TimeoutError"})
 """Exceptions that mean a resource limit, not a verdict on the test."""
 
-_EXPECTS_EXCEPTION = re.compile(r"pytest\.raises|assertRaises|\bexcept\b|\braises\(")
+FLAKY_ERRORS = frozenset({"Flaky", "FlakyFailure", "FlakyReplay", "FlakyStrategyDefinition", "FlakyBackendFailure"})
+"""Hypothesis's own report that a failing example did not fail again when replayed: a seed-dependent verdict."""
+
+FALSIFIED_GROUPS = frozenset({"ExceptionGroup", "BaseExceptionGroup"})
+"""What Hypothesis raises when it found several distinct falsifying examples."""
+
+_FALSIFYING = ("Hypothesis found", "Falsifying example", "Failing test case")
 _NOT_RAISED = re.compile(r"did not raise|not raised|expected .*(error|exception)", re.IGNORECASE)
 
 
@@ -40,9 +49,10 @@ def reliability_of(case: Case) -> Reliability | None:
     return {"fail_pass": "reliable", "fail_fail": "unreliable"}.get(case)  # type: ignore[return-value]
 
 
-def expects_exception(test_source: str) -> bool:
-    """True when the test source states that an exception is expected."""
-    return bool(_EXPECTS_EXCEPTION.search(test_source))
+def _falsified(reference: TestOutcome) -> bool:
+    """Hypothesis found one or more falsifying examples (and replayed them: otherwise it reports ``Flaky``)."""
+    text = reference.message or ""
+    return any(mark in text for mark in _FALSIFYING)
 
 
 def cause_of(kind: TestKind, test_source: str, reference: TestOutcome, rerun: TestOutcome | None) -> Cause:
@@ -57,12 +67,21 @@ def cause_of(kind: TestKind, test_source: str, reference: TestOutcome, rerun: Te
     Returns:
         One cause; the checks run from the most to the least specific.
     """
-    if rerun is not None and rerun.status == "passed":
+    if unsupported_feature(test_source) is not None:
+        return "harness_unsupported"
+    if reference.exc_type in FLAKY_ERRORS:
+        return "nondeterministic"
+    # a failing example Hypothesis replayed: another seed explores other inputs and may miss it, which says
+    # nothing about the reference's determinism
+    falsified = kind == "pbt" and _falsified(reference)
+    if rerun is not None and rerun.status == "passed" and not falsified:
         return "nondeterministic"
     if reference.status in ("timeout", "crashed") or reference.exc_type in RESOURCE_ERRORS:
         return "timeout_or_resource"
     if reference.status == "not_run":
-        return "test_code_error"
+        return "reference_not_run"
+    if falsified and reference.exc_type in FALSIFIED_GROUPS:
+        return "property_falsified"
     if expects_exception(test_source) and (
         reference.in_code_under_test
         or _NOT_RAISED.search(f"{reference.exc_type} {reference.message or ''}")

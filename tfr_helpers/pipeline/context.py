@@ -95,7 +95,7 @@ class RunContext:
     def limits(self, generated: bool, rerun: bool = False) -> Any:
         """Sandbox limits for benchmark tests (``generated=False``) or generated tests.
 
-        ``seed`` is the run seed (``random``/numpy in programs are seeded per (seed, program, test)); a rerun
+        ``seed`` is the run seed (``random``/numpy in programs are seeded per (seed, test)); a rerun
         (the reference's nondeterminism check) gets a different seed, :data:`RERUN_SEED_OFFSET` away.
         """
         from tfr_helpers.sandbox import Limits

@@ -60,7 +60,7 @@ def _encode(value: Any) -> str:
 
 
 def seed_rngs(*key: str) -> int:
-    """Seed ``random`` and, when loaded, numpy's global RNG from ``key`` (e.g. run seed, program, test).
+    """Seed ``random`` and, when loaded, numpy's global RNG from ``key`` (run seed, test identity).
 
     Returns:
         The 64-bit seed used (a SHA-256 prefix of the key, independent of the string-hash seed).
@@ -154,6 +154,11 @@ def exc_outcome(name: str, exc: BaseException, keep: set[str], **extra: Any) -> 
     notes = getattr(exc, "__notes__", None)
     if isinstance(notes, list):
         message = (message + "\n" + "\n".join(str(n) for n in notes))[:MESSAGE_CAP]
+    if isinstance(exc, BaseExceptionGroup):  # e.g. Hypothesis's distinct falsifying examples: say each one
+        for sub in exc.exceptions[:5]:
+            sub_notes = getattr(sub, "__notes__", None)
+            text = "\n".join(str(n) for n in sub_notes) if isinstance(sub_notes, list) else ""
+            message = (message + f"\n{type(sub).__name__}: {str(sub)[:200]}" + (f"\n{text}" if text else ""))[:MESSAGE_CAP]
     tb, in_program = _trim_tb(exc, keep)
     exc_type = type(exc).__name__
     cmp = getattr(exc, CMP_ATTR, None) if isinstance(exc, _AssertionError) else None
@@ -214,9 +219,10 @@ class ProgramRunner:
         self.capture = Capture(self.limits.output_cap)
         self.program_path = os.path.join(workdir, "solution.py")
         self.module = types.ModuleType("solution")
-        # (run seed, program): the prefix of every RNG seed of this run (see Limits.seed)
-        program_digest = _sha256(job["program"].encode("utf-8", "surrogatepass")).hexdigest()
-        self.seed_key = (str(self.limits.seed), program_digest)
+        self.hypothesis_core: Any = None
+        # the run seed alone prefixes every RNG seed of this run (see Limits.seed): a test's draws depend on the
+        # test, never on the program under test, so the same test draws the same values on every program
+        self.seed_key = (str(self.limits.seed),)
 
     def _write_file(self, path: str, text: str) -> None:
         with open(path, "w", encoding="utf-8") as fh:
@@ -264,27 +270,40 @@ class ProgramRunner:
         self.ch.send(t="done")
 
     def _hypothesis_profile(self) -> None:
+        """Hypothesis as the study runs it: ``max_examples`` from the limits, no database, no deadline, and no
+        explain phase (its report names the lines "always and only run by failing test cases", which include
+        the harness's own file: feedback would depend on where the project lives).
+
+        Repeatable runs (``hypothesis_derandomize``) draw from a seed of (run seed, test), set per test in
+        :meth:`_execute` (Hypothesis's ``global_force_seed``, what its pytest plugin's ``--hypothesis-seed``
+        sets), rather than from the test's own digest: the same test draws the same examples on every
+        program, and another run seed (the reference's rerun) draws other examples.
+        """
         try:
-            from hypothesis import HealthCheck, settings
+            from hypothesis import HealthCheck, Phase, settings
         except ImportError:
             return
         settings.register_profile(
             "tfr",
             max_examples=self.limits.hypothesis_max_examples,
-            derandomize=self.limits.hypothesis_derandomize,
+            derandomize=False,
             database=None,
             deadline=None,
             print_blob=False,
+            phases=[p for p in Phase if p.name != "explain"],
             suppress_health_check=[HealthCheck.too_slow],
         )
         settings.load_profile("tfr")
+        self.hypothesis_core = sys.modules.get("hypothesis.core") if self.limits.hypothesis_derandomize else None
 
     def _execute(self, i: int, sub: int, name: str, fn: Any, keep: set[str]) -> None:
         """Run ``fn()`` as one test and send its outcome."""
         self.ch.send(t="start", spec=i, sub=sub, name=name)
         self.capture.reset()
         spec = self.job["tests"][i]
-        seed_rngs(*self.seed_key, spec["setup"], spec["source"], name)
+        seed = seed_rngs(*self.seed_key, spec["setup"], spec["source"], name)
+        if self.hypothesis_core is not None:
+            self.hypothesis_core.global_force_seed = seed  # type: ignore[attr-defined]
         t0 = _perf()
         try:
             fn()

@@ -42,12 +42,14 @@ class Limits:
         nofile: Open file descriptors (RLIMIT_NOFILE).
         output_cap: Bytes of stdout/stderr kept per test.
         hypothesis_max_examples: ``max_examples`` for Hypothesis tests.
-        hypothesis_derandomize: Run Hypothesis derandomized so verdicts repeat.
+        hypothesis_derandomize: Hypothesis draws repeat: seeded per (run seed, test), not per program.
         seed: Run seed. Before the program loads and before every test the child seeds ``random`` (and
-            numpy's global RNG when numpy is loaded) from (seed, program, test), so a rerun gives the same
-            verdicts; a different seed gives other random draws (the pipeline reruns a failing reference with
-            another seed to catch nondeterministic references). String hashing is fixed separately
-            (``PYTHONHASHSEED=0`` in every worker), so set and dict order never depend on the run.
+            numpy's global RNG when numpy is loaded) from (seed, test), never from the program, so a rerun
+            gives the same verdicts and one test draws the same values on every program it runs against (two
+            equivalent programs get the same verdict); a different seed gives other random draws (the
+            pipeline reruns a failing reference with another seed to catch nondeterministic references).
+            String hashing is fixed separately (``PYTHONHASHSEED=0`` in every worker), so set and dict order
+            never depend on the run.
     """
 
     timeout_s: float = 10.0
