@@ -111,6 +111,8 @@ class RunContext:
             output_cap=s.output_cap,
             hypothesis_max_examples=s.hypothesis_max_examples,
             hypothesis_derandomize=s.hypothesis_derandomize,
+            # every generated test on a freshly loaded program: no test's state reaches the next one
+            fresh_per_test=generated,
         )
 
     def preload(self) -> tuple[str, ...] | None:

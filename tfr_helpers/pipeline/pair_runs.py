@@ -81,12 +81,14 @@ def _split(run: ProgramRun, start: int, stop: int | None) -> ProgramRun:
 def _combined(ctx: RunContext, item: PairJob, bench_specs: list[Any]) -> bool:
     """Whether a unit's benchmark tests run in the same sandbox run as its generated tests (many samples:
     one run per program instead of two). Only when the limits agree and each benchmark spec gives exactly one
-    outcome (snippets: HumanEval's ``check``, MBPP's asserts), so the outcomes split back by position."""
+    outcome (snippets: HumanEval's ``check``, MBPP's asserts), so the outcomes split back by position, and only
+    when the benchmark tests need no setup: MBPP's ``test_imports`` run in the program's namespace and must
+    never reach a generated test (the reference and the refined code run theirs without it)."""
     limits = ctx.config.sandbox
     return (
         coverage.compact_artifacts(ctx.config, item.model)
         and limits.timeout_s == limits.generated_test_timeout_s
-        and all(getattr(spec, "kind", None) == "snippet" for spec in bench_specs)
+        and all(getattr(spec, "kind", None) == "snippet" and not getattr(spec, "setup", "") for spec in bench_specs)
     )
 
 

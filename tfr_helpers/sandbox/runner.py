@@ -229,7 +229,8 @@ class ProgramRunner:
             fh.write(text)
 
     def run(self, start_spec: int, start_sub: int) -> None:
-        """Load the program, then run specs ``start_spec..`` (sub-tests of the first from ``start_sub``)."""
+        """Load the program, then run specs ``start_spec..`` (sub-tests of the first from ``start_sub``); only
+        spec ``start_spec`` with ``fresh_per_test`` (the worker forks a fresh child for the next one)."""
         self._write_file(self.program_path, self.job["program"])
         self.module.__file__ = self.program_path
         sys.modules["solution"] = self.module
@@ -263,7 +264,8 @@ class ProgramRunner:
         # every spec starts from the names the program defined, whichever specs ran before it in this child
         # (after a timeout or crash the next spec runs in a re-forked child: the outcome must not depend on that)
         loaded = dict(self.module.__dict__)
-        for i in range(start_spec, len(self.job["tests"])):
+        stop = start_spec + 1 if self.limits.fresh_per_test else len(self.job["tests"])
+        for i in range(start_spec, min(stop, len(self.job["tests"]))):
             self.module.__dict__.clear()
             self.module.__dict__.update(loaded)
             self._run_spec(i, self.job["tests"][i], start_sub if i == start_spec else 0)

@@ -50,6 +50,9 @@ class Limits:
             pipeline reruns a failing reference with another seed to catch nondeterministic references).
             String hashing is fixed separately (``PYTHONHASHSEED=0`` in every worker), so set and dict order
             never depend on the run.
+        fresh_per_test: Each test spec runs in its own child, on a freshly loaded program (one fork per spec):
+            no state a test leaves (a mutated module-level list, a patched module, a class attribute) reaches
+            the next one, so a test's verdict does not depend on which tests ran before it in the same run.
     """
 
     timeout_s: float = 10.0
@@ -61,3 +64,4 @@ class Limits:
     hypothesis_max_examples: int = 50
     hypothesis_derandomize: bool = True
     seed: int = 0
+    fresh_per_test: bool = False

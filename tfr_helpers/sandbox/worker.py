@@ -6,7 +6,8 @@ Protocol on its original stdin/stdout: one JSON job per line in, one JSON result
 Per program: fresh working directory, fork, child drops privileges and applies rlimits, then runs the tests
 (:mod:`tfr_helpers.sandbox.runner`). The worker arms a wall-clock deadline per test, kills the child's
 process group (and, as root, every process of the worker's uid), reaps orphans (it is a child subreaper),
-and re-forks after a timeout or crash so that the remaining tests still run.
+and re-forks after a timeout or crash so that the remaining tests still run (and before every test spec with
+``Limits.fresh_per_test``: each then starts from a freshly loaded program).
 """
 
 from __future__ import annotations
@@ -314,7 +315,10 @@ class Worker:
             state = self._fork_once(job, pos)
             outcomes.extend(state["results"])
             if state["done"]:
-                break
+                if not job["limits"].get("fresh_per_test") or pos[0] + 1 >= len(specs):
+                    break
+                pos, first = (pos[0] + 1, 0), False  # the next spec in a fresh child, on a freshly loaded program
+                continue
             if state["load_error"] or not state["loaded"] or (not state["results"] and state["current"] is None):
                 if state["load_error"] is not None:
                     load_error = state["load_error"]
