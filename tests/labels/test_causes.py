@@ -19,6 +19,7 @@ PBT = (
 )
 RAISES_ON_BIG = "def f(x):\n    if x > 10:\n        raise ValueError('big')\n    return x\n"
 IDENTITY = "def f(x):\n    return x\n"
+PBT_IMPORTS_PROGRAM = "import hypothesis\n"
 
 
 def run_one(sandbox: Sandbox, program: str, source: str, seed: int = 0) -> Outcome:
@@ -45,6 +46,11 @@ def test_hypothesis_flaky_is_nondeterministic() -> None:
 
 
 def test_the_explain_phase_names_no_harness_line_or_path(sandbox: Sandbox) -> None:
+    # its report names the lines "always and only run by failing test cases", the harness's own among them
+    probe = (
+        "from hypothesis import Phase, settings\n\ndef test_phases():\n    assert Phase.explain not in settings().phases\n"
+    )
+    assert run_one(sandbox, PBT_IMPORTS_PROGRAM, probe).status == "passed"
     ref = run_one(sandbox, IDENTITY, PBT)
     text = f"{ref.message}\n{ref.traceback}"
     assert "always and only run by failing" not in text

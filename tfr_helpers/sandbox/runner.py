@@ -148,8 +148,31 @@ def _trim_tb(exc: BaseException, keep: set[str]) -> tuple[str, bool]:
     return head + "\n".join(lines), in_program
 
 
+_HARNESS_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_MACHINE_PATHS: list[tuple[str, str]] = []
+"""(path prefix, what a message says instead): where this machine keeps the program, Python and the harness."""
+
+
+def machine_paths(workdir: str) -> list[tuple[str, str]]:
+    """The path prefixes that depend on the machine or on where the project lives, longest first: a message
+    names the working directory as ``.``, the interpreter's and the harness's files by a placeholder."""
+    pairs = [(workdir.rstrip("/") + "/", ""), (workdir.rstrip("/"), ".")]
+    for prefix in dict.fromkeys((sys.prefix, sys.base_prefix, sys.exec_prefix)):
+        pairs.append((prefix.rstrip("/") + "/", "<python>/"))
+    pairs.append((_HARNESS_ROOT.rstrip("/") + "/", "<harness>/"))
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def scrub(text: str) -> str:
+    """``text`` with every machine-dependent path prefix replaced (see :func:`machine_paths`)."""
+    for prefix, instead in _MACHINE_PATHS:
+        if prefix in text:
+            text = text.replace(prefix, instead)
+    return text
+
+
 def exc_outcome(name: str, exc: BaseException, keep: set[str], **extra: Any) -> dict[str, Any]:
-    """Outcome fields for a test that raised ``exc``."""
+    """Outcome fields for a test that raised ``exc`` (message and traceback name no machine path)."""
     message = safe_repr(exc, MESSAGE_CAP) if not str(exc) else str(exc)[:MESSAGE_CAP]
     notes = getattr(exc, "__notes__", None)
     if isinstance(notes, list):
@@ -159,7 +182,9 @@ def exc_outcome(name: str, exc: BaseException, keep: set[str], **extra: Any) -> 
             sub_notes = getattr(sub, "__notes__", None)
             text = "\n".join(str(n) for n in sub_notes) if isinstance(sub_notes, list) else ""
             message = (message + f"\n{type(sub).__name__}: {str(sub)[:200]}" + (f"\n{text}" if text else ""))[:MESSAGE_CAP]
+    message = scrub(message)
     tb, in_program = _trim_tb(exc, keep)
+    tb = scrub(tb)
     exc_type = type(exc).__name__
     cmp = getattr(exc, CMP_ATTR, None) if isinstance(exc, _AssertionError) else None
     return dict(
@@ -220,6 +245,7 @@ class ProgramRunner:
         self.program_path = os.path.join(workdir, "solution.py")
         self.module = types.ModuleType("solution")
         self.hypothesis_core: Any = None
+        _MACHINE_PATHS[:] = machine_paths(workdir)
         # the run seed alone prefixes every RNG seed of this run (see Limits.seed): a test's draws depend on the
         # test, never on the program under test, so the same test draws the same values on every program
         self.seed_key = (str(self.limits.seed),)
