@@ -29,8 +29,13 @@ Status = Literal["passed", "failed", "error", "timeout", "crashed", "not_run"]
 Case = Literal["pass_pass", "pass_fail", "fail_pass", "fail_fail"]
 """RQ1 case: generated code verdict _ reference verdict on one generated test."""
 
-Reliability = Literal["reliable", "unreliable"]
-"""Label of test-fail feedback: reliable iff the reference passes the test."""
+Reliability = Literal["reliable", "unreliable", "indeterminate"]
+"""Label of test-fail feedback: reliable iff the reference passes the test; ``indeterminate`` when a verdict of
+either side still depends on the machine (a test that finished only with more than the study's time budget),
+reported and counted but kept out of the reliability denominators (``docs/labels.md``)."""
+
+FailureMode = Literal["assertion", "exception_in_code", "exception_in_test", "load_error", "timeout", "crashed"]
+"""How the generated code failed a generated test (set on every test-fail pair)."""
 
 Cause = Literal[
     "wrong_expected_value",
@@ -193,6 +198,8 @@ class TestOutcome(Record):
     """Captured standard error (capped)."""
     duration_s: float = 0.0
     """Wall time of this test in seconds."""
+    cpu_s: float = 0.0
+    """CPU time of this test in seconds (the test process and its children; 0 when it did not report)."""
 
 
 class ProgramRun(Record):
@@ -347,6 +354,13 @@ class PairEvaluation(Record):
     """Outcome on the reference solution (first run)."""
     reference_rerun: TestOutcome | None = None
     """Second run on the reference, made when the first one did not pass."""
+    generated_first: TestOutcome | None = None
+    """The code's first outcome when it was a timeout or crash: the test then ran again alone with 3x the time
+    budget and :attr:`generated` is that run's outcome (load never decides a label)."""
+    reference_first: TestOutcome | None = None
+    """The same for the reference (:attr:`reference` is then the outcome of the run alone with 3x the budget)."""
+    failure_mode: FailureMode | None = None
+    """How the generated code failed the test (set for test-fail feedback)."""
     case: Case
     reliability: Reliability | None = None
     """Set for test-fail feedback (generated code failed)."""

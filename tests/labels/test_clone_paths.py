@@ -18,16 +18,13 @@ import tfr_helpers
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 
 PROJECT = Path(tfr_helpers.__file__).resolve().parents[1]
-STUDY = {
+STUDY = yaml.safe_load((PROJECT / "papermill_params" / "smoke.yaml").read_text()) | {
     "run_name": "clone-paths",
-    "seed": 0,
     "benchmarks": ["humaneval", "mbpp"],
     "tasks": {"humaneval": 6, "mbpp": 4},
-    "models": {"coders": ["sim:default"]},
     "ebts_per_task": 2,
     "pbts_per_task": 2,
     "screening": ["llm_judge"],
-    "sandbox": {"timeout_s": 10, "generated_test_timeout_s": 10, "hypothesis_max_examples": 30},
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from tfr_helpers.pipeline.source_reading import expects_exception, unsupported_feature
-from tfr_helpers.records import Case, Cause, Reliability, TestKind, TestOutcome
+from tfr_helpers.records import Case, Cause, FailureMode, Reliability, TestKind, TestOutcome
 
 TEST_CODE_ERRORS = frozenset(
     {
@@ -47,6 +47,38 @@ def case_of(generated_passed: bool, reference_passed: bool) -> Case:
 def reliability_of(case: Case) -> Reliability | None:
     """Reliability of test-fail feedback: set only when the generated code failed."""
     return {"fail_pass": "reliable", "fail_fail": "unreliable"}.get(case)  # type: ignore[return-value]
+
+
+def failure_mode_of(generated: TestOutcome) -> FailureMode | None:
+    """How the generated code failed a test (None when it passed): the program did not load, the test timed
+    out or crashed, an assertion failed, or an exception came from the code under test or from the test."""
+    if generated.status == "passed":
+        return None
+    if generated.status == "not_run":
+        return "load_error"
+    if generated.status in ("timeout", "crashed"):
+        return generated.status  # type: ignore[return-value]
+    if generated.in_code_under_test:
+        return "exception_in_code"
+    return "assertion" if generated.status == "failed" else "exception_in_test"
+
+
+def settle(first: TestOutcome, alone: TestOutcome | None, budget_s: float) -> tuple[TestOutcome, bool]:
+    """The outcome that decides a label, and whether it still depends on the machine.
+
+    ``alone`` is the same test run again alone with a larger budget after ``first`` timed out or crashed (or did
+    not run because the program's load did). Its outcome replaces the first one. A run alone that finished
+    within the study's budget shows the first was the machine's load; one that finished only with more than
+    the budget, or crashed again, leaves a verdict that depends on the machine (``indeterminate``). One that
+    timed out again, with 3x the budget, is the program's own timeout.
+    """
+    if alone is None:
+        return first, False
+    if alone.status == "timeout":
+        return alone, False
+    if alone.status in ("crashed", "not_run"):
+        return alone, True
+    return alone, alone.duration_s > budget_s
 
 
 def _falsified(reference: TestOutcome) -> bool:

@@ -92,7 +92,7 @@ class RunContext:
     """(reference, stripped test source) -> the reference passed it in RQ1 (see :meth:`measured_verdicts`)."""
 
     # sandbox ------------------------------------------------------------------------------------
-    def limits(self, generated: bool, rerun: bool = False) -> Any:
+    def limits(self, generated: bool, rerun: bool = False, budget_factor: float = 1.0) -> Any:
         """Sandbox limits for benchmark tests (``generated=False``) or generated tests.
 
         ``seed`` is the run seed (``random``/numpy in programs are seeded per (seed, test)); a rerun
@@ -103,7 +103,7 @@ class RunContext:
         s = self.config.sandbox
         return Limits(
             seed=self.config.seed + (RERUN_SEED_OFFSET if rerun else 0),
-            timeout_s=s.generated_test_timeout_s if generated else s.timeout_s,
+            timeout_s=(s.generated_test_timeout_s if generated else s.timeout_s) * budget_factor,
             memory_mb=s.memory_mb,
             nproc=s.nproc,
             fsize_mb=s.fsize_mb,
@@ -131,6 +131,7 @@ class RunContext:
         desc: str = "",
         generated: bool = False,
         rerun: bool = False,
+        budget_factor: float = 1.0,
     ) -> list[ProgramRun]:
         """Run programs against test specs in parallel; order preserved.
 
@@ -139,6 +140,7 @@ class RunContext:
             desc: Progress bar label.
             generated: The tests are generated tests (their own, lower timeout) rather than benchmark tests.
             rerun: A second run to detect nondeterminism: programs get another seed than the first run's.
+            budget_factor: Times the study's time budget (the run alone of a test that timed out: 3).
         """
         if not jobs:
             return []
@@ -148,7 +150,7 @@ class RunContext:
             if self._exec_cache is None:
                 self._exec_cache = ExecutionCache()
         cache = self._exec_cache
-        limits = self.limits(generated, rerun)
+        limits = self.limits(generated, rerun, budget_factor)
         context = json.dumps({"preload": self.preload(), "root": os.geteuid() == 0})
         runs = cache.run_many(jobs, limits, lambda todo: self._execute(todo, desc, limits), context=context, use=not rerun)
         with self._lock:  # this context is the cache's only user: its totals are this run's

@@ -11,7 +11,7 @@ rerun together, which halves the runs again; with one sample every run is as it 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tfr_helpers.pipeline import coverage
@@ -20,6 +20,11 @@ from tfr_helpers.records import GeneratedTest, ProgramRun, Task, TestOutcome
 
 if TYPE_CHECKING:
     from tfr_helpers.pipeline.evaluate_code_test_pairs import PairJob
+
+LOAD_BUDGET_FACTOR = 3.0
+"""A test that timed out or crashed runs again alone with this many times the study's budget."""
+MACHINE_STATUSES = frozenset({"timeout", "crashed"})
+"""Statuses whose verdict may come from the machine's load rather than from the program and the test."""
 
 
 def test_spec(test: GeneratedTest) -> object:
@@ -63,6 +68,9 @@ class PairRuns:
     """(program, *distinct test sources) -> the program's run on those tests, in that order."""
     rerun: dict[tuple[str, str], TestOutcome]
     """(reference, test source) -> the reference's second outcome on a test it did not pass."""
+    alone: dict[tuple[str, str], TestOutcome] = field(default_factory=dict)
+    """(program, test source) -> the outcome of a test that timed out or crashed (on the code or the reference),
+    run again alone, serially, with :data:`LOAD_BUDGET_FACTOR` times the budget (:func:`rerun_alone`)."""
 
 
 def unique_tests(item: PairJob) -> dict[str, GeneratedTest]:
@@ -143,4 +151,34 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
     for key, run in reruns.runs.items():
         for source, outcome in zip(key[1:], run.outcomes, strict=False):
             found.rerun[(key[0], source)] = outcome
+    found.alone = rerun_alone(ctx, items, found)
     return found
+
+
+def rerun_alone(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> dict[tuple[str, str], TestOutcome]:
+    """Every generated test that timed out or crashed on a program (code or reference), or did not run because
+    the program's load did, run again alone, one at a time, with :data:`LOAD_BUDGET_FACTOR` times the budget.
+
+    Returns:
+        (program, test source) -> the outcome of that run.
+    """
+    todo: dict[tuple[str, str], GeneratedTest] = {}
+    for item in items:
+        distinct = unique_tests(item)
+        sources = tuple(distinct)
+        programs = [c.code for c in item.codes if c.code] + [item.task.reference]
+        for program in dict.fromkeys(programs):
+            run = found.gen.get((program, *sources))
+            if run is None:
+                continue
+            load_hit = run.load_error is not None and run.load_error.status in MACHINE_STATUSES
+            for source, outcome in zip(sources, run.outcomes, strict=True):
+                if outcome.status in MACHINE_STATUSES or (load_hit and outcome.status == "not_run"):
+                    todo.setdefault((program, source), distinct[source])
+    out: dict[tuple[str, str], TestOutcome] = {}
+    for (program, source), test in todo.items():  # serially: each run alone is the only one this chunk makes
+        (run,) = ctx.run_programs(
+            [(program, [test_spec(test)])], desc="timeouts run alone", generated=True, budget_factor=LOAD_BUDGET_FACTOR
+        )
+        out[(program, source)] = run.outcomes[0]
+    return out

@@ -29,9 +29,15 @@ from tfr_helpers.sandbox.spec import Limits
 
 _REAL_BUILTINS = dict(builtins.__dict__)
 _AssertionError = AssertionError
-_dumps, _write, _perf = json.dumps, os.write, time.perf_counter
+_dumps, _write, _perf, _times = json.dumps, os.write, time.perf_counter, os.times
 _random_seed, _sha256 = random.seed, hashlib.sha256  # captured: the code under test may replace them
 MESSAGE_CAP = 2000
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its reaped children (user + system)."""
+    t = _times()
+    return t[0] + t[1] + t[2] + t[3]
 
 
 _FINITE = (float("-inf"), float("inf"))
@@ -332,17 +338,19 @@ class ProgramRunner:
         seed = seed_rngs(*self.seed_key, spec["setup"], spec["source"], name)
         if self.hypothesis_core is not None:
             self.hypothesis_core.global_force_seed = seed  # type: ignore[attr-defined]
+        c0 = _cpu()
         t0 = _perf()
         try:
             fn()
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are test errors too
             _restore()
             out, err = self.capture.read()
-            outcome = exc_outcome(name, exc, keep, stdout=out, stderr=err, duration_s=_perf() - t0)
+            times = dict(duration_s=_perf() - t0, cpu_s=_cpu() - c0)
+            outcome = exc_outcome(name, exc, keep, stdout=out, stderr=err, **times)
         else:
             _restore()
             out, err = self.capture.read()
-            outcome = dict(name=name, status="passed", stdout=out, stderr=err, duration_s=_perf() - t0)
+            outcome = dict(name=name, status="passed", stdout=out, stderr=err, duration_s=_perf() - t0, cpu_s=_cpu() - c0)
         self.ch.send(t="result", spec=i, sub=sub, outcome=outcome)
 
     def _run_spec(self, i: int, spec: dict[str, Any], first_sub: int) -> None:
