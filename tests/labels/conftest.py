@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from tfr_helpers.records import ModelCallRecord
 from tfr_helpers.sandbox import Limits, Sandbox
+
+SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
+CALL = ModelCallRecord(
+    model="sim:default",
+    role="coder",
+    stage="generate_codes",
+    template="t",
+    template_version="1",  # type: ignore[arg-type]
+    prompt_path="p.md",
+    response_path="r.md",
+)
+"""The smoke study's params, and a model call record for hand-made generated code and tests."""
 
 
 @pytest.fixture(scope="session")

@@ -5,24 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.labels.conftest import CALL, SMOKE
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.pipeline import load_config
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.evaluate_code_test_pairs import PairJob
 from tfr_helpers.pipeline.pair_runs import run_pairs
-from tfr_helpers.records import GeneratedCode, GeneratedTest, ModelCallRecord
+from tfr_helpers.records import GeneratedCode, GeneratedTest
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
-
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
-CALL = ModelCallRecord(
-    model="sim:default",
-    role="coder",
-    stage="generate_codes",
-    template="t",
-    template_version="1",  # type: ignore[arg-type]
-    prompt_path="p.md",
-    response_path="r.md",
-)
 
 MUTATES = TestSpec("t0", "def test_append():\n    SEEN.append(1)\n    assert SEEN == [1]\n", kind="function")
 READS = TestSpec("t1", "def test_empty():\n    assert SEEN == []\n", kind="function")

@@ -3,8 +3,7 @@ verdict that still needs more than the budget is ``indeterminate``; a load error
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from tests.labels.conftest import CALL, SMOKE
 from tfr_helpers.analysis.rq1_modes import by_failure_mode
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.pipeline import load_config
@@ -12,20 +11,10 @@ from tfr_helpers.pipeline.classify import failure_mode_of, settle
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.evaluate_code_test_pairs import PairJob, _pair
 from tfr_helpers.pipeline.pair_runs import run_pairs
-from tfr_helpers.records import GeneratedCode, GeneratedTest, Isolation, ModelCallRecord, ProgramRun
+from tfr_helpers.records import GeneratedCode, GeneratedTest, Isolation, ProgramRun
 from tfr_helpers.records import TestOutcome as Outcome
 from tfr_helpers.sandbox import Sandbox, TestSpec
 
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
-CALL = ModelCallRecord(
-    model="sim:default",
-    role="coder",
-    stage="generate_codes",
-    template="t",
-    template_version="1",  # type: ignore[arg-type]
-    prompt_path="p.md",
-    response_path="r.md",
-)
 TIMEOUT = Outcome(name="test_x", status="timeout", message="no result within 10 s wall clock")
 
 
