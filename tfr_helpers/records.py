@@ -359,6 +359,9 @@ class PairEvaluation(Record):
     budget and :attr:`generated` is that run's outcome (load never decides a label)."""
     reference_first: TestOutcome | None = None
     """The same for the reference (:attr:`reference` is then the outcome of the run alone with 3x the budget)."""
+    reference_harder: TestOutcome | None = None
+    """A PBT the reference passed, run on it again with 10x the examples and another seed; when that run found a
+    falsifying example, :attr:`reference` is its outcome (the code's verdict keeps the study's settings)."""
     failure_mode: FailureMode | None = None
     """How the generated code failed the test (set for test-fail feedback)."""
     case: Case

@@ -20,7 +20,9 @@ CALL = ModelCallRecord(
     prompt_path="p.md",
     response_path="r.md",
 )
-"""The smoke study's params, and a model call record for hand-made generated code and tests."""
+LIGHT = {"benchmarks": ["humaneval", "mbpp"], "tasks": {"humaneval": 2, "mbpp": 2}}
+"""The smoke study's params, and a model call record for hand-made generated code and tests; ``LIGHT``: the
+smoke study without BigCodeBench (its workers preload the scientific stack, seconds to start)."""
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.labels.conftest import CALL, SMOKE
+from tests.labels.conftest import CALL, LIGHT, SMOKE
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.pipeline import load_config
 from tfr_helpers.pipeline.context import RunContext
@@ -27,7 +27,7 @@ def test_a_mutating_test_does_not_change_the_next_tests_result(sandbox: Sandbox)
 
 
 def test_the_pipeline_runs_every_generated_test_on_a_fresh_program() -> None:
-    ctx = RunContext(config=load_config(SMOKE), store=None, tasks={})  # type: ignore[arg-type]
+    ctx = RunContext(config=load_config(SMOKE, LIGHT), store=None, tasks={})  # type: ignore[arg-type]
     assert ctx.limits(generated=True).fresh_per_test
     assert ctx.limits(generated=True, rerun=True).fresh_per_test
 
@@ -55,7 +55,7 @@ def test_mbpp_test_imports_never_reach_a_generated_test(tmp_path: Path) -> None:
     # generated tests used to share one run, where the setup ran in the program's namespace first
     task = get_task("MBPP/98")
     assert any("math" in line for line in task.test_imports)
-    ctx = RunContext(config=load_config(SMOKE, {"code_samples_per_task": 2}), store=None, tasks={})  # type: ignore[arg-type]
+    ctx = RunContext(config=load_config(SMOKE, {**LIGHT, "code_samples_per_task": 2}), store=None, tasks={})  # type: ignore[arg-type]
     program = (
         "def multiply_num(numbers):\n    total = 1\n    for x in numbers:\n        total *= x\n"
         "    return total / len(numbers)\n"

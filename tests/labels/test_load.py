@@ -3,7 +3,7 @@ verdict that still needs more than the budget is ``indeterminate``; a load error
 
 from __future__ import annotations
 
-from tests.labels.conftest import CALL, SMOKE
+from tests.labels.conftest import CALL, LIGHT, SMOKE
 from tfr_helpers.analysis.rq1_modes import by_failure_mode
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.pipeline import load_config
@@ -63,7 +63,7 @@ def test_a_timeout_again_with_three_times_the_budget_is_the_programs_own() -> No
 def test_both_sides_timing_out_are_run_alone_with_three_times_the_budget() -> None:
     # budget 1 s: a test sleeping 1.5 s times out on the code and on the reference, runs alone with 3 s, and
     # finishes: more than the budget, so its label depends on the machine; one sleeping 30 s times out again
-    config = load_config(SMOKE, {"sandbox": {"timeout_s": 1.0, "generated_test_timeout_s": 1.0}})
+    config = load_config(SMOKE, {**LIGHT, "sandbox": {"timeout_s": 1.0, "generated_test_timeout_s": 1.0}})
     ctx = RunContext(config=config, store=None, tasks={})  # type: ignore[arg-type]
     task = get_task("HumanEval/0")
     slow = _test("import time\n\ndef test_x():\n    time.sleep(1.5)\n    assert False\n")

@@ -81,6 +81,16 @@ def settle(first: TestOutcome, alone: TestOutcome | None, budget_s: float) -> tu
     return alone, alone.duration_s > budget_s
 
 
+def harder_verdict(reference: TestOutcome, harder: TestOutcome | None) -> TestOutcome:
+    """The reference's outcome on a PBT once the harder check ran: the harder run's when it found a falsifying
+    example (Hypothesis replayed it, so the reference really violates the property), else ``reference``. A
+    timeout or crash of the harder run changes nothing: it has more examples than the study's budget was for."""
+    if reference.status == "passed" and harder is not None and harder.status in ("failed", "error"):
+        if _falsified(harder) and harder.exc_type not in FLAKY_ERRORS:
+            return harder
+    return reference
+
+
 def _falsified(reference: TestOutcome) -> bool:
     """Hypothesis found one or more falsifying examples (and replayed them: otherwise it reports ``Flaky``)."""
     text = reference.message or ""

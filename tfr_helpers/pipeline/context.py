@@ -92,7 +92,7 @@ class RunContext:
     """(reference, stripped test source) -> the reference passed it in RQ1 (see :meth:`measured_verdicts`)."""
 
     # sandbox ------------------------------------------------------------------------------------
-    def limits(self, generated: bool, rerun: bool = False, budget_factor: float = 1.0) -> Any:
+    def limits(self, generated: bool, rerun: bool = False, budget_factor: float = 1.0, examples_factor: int = 1) -> Any:
         """Sandbox limits for benchmark tests (``generated=False``) or generated tests.
 
         ``seed`` is the run seed (``random``/numpy in programs are seeded per (seed, test)); a rerun
@@ -109,7 +109,7 @@ class RunContext:
             fsize_mb=s.fsize_mb,
             nofile=s.nofile,
             output_cap=s.output_cap,
-            hypothesis_max_examples=s.hypothesis_max_examples,
+            hypothesis_max_examples=s.hypothesis_max_examples * examples_factor,
             hypothesis_derandomize=s.hypothesis_derandomize,
             # every generated test on a freshly loaded program: no test's state reaches the next one
             fresh_per_test=generated,
@@ -132,6 +132,7 @@ class RunContext:
         generated: bool = False,
         rerun: bool = False,
         budget_factor: float = 1.0,
+        examples_factor: int = 1,
     ) -> list[ProgramRun]:
         """Run programs against test specs in parallel; order preserved.
 
@@ -141,6 +142,7 @@ class RunContext:
             generated: The tests are generated tests (their own, lower timeout) rather than benchmark tests.
             rerun: A second run to detect nondeterminism: programs get another seed than the first run's.
             budget_factor: Times the study's time budget (the run alone of a test that timed out: 3).
+            examples_factor: Times the study's Hypothesis examples (the reference's harder check of a PBT).
         """
         if not jobs:
             return []
@@ -150,7 +152,7 @@ class RunContext:
             if self._exec_cache is None:
                 self._exec_cache = ExecutionCache()
         cache = self._exec_cache
-        limits = self.limits(generated, rerun, budget_factor)
+        limits = self.limits(generated, rerun, budget_factor, examples_factor)
         context = json.dumps({"preload": self.preload(), "root": os.geteuid() == 0})
         runs = cache.run_many(jobs, limits, lambda todo: self._execute(todo, desc, limits), context=context, use=not rerun)
         with self._lock:  # this context is the cache's only user: its totals are this run's

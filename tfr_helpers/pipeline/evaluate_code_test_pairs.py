@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfr_helpers.pipeline import coverage
-from tfr_helpers.pipeline.classify import case_of, cause_of, failure_mode_of, reliability_of, settle
+from tfr_helpers.pipeline.classify import (
+    case_of,
+    cause_of,
+    failure_mode_of,
+    harder_verdict,
+    reliability_of,
+    settle,
+)
 from tfr_helpers.pipeline.context import RunContext
 from tfr_helpers.pipeline.feedback import build_feedback
 from tfr_helpers.pipeline.pair_runs import PairRuns, run_pairs, unique_tests
@@ -108,12 +115,16 @@ def _records(ctx: RunContext, item: PairJob, found: PairRuns) -> list[Any]:
             rerun = found.rerun.get((task.reference, test.source))
             generated, gen_machine = settle(gen_run.outcomes[j], found.alone.get((code.code, test.source)), budget)
             reference, ref_machine = settle(ref_run.outcomes[j], found.alone.get((task.reference, test.source)), budget)
+            settled = reference
+            harder = found.harder.get((task.reference, test.source))
+            reference = harder_verdict(reference, harder)
             pair = _pair(item, code, test, generated, gen_run, reference, rerun, gen_machine or ref_machine)
-            firsts = {
+            extra = {
                 "generated_first": gen_run.outcomes[j] if generated is not gen_run.outcomes[j] else None,
-                "reference_first": ref_run.outcomes[j] if reference is not ref_run.outcomes[j] else None,
+                "reference_first": ref_run.outcomes[j] if settled is not ref_run.outcomes[j] else None,
+                "reference_harder": harder,
             }
-            pairs.append(pair.model_copy(update=firsts) if any(firsts.values()) else pair)
+            pairs.append(pair.model_copy(update=extra) if any(extra.values()) else pair)
         out += _with_artifacts(ctx, pairs, per_pair, f"executions/pairs{suffix}.json")
     return out
 

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 LOAD_BUDGET_FACTOR = 3.0
 """A test that timed out or crashed runs again alone with this many times the study's budget."""
+REFERENCE_EXAMPLES_FACTOR = 10
+"""The reference's harder check of a PBT it passed: this many times the study's examples, another seed (and as
+many times the time budget)."""
 MACHINE_STATUSES = frozenset({"timeout", "crashed"})
 """Statuses whose verdict may come from the machine's load rather than from the program and the test."""
 
@@ -71,6 +74,9 @@ class PairRuns:
     alone: dict[tuple[str, str], TestOutcome] = field(default_factory=dict)
     """(program, test source) -> the outcome of a test that timed out or crashed (on the code or the reference),
     run again alone, serially, with :data:`LOAD_BUDGET_FACTOR` times the budget (:func:`rerun_alone`)."""
+    harder: dict[tuple[str, str], TestOutcome] = field(default_factory=dict)
+    """(reference, PBT source) -> the reference's outcome on a PBT it passed, run again with
+    :data:`REFERENCE_EXAMPLES_FACTOR` times the examples and another seed (:func:`check_reference_harder`)."""
 
 
 def unique_tests(item: PairJob) -> dict[str, GeneratedTest]:
@@ -152,7 +158,46 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
         for source, outcome in zip(key[1:], run.outcomes, strict=False):
             found.rerun[(key[0], source)] = outcome
     found.alone = rerun_alone(ctx, items, found)
+    found.harder = check_reference_harder(ctx, items, found)
     return found
+
+
+def check_reference_harder(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> dict[tuple[str, str], TestOutcome]:
+    """Every PBT the reference passed, run on the reference again with :data:`REFERENCE_EXAMPLES_FACTOR` times
+    the examples and another seed, so that a wrong property the study's examples rarely violate is caught
+    (the code's verdict keeps the study's settings). One run per unit.
+
+    Returns:
+        (reference, test source) -> the outcome of that run.
+    """
+    batch = _Batch()
+    for item in items:
+        distinct = unique_tests(item)
+        sources = tuple(distinct)
+        run = found.gen.get((item.task.reference, *sources))
+        if run is None:
+            continue
+        passed = [
+            s
+            for s, o in zip(sources, run.outcomes, strict=True)
+            if distinct[s].kind == "pbt" and (found.alone.get((item.task.reference, s)) or o).status == "passed"
+        ]
+        if passed:
+            batch.add((item.task.reference, *passed), item.task.reference, [test_spec(distinct[s]) for s in passed])
+    keys = list(batch.jobs)
+    runs = ctx.run_programs(
+        [batch.jobs[k] for k in keys],
+        desc="reference PBTs, harder",
+        generated=True,
+        rerun=True,
+        budget_factor=REFERENCE_EXAMPLES_FACTOR,
+        examples_factor=REFERENCE_EXAMPLES_FACTOR,
+    )
+    out: dict[tuple[str, str], TestOutcome] = {}
+    for key, run in zip(keys, runs, strict=True):
+        for source, outcome in zip(key[1:], run.outcomes, strict=False):
+            out[(key[0], source)] = outcome
+    return out
 
 
 def rerun_alone(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> dict[tuple[str, str], TestOutcome]:
