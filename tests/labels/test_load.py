@@ -112,3 +112,20 @@ def test_rq1_by_failure_mode_keeps_indeterminate_out_of_the_denominator() -> Non
     table = by_failure_mode(Results.model_construct(pair_evaluations=pairs, model_sources=[]))
     row = table[table["failure_mode"] == "assertion"].iloc[0]
     assert (row["k"], row["n"], row["indeterminate"]) == (1, 2, 1)
+
+
+def test_a_timeout_that_had_a_core_all_along_is_not_run_again() -> None:
+    from tfr_helpers.pipeline.pair_runs import _needs_alone
+
+    assert not _needs_alone(Outcome(name="t", status="timeout", cpu_s=9.8), budget_s=10.0)
+    assert _needs_alone(Outcome(name="t", status="timeout", cpu_s=2.0), budget_s=10.0)
+    assert _needs_alone(Outcome(name="t", status="crashed"), budget_s=10.0)
+    assert not _needs_alone(Outcome(name="t", status="failed"), budget_s=10.0)
+
+
+def test_a_timeout_records_the_cpu_its_process_used(sandbox: Sandbox) -> None:
+    from tfr_helpers.sandbox import Limits
+
+    spin = TestSpec("t", "def test_x():\n    while True:\n        pass\n", kind="function")
+    outcome = sandbox.run("", [spin], Limits(timeout_s=1.0, fresh_per_test=True)).outcomes[0]
+    assert outcome.status == "timeout" and outcome.cpu_s > 0.0, outcome

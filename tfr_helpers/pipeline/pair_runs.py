@@ -28,6 +28,16 @@ REFERENCE_EXAMPLES_FACTOR = 10
 many times the time budget)."""
 MACHINE_STATUSES = frozenset({"timeout", "crashed"})
 """Statuses whose verdict may come from the machine's load rather than from the program and the test."""
+SPUN_SHARE = 0.9
+"""A timeout whose process used at least this share of the budget in CPU time had a core all along: the load
+did not starve it (a loop that never ends), so it is not run again."""
+
+
+def _needs_alone(outcome: TestOutcome, budget_s: float) -> bool:
+    """Whether a non-pass may be the machine's doing: a crash, or a timeout the load may have starved of CPU."""
+    if outcome.status == "timeout":
+        return outcome.cpu_s < SPUN_SHARE * budget_s
+    return outcome.status in MACHINE_STATUSES
 
 
 def test_spec(test: GeneratedTest) -> object:
@@ -203,11 +213,14 @@ def check_reference_harder(ctx: RunContext, items: Sequence[PairJob], found: Pai
 def rerun_alone(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> dict[tuple[str, str], TestOutcome]:
     """Every generated test that timed out or crashed on a program (code or reference), or did not run because
     the program's load did, run again alone, one at a time, with :data:`LOAD_BUDGET_FACTOR` times the budget.
+    A timeout that used nearly all of its budget in CPU time (:data:`SPUN_SHARE`) is the program's own: the
+    limit is CPU time where the sandbox can measure it, with the wall clock as the outer guard.
 
     Returns:
         (program, test source) -> the outcome of that run.
     """
     todo: dict[tuple[str, str], GeneratedTest] = {}
+    budget = ctx.config.sandbox.generated_test_timeout_s
     for item in items:
         distinct = unique_tests(item)
         sources = tuple(distinct)
@@ -218,7 +231,7 @@ def rerun_alone(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> d
                 continue
             load_hit = run.load_error is not None and run.load_error.status in MACHINE_STATUSES
             for source, outcome in zip(sources, run.outcomes, strict=True):
-                if outcome.status in MACHINE_STATUSES or (load_hit and outcome.status == "not_run"):
+                if _needs_alone(outcome, budget) or (load_hit and outcome.status == "not_run"):
                     todo.setdefault((program, source), distinct[source])
     out: dict[tuple[str, str], TestOutcome] = {}
     for (program, source), test in todo.items():  # serially: each run alone is the only one this chunk makes

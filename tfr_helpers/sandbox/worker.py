@@ -181,7 +181,8 @@ class Worker:
         runner.ProgramRunner(job, workdir, runner.Channel(wfd, nonce)).run(*pos)
 
     # worker side ------------------------------------------------------------------------------------------
-    def _cleanup(self, pid: int) -> None:
+    def _cleanup(self, pid: int) -> float:
+        """Kill what the program left and reap it; returns the child's CPU seconds (0 if reaped before)."""
         try:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -193,8 +194,10 @@ class Worker:
                 os.kill(-1, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        cpu = 0.0
         try:
-            os.waitpid(pid, 0)
+            _, _, usage = os.wait4(pid, 0)
+            cpu = usage.ru_utime + usage.ru_stime
         except ChildProcessError:
             pass
         end = time.monotonic() + 2.0
@@ -205,6 +208,7 @@ class Worker:
                 break
             if reaped == 0:
                 time.sleep(0.005)
+        return cpu
 
     @staticmethod
     def _death(status: int | None, timed_out: bool, timeout_s: float) -> tuple[str, str]:
@@ -266,7 +270,7 @@ class Worker:
                     break
         finally:
             os.close(rfd)
-            self._cleanup(pid)
+            state["cpu_s"] = self._cleanup(pid)
             shutil.rmtree(workdir, ignore_errors=True)
             if self.view is not None:  # the private /tmp and /dev/shm: nothing passes to the next program
                 view.sweep(self.root)
@@ -341,6 +345,9 @@ class Worker:
                         "status": status,
                         "message": message,
                         "duration_s": float(job["limits"]["timeout_s"]) if status == "timeout" else 0.0,
+                        # the killed child's CPU (its program load and this test): near the budget when the
+                        # test had a core all along, far below it when the machine's load starved it
+                        "cpu_s": state.get("cpu_s", 0.0),
                     }
                 )
                 pos = (spec + 1, 0) if sub < 0 else (spec, sub + 1)
