@@ -94,6 +94,8 @@ def _reference_outcome(name: str, case: Case, cause: Cause | None) -> tuple[Test
         "property_falsified": _outcome(name, "failed", exc_type="AssertionError", message="Falsifying example"),
         "timeout_or_resource": _outcome(name, "timeout", message="wall-clock limit"),
         "nondeterministic": _outcome(name, "failed", exc_type="AssertionError", expected="1", actual="0"),
+        "harness_unsupported": _outcome(name, "error", exc_type="TypeError", message="missing 1 required argument"),
+        "reference_not_run": _outcome(name, "not_run", message="the program failed to load"),
     }[cause or "wrong_expected_value"]
     rerun = _outcome(name, "passed") if cause == "nondeterministic" else failed
     return failed, rerun

@@ -1,7 +1,7 @@
 """Two full smoke runs with the same seed give the same results.json (timing fields aside), on a loaded machine too.
 
 Sandbox workers start with a fixed string-hash seed (set and dict order in test
-feedback) and programs' ``random``/numpy draws are seeded per (run seed, program, test).
+feedback) and programs' ``random``/numpy draws are seeded per (run seed, test).
 """
 
 from __future__ import annotations

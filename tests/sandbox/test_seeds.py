@@ -1,4 +1,4 @@
-"""Repeatable runs: a fixed string-hash seed in every worker, and RNGs seeded per (run seed, program, test)."""
+"""Repeatable runs: a fixed string-hash seed in every worker, and RNGs seeded per (run seed, test), never per program."""
 
 from __future__ import annotations
 
@@ -29,14 +29,22 @@ def test_set_order_is_the_same_in_every_worker_start() -> None:
     assert outputs.pop().startswith("0 [] "), "hash randomization is on in the sandboxed program"
 
 
-def test_random_draws_repeat_for_the_same_seed_program_and_test(sandbox: Sandbox) -> None:
+def test_random_draws_repeat_for_the_same_seed_and_test(sandbox: Sandbox) -> None:
     limits = Limits(timeout_s=3.0, seed=7)
     first = stdout(sandbox, RANDOM_PROG, DRAW, limits)
     assert {stdout(sandbox, RANDOM_PROG, DRAW, limits) for _ in range(3)} == {first}
     other_test = TestSpec("draw", "print(DRAWN_AT_LOAD, coin(), coin())  # another test")
-    other_program = RANDOM_PROG + "# another program\n"
     assert stdout(sandbox, RANDOM_PROG, other_test, limits) != first
-    assert stdout(sandbox, other_program, DRAW, limits) != first
+
+
+def test_one_test_draws_the_same_on_two_equivalent_programs(sandbox: Sandbox) -> None:
+    # the draws come from the test, not the program: a test such as ``assert x < 0.725`` must not pass on one
+    # program and fail on another that behaves exactly like it (the reference)
+    limits = Limits(timeout_s=3.0, seed=7)
+    equivalent = "import random as _r\n\n\ndef coin():\n    # same behaviour, other text\n    return _r.random()\n"
+    draw = TestSpec("draw", "print(coin(), coin())")
+    assert stdout(sandbox, RANDOM_PROG, draw, limits) == stdout(sandbox, equivalent, draw, limits)
+    assert stdout(sandbox, RANDOM_PROG + "# another program\n", DRAW, limits) == stdout(sandbox, RANDOM_PROG, DRAW, limits)
 
 
 def test_another_seed_gives_other_draws_so_flaky_programs_show(sandbox: Sandbox) -> None:

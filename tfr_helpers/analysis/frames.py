@@ -86,7 +86,8 @@ def run_keys(results: Results) -> dict[str, str]:
 def pairs_frame(results: Results) -> pd.DataFrame:
     """One row per (generated test, generated code sample) evaluation.
 
-    ``feedback`` is True when the generated code failed the test (test-fail feedback); ``reliability`` and
+    ``feedback`` is True when the generated code failed the test (test-fail feedback) and its label does not
+    depend on the machine (``indeterminate`` feedback is kept out of every reliability denominator); ``reliability`` and
     ``cause`` are None where the records leave them unset; ``source`` is the coder's (``simulated``,
     ``replayed``, ``live``); ``run_key`` is the same for pairs that share one execution (see :func:`run_keys`).
     """
@@ -103,7 +104,7 @@ def pairs_frame(results: Results) -> pd.DataFrame:
             "task_id": p.task_id,
             "kind": p.kind,
             "case": p.case,
-            "feedback": p.case.startswith("fail"),
+            "feedback": p.case.startswith("fail") and p.reliability != "indeterminate",
             "reliability": p.reliability,
             "cause": p.cause,
             "run_key": keys[p.pair_id],

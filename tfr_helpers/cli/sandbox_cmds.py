@@ -15,6 +15,7 @@ from tfr_helpers.benchmarks.selection_file import selection_path
 from tfr_helpers.benchmarks.verify import verify_references
 from tfr_helpers.cli.apps import app, benchmarks_app
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.pipeline.config.experiment import SandboxSettings
 from tfr_helpers.sandbox import Limits, Sandbox
 from tfr_helpers.sandbox.evaluate import describe, tests_from_file
 
@@ -55,11 +56,27 @@ def exec_cmd(
     raise typer.Exit(0 if run.passed else 1)
 
 
+def _study_limits(timeout_s: float | None) -> Limits:
+    """The sandbox limits the default study runs benchmark tests with (``timeout_s`` replaces its budget)."""
+    s = SandboxSettings()
+    return Limits(
+        timeout_s=s.timeout_s if timeout_s is None else timeout_s,
+        memory_mb=s.memory_mb,
+        nproc=s.nproc,
+        fsize_mb=s.fsize_mb,
+        nofile=s.nofile,
+        output_cap=s.output_cap,
+    )
+
+
 @benchmarks_app.command("verify")
 def verify_cmd(
     benchmark: Annotated[list[str] | None, typer.Option(help="Benchmark(s) to verify (default: all).")] = None,
     runs: Annotated[int, typer.Option(help="Runs per reference; a reference must pass every run.")] = 1,
-    timeout: Annotated[float, typer.Option(help="Wall-clock seconds per test.")] = 20.0,
+    timeout: Annotated[
+        float | None,
+        typer.Option(help="Wall-clock seconds per test (default: the study's, sandbox.timeout_s of the default config)."),
+    ] = None,
     workers: Annotated[int | None, typer.Option(help="Sandbox workers (default: CPU count).")] = None,
     update_selection: Annotated[
         bool,
@@ -70,10 +87,13 @@ def verify_cmd(
         ),
     ] = False,
 ) -> None:
-    """Run every reference solution against its benchmark tests (BigCodeBench: the selection)."""
+    """Run every reference solution against its benchmark tests (BigCodeBench: the selection), by default under
+    the study's own sandbox limits: a reference that passes only with a larger budget fails here."""
+
+    limits = _study_limits(timeout)
 
     if update_selection:
-        with Sandbox(Limits(timeout_s=timeout), workers=workers) as sandbox:
+        with Sandbox(limits, workers=workers) as sandbox:
             sel = regenerate_with_stage2(sandbox, runs=runs, progress=True)
         stage2 = {k: v for k, v in sel.excluded.items() if v.startswith("sandbox:")}
         typer.echo(f"{selection_path()}: {len(sel.selected)} selected; stage 2 excluded {len(stage2)}:")
@@ -81,8 +101,9 @@ def verify_cmd(
             typer.echo(f"  {task_id}: {reason}")
         return
 
-    with Sandbox(Limits(timeout_s=timeout), workers=workers) as sandbox:
+    with Sandbox(limits, workers=workers) as sandbox:
         checks = verify_references(benchmark or list(BENCHMARKS), sandbox, runs=runs, progress=True)
+    typer.echo(f"limits: {limits.timeout_s:g} s per test, {limits.memory_mb} MiB")
     for check in checks:
         typer.echo(f"{check.benchmark}: {check.passed}/{check.total} reference solutions pass")
         for task_id, failure in check.failures.items():

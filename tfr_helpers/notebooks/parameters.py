@@ -214,7 +214,7 @@ def file_parameters(path: Path | str) -> dict[str, Any]:
 # -- writing and checking the committed cells --------------------------------------------------------------
 PARAMETERS_CELL_METADATA: dict[str, Any] = {"jupyter": {"source_hidden": True}, "collapsed": True}
 """The declared-parameters cell starts collapsed in JupyterLab (and in classic Jupyter); the HTML export leaves it
-out (:mod:`tfr_helpers.html_export`): a report shows the run's injected values, not the ~70 declarations."""
+out (:mod:`tfr_helpers.notebooks.html_export`): a report shows the run's injected values, not the ~70 declarations."""
 
 
 def _collapsed(cell: Any) -> bool:

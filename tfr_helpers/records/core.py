@@ -29,8 +29,13 @@ Status = Literal["passed", "failed", "error", "timeout", "crashed", "not_run"]
 Case = Literal["pass_pass", "pass_fail", "fail_pass", "fail_fail"]
 """RQ1 case: generated code verdict _ reference verdict on one generated test."""
 
-Reliability = Literal["reliable", "unreliable"]
-"""Label of test-fail feedback: reliable iff the reference passes the test."""
+Reliability = Literal["reliable", "unreliable", "indeterminate"]
+"""Label of test-fail feedback: reliable iff the reference passes the test; ``indeterminate`` when a verdict of
+either side still depends on the machine (a test that finished only with more than the study's time budget),
+reported and counted but kept out of the reliability denominators (``docs/labels.md``)."""
+
+FailureMode = Literal["assertion", "exception_in_code", "exception_in_test", "load_error", "timeout", "crashed"]
+"""How the generated code failed a generated test (set on every test-fail pair)."""
 
 Cause = Literal[
     "wrong_expected_value",
@@ -40,6 +45,8 @@ Cause = Literal[
     "property_falsified",
     "timeout_or_resource",
     "nondeterministic",
+    "harness_unsupported",
+    "reference_not_run",
 ]
 """Why unreliable feedback is unreliable, derived from the reference's execution records."""
 
@@ -196,6 +203,8 @@ class TestOutcome(Record):
     """Captured standard error (capped)."""
     duration_s: float = 0.0
     """Wall time of this test in seconds."""
+    cpu_s: float = 0.0
+    """CPU time of this test in seconds (the test process and its children; 0 when it did not report)."""
 
 
 class ProgramRun(Record):

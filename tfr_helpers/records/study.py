@@ -11,6 +11,7 @@ from tfr_helpers.records.core import (
     Case,
     Cause,
     Decision,
+    FailureMode,
     Isolation,
     ModelCallRecord,
     ProgramRun,
@@ -121,6 +122,16 @@ class PairEvaluation(Record):
     """Outcome on the reference solution (first run)."""
     reference_rerun: TestOutcome | None = None
     """Second run on the reference, made when the first one did not pass."""
+    generated_first: TestOutcome | None = None
+    """The code's first outcome when it was a timeout or crash: the test then ran again alone with 3x the time
+    budget and :attr:`generated` is that run's outcome (load never decides a label)."""
+    reference_first: TestOutcome | None = None
+    """The same for the reference (:attr:`reference` is then the outcome of the run alone with 3x the budget)."""
+    reference_harder: TestOutcome | None = None
+    """A PBT the reference passed, run on it again with 10x the examples and another seed; when that run found a
+    falsifying example, :attr:`reference` is its outcome (the code's verdict keeps the study's settings)."""
+    failure_mode: FailureMode | None = None
+    """How the generated code failed the test (set for test-fail feedback)."""
     case: Case
     reliability: Reliability | None = None
     """Set for test-fail feedback (generated code failed)."""

@@ -29,9 +29,15 @@ from tfr_helpers.sandbox.spec import Limits
 
 _REAL_BUILTINS = dict(builtins.__dict__)
 _AssertionError = AssertionError
-_dumps, _write, _perf = json.dumps, os.write, time.perf_counter
+_dumps, _write, _perf, _times = json.dumps, os.write, time.perf_counter, os.times
 _random_seed, _sha256 = random.seed, hashlib.sha256  # captured: the code under test may replace them
 MESSAGE_CAP = 2000
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its reaped children (user + system)."""
+    t = _times()
+    return t[0] + t[1] + t[2] + t[3]
 
 
 _FINITE = (float("-inf"), float("inf"))
@@ -60,7 +66,7 @@ def _encode(value: Any) -> str:
 
 
 def seed_rngs(*key: str) -> int:
-    """Seed ``random`` and, when loaded, numpy's global RNG from ``key`` (e.g. run seed, program, test).
+    """Seed ``random`` and, when loaded, numpy's global RNG from ``key`` (run seed, test identity).
 
     Returns:
         The 64-bit seed used (a SHA-256 prefix of the key, independent of the string-hash seed).
@@ -148,13 +154,43 @@ def _trim_tb(exc: BaseException, keep: set[str]) -> tuple[str, bool]:
     return head + "\n".join(lines), in_program
 
 
+_HARNESS_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_MACHINE_PATHS: list[tuple[str, str]] = []
+"""(path prefix, what a message says instead): where this machine keeps the program, Python and the harness."""
+
+
+def machine_paths(workdir: str) -> list[tuple[str, str]]:
+    """The path prefixes that depend on the machine or on where the project lives, longest first: a message
+    names the working directory as ``.``, the interpreter's and the harness's files by a placeholder."""
+    pairs = [(workdir.rstrip("/") + "/", ""), (workdir.rstrip("/"), ".")]
+    for prefix in dict.fromkeys((sys.prefix, sys.base_prefix, sys.exec_prefix)):
+        pairs.append((prefix.rstrip("/") + "/", "<python>/"))
+    pairs.append((_HARNESS_ROOT.rstrip("/") + "/", "<harness>/"))
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def scrub(text: str) -> str:
+    """``text`` with every machine-dependent path prefix replaced (see :func:`machine_paths`)."""
+    for prefix, instead in _MACHINE_PATHS:
+        if prefix in text:
+            text = text.replace(prefix, instead)
+    return text
+
+
 def exc_outcome(name: str, exc: BaseException, keep: set[str], **extra: Any) -> dict[str, Any]:
-    """Outcome fields for a test that raised ``exc``."""
+    """Outcome fields for a test that raised ``exc`` (message and traceback name no machine path)."""
     message = safe_repr(exc, MESSAGE_CAP) if not str(exc) else str(exc)[:MESSAGE_CAP]
     notes = getattr(exc, "__notes__", None)
     if isinstance(notes, list):
         message = (message + "\n" + "\n".join(str(n) for n in notes))[:MESSAGE_CAP]
+    if isinstance(exc, BaseExceptionGroup):  # e.g. Hypothesis's distinct falsifying examples: say each one
+        for sub in exc.exceptions[:5]:
+            sub_notes = getattr(sub, "__notes__", None)
+            text = "\n".join(str(n) for n in sub_notes) if isinstance(sub_notes, list) else ""
+            message = (message + f"\n{type(sub).__name__}: {str(sub)[:200]}" + (f"\n{text}" if text else ""))[:MESSAGE_CAP]
+    message = scrub(message)
     tb, in_program = _trim_tb(exc, keep)
+    tb = scrub(tb)
     exc_type = type(exc).__name__
     cmp = getattr(exc, CMP_ATTR, None) if isinstance(exc, _AssertionError) else None
     return dict(
@@ -214,16 +250,19 @@ class ProgramRunner:
         self.capture = Capture(self.limits.output_cap)
         self.program_path = os.path.join(workdir, "solution.py")
         self.module = types.ModuleType("solution")
-        # (run seed, program): the prefix of every RNG seed of this run (see Limits.seed)
-        program_digest = _sha256(job["program"].encode("utf-8", "surrogatepass")).hexdigest()
-        self.seed_key = (str(self.limits.seed), program_digest)
+        self.hypothesis_core: Any = None
+        _MACHINE_PATHS[:] = machine_paths(workdir)
+        # the run seed alone prefixes every RNG seed of this run (see Limits.seed): a test's draws depend on the
+        # test, never on the program under test, so the same test draws the same values on every program
+        self.seed_key = (str(self.limits.seed),)
 
     def _write_file(self, path: str, text: str) -> None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
 
     def run(self, start_spec: int, start_sub: int) -> None:
-        """Load the program, then run specs ``start_spec..`` (sub-tests of the first from ``start_sub``)."""
+        """Load the program, then run specs ``start_spec..`` (sub-tests of the first from ``start_sub``); only
+        spec ``start_spec`` with ``fresh_per_test`` (the worker forks a fresh child for the next one)."""
         self._write_file(self.program_path, self.job["program"])
         self.module.__file__ = self.program_path
         sys.modules["solution"] = self.module
@@ -257,45 +296,61 @@ class ProgramRunner:
         # every spec starts from the names the program defined, whichever specs ran before it in this child
         # (after a timeout or crash the next spec runs in a re-forked child: the outcome must not depend on that)
         loaded = dict(self.module.__dict__)
-        for i in range(start_spec, len(self.job["tests"])):
+        stop = start_spec + 1 if self.limits.fresh_per_test else len(self.job["tests"])
+        for i in range(start_spec, min(stop, len(self.job["tests"]))):
             self.module.__dict__.clear()
             self.module.__dict__.update(loaded)
             self._run_spec(i, self.job["tests"][i], start_sub if i == start_spec else 0)
         self.ch.send(t="done")
 
     def _hypothesis_profile(self) -> None:
+        """Hypothesis as the study runs it: ``max_examples`` from the limits, no database, no deadline, and no
+        explain phase (its report names the lines "always and only run by failing test cases", which include
+        the harness's own file: feedback would depend on where the project lives).
+
+        Repeatable runs (``hypothesis_derandomize``) draw from a seed of (run seed, test), set per test in
+        :meth:`_execute` (Hypothesis's ``global_force_seed``, what its pytest plugin's ``--hypothesis-seed``
+        sets), rather than from the test's own digest: the same test draws the same examples on every
+        program, and another run seed (the reference's rerun) draws other examples.
+        """
         try:
-            from hypothesis import HealthCheck, settings
+            from hypothesis import HealthCheck, Phase, settings
         except ImportError:
             return
         settings.register_profile(
             "tfr",
             max_examples=self.limits.hypothesis_max_examples,
-            derandomize=self.limits.hypothesis_derandomize,
+            derandomize=False,
             database=None,
             deadline=None,
             print_blob=False,
+            phases=[p for p in Phase if p.name != "explain"],
             suppress_health_check=[HealthCheck.too_slow],
         )
         settings.load_profile("tfr")
+        self.hypothesis_core = sys.modules.get("hypothesis.core") if self.limits.hypothesis_derandomize else None
 
     def _execute(self, i: int, sub: int, name: str, fn: Any, keep: set[str]) -> None:
         """Run ``fn()`` as one test and send its outcome."""
         self.ch.send(t="start", spec=i, sub=sub, name=name)
         self.capture.reset()
         spec = self.job["tests"][i]
-        seed_rngs(*self.seed_key, spec["setup"], spec["source"], name)
+        seed = seed_rngs(*self.seed_key, spec["setup"], spec["source"], name)
+        if self.hypothesis_core is not None:
+            self.hypothesis_core.global_force_seed = seed  # type: ignore[attr-defined]
+        c0 = _cpu()
         t0 = _perf()
         try:
             fn()
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are test errors too
             _restore()
             out, err = self.capture.read()
-            outcome = exc_outcome(name, exc, keep, stdout=out, stderr=err, duration_s=_perf() - t0)
+            times = dict(duration_s=_perf() - t0, cpu_s=_cpu() - c0)
+            outcome = exc_outcome(name, exc, keep, stdout=out, stderr=err, **times)
         else:
             _restore()
             out, err = self.capture.read()
-            outcome = dict(name=name, status="passed", stdout=out, stderr=err, duration_s=_perf() - t0)
+            outcome = dict(name=name, status="passed", stdout=out, stderr=err, duration_s=_perf() - t0, cpu_s=_cpu() - c0)
         self.ch.send(t="result", spec=i, sub=sub, outcome=outcome)
 
     def _run_spec(self, i: int, spec: dict[str, Any], first_sub: int) -> None:

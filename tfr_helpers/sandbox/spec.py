@@ -42,12 +42,17 @@ class Limits:
         nofile: Open file descriptors (RLIMIT_NOFILE).
         output_cap: Bytes of stdout/stderr kept per test.
         hypothesis_max_examples: ``max_examples`` for Hypothesis tests.
-        hypothesis_derandomize: Run Hypothesis derandomized so verdicts repeat.
+        hypothesis_derandomize: Hypothesis draws repeat: seeded per (run seed, test), not per program.
         seed: Run seed. Before the program loads and before every test the child seeds ``random`` (and
-            numpy's global RNG when numpy is loaded) from (seed, program, test), so a rerun gives the same
-            verdicts; a different seed gives other random draws (the pipeline reruns a failing reference with
-            another seed to catch nondeterministic references). String hashing is fixed separately
-            (``PYTHONHASHSEED=0`` in every worker), so set and dict order never depend on the run.
+            numpy's global RNG when numpy is loaded) from (seed, test), never from the program, so a rerun
+            gives the same verdicts and one test draws the same values on every program it runs against (two
+            equivalent programs get the same verdict); a different seed gives other random draws (the
+            pipeline reruns a failing reference with another seed to catch nondeterministic references).
+            String hashing is fixed separately (``PYTHONHASHSEED=0`` in every worker), so set and dict order
+            never depend on the run.
+        fresh_per_test: Each test spec runs in its own child, on a freshly loaded program (one fork per spec):
+            no state a test leaves (a mutated module-level list, a patched module, a class attribute) reaches
+            the next one, so a test's verdict does not depend on which tests ran before it in the same run.
     """
 
     timeout_s: float = 10.0
@@ -59,3 +64,4 @@ class Limits:
     hypothesis_max_examples: int = 50
     hypothesis_derandomize: bool = True
     seed: int = 0
+    fresh_per_test: bool = False

@@ -6,7 +6,8 @@ Protocol on its original stdin/stdout: one JSON job per line in, one JSON result
 Per program: fresh working directory, fork, child drops privileges and applies rlimits, then runs the tests
 (:mod:`tfr_helpers.sandbox.runner`). The worker arms a wall-clock deadline per test, kills the child's
 process group (and, as root, every process of the worker's uid), reaps orphans (it is a child subreaper),
-and re-forks after a timeout or crash so that the remaining tests still run.
+and re-forks after a timeout or crash so that the remaining tests still run (and before every test spec with
+``Limits.fresh_per_test``: each then starts from a freshly loaded program).
 """
 
 from __future__ import annotations
@@ -180,7 +181,8 @@ class Worker:
         runner.ProgramRunner(job, workdir, runner.Channel(wfd, nonce)).run(*pos)
 
     # worker side ------------------------------------------------------------------------------------------
-    def _cleanup(self, pid: int) -> None:
+    def _cleanup(self, pid: int) -> float:
+        """Kill what the program left and reap it; returns the child's CPU seconds (0 if reaped before)."""
         try:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -192,8 +194,10 @@ class Worker:
                 os.kill(-1, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        cpu = 0.0
         try:
-            os.waitpid(pid, 0)
+            _, _, usage = os.wait4(pid, 0)
+            cpu = usage.ru_utime + usage.ru_stime
         except ChildProcessError:
             pass
         end = time.monotonic() + 2.0
@@ -204,6 +208,7 @@ class Worker:
                 break
             if reaped == 0:
                 time.sleep(0.005)
+        return cpu
 
     @staticmethod
     def _death(status: int | None, timed_out: bool, timeout_s: float) -> tuple[str, str]:
@@ -265,7 +270,7 @@ class Worker:
                     break
         finally:
             os.close(rfd)
-            self._cleanup(pid)
+            state["cpu_s"] = self._cleanup(pid)
             shutil.rmtree(workdir, ignore_errors=True)
             if self.view is not None:  # the private /tmp and /dev/shm: nothing passes to the next program
                 view.sweep(self.root)
@@ -314,7 +319,10 @@ class Worker:
             state = self._fork_once(job, pos)
             outcomes.extend(state["results"])
             if state["done"]:
-                break
+                if not job["limits"].get("fresh_per_test") or pos[0] + 1 >= len(specs):
+                    break
+                pos, first = (pos[0] + 1, 0), False  # the next spec in a fresh child, on a freshly loaded program
+                continue
             if state["load_error"] or not state["loaded"] or (not state["results"] and state["current"] is None):
                 if state["load_error"] is not None:
                     load_error = state["load_error"]
@@ -337,6 +345,9 @@ class Worker:
                         "status": status,
                         "message": message,
                         "duration_s": float(job["limits"]["timeout_s"]) if status == "timeout" else 0.0,
+                        # the killed child's CPU (its program load and this test): near the budget when the
+                        # test had a core all along, far below it when the machine's load starved it
+                        "cpu_s": state.get("cpu_s", 0.0),
                     }
                 )
                 pos = (spec + 1, 0) if sub < 0 else (spec, sub + 1)

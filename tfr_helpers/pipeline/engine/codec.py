@@ -86,7 +86,15 @@ def decode_records(data: Sequence[dict[str, Any]]) -> list[Any]:
 SHARED_KEY = "shared_values"
 """Top-level key of ``results.json`` holding values that many records share (see :func:`encode_results`)."""
 _SHARED_FIELDS: dict[str, tuple[str, ...]] = {
-    "pair_evaluations": ("generated", "reference", "reference_rerun", "isolation"),
+    "pair_evaluations": (
+        "generated",
+        "reference",
+        "reference_rerun",
+        "generated_first",
+        "reference_first",
+        "reference_harder",
+        "isolation",
+    ),
     "benchmark_verdicts": ("run",),
 }
 _TYPE_FIELDS: dict[str, tuple[str, ...]] = {

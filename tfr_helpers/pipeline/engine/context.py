@@ -70,24 +70,26 @@ class RunContext:
     """(reference, stripped test source) -> the reference passed it in RQ1 (see :meth:`measured_verdicts`)."""
 
     # sandbox ------------------------------------------------------------------------------------
-    def limits(self, generated: bool, rerun: bool = False) -> Any:
+    def limits(self, generated: bool, rerun: bool = False, budget_factor: float = 1.0, examples_factor: int = 1) -> Any:
         """Sandbox limits for benchmark tests (``generated=False``) or generated tests.
 
-        ``seed`` is the run seed (``random``/numpy in programs are seeded per (seed, program, test)); a rerun
+        ``seed`` is the run seed (``random``/numpy in programs are seeded per (seed, test)); a rerun
         (the reference's nondeterminism check) gets a different seed, :data:`RERUN_SEED_OFFSET` away.
         """
 
         s = self.config.sandbox
         return Limits(
             seed=self.config.seed + (RERUN_SEED_OFFSET if rerun else 0),
-            timeout_s=s.generated_test_timeout_s if generated else s.timeout_s,
+            timeout_s=(s.generated_test_timeout_s if generated else s.timeout_s) * budget_factor,
             memory_mb=s.memory_mb,
             nproc=s.nproc,
             fsize_mb=s.fsize_mb,
             nofile=s.nofile,
             output_cap=s.output_cap,
-            hypothesis_max_examples=s.hypothesis_max_examples,
+            hypothesis_max_examples=s.hypothesis_max_examples * examples_factor,
             hypothesis_derandomize=s.hypothesis_derandomize,
+            # every generated test on a freshly loaded program: no test's state reaches the next one
+            fresh_per_test=generated,
         )
 
     def preload(self) -> tuple[str, ...] | None:
@@ -106,6 +108,8 @@ class RunContext:
         desc: str = "",
         generated: bool = False,
         rerun: bool = False,
+        budget_factor: float = 1.0,
+        examples_factor: int = 1,
     ) -> list[ProgramRun]:
         """Run programs against test specs in parallel; order preserved.
 
@@ -114,6 +118,8 @@ class RunContext:
             desc: Progress bar label.
             generated: The tests are generated tests (their own, lower timeout) rather than benchmark tests.
             rerun: A second run to detect nondeterminism: programs get another seed than the first run's.
+            budget_factor: Times the study's time budget (the run alone of a test that timed out: 3).
+            examples_factor: Times the study's Hypothesis examples (the reference's harder check of a PBT).
         """
         if not jobs:
             return []
@@ -122,7 +128,7 @@ class RunContext:
             if self._exec_cache is None:
                 self._exec_cache = ExecutionCache()
         cache = self._exec_cache
-        limits = self.limits(generated, rerun)
+        limits = self.limits(generated, rerun, budget_factor, examples_factor)
         context = json.dumps({"preload": self.preload(), "root": os.geteuid() == 0})
         runs = cache.run_many(jobs, limits, lambda todo: self._execute(todo, desc, limits), context=context, use=not rerun)
         with self._lock:  # this context is the cache's only user: its totals are this run's

@@ -1,6 +1,7 @@
 """Stage evaluate_code_test_pairs: the generated code on the benchmark tests, and each generated test
-against every code sample and the reference (rerun on a reference non-pass) -> RQ1 case, reliability,
-cause and feedback. How the runs are made (each distinct program once): :mod:`.pair_runs`."""
+against every code sample and the reference (rerun on a reference non-pass; a timeout or crash on either side
+run again alone with 3x the budget) -> RQ1 case, reliability, cause, failure mode and feedback. How the runs
+are made (each distinct program once): :mod:`.pair_runs`."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.feedback import build_feedback
-from tfr_helpers.pipeline.steps.labels import case_of, cause_of, reliability_of
+from tfr_helpers.pipeline.steps.labels import (
+    case_of,
+    cause_of,
+    failure_mode_of,
+    harder_verdict,
+    reliability_of,
+    settle,
+)
 from tfr_helpers.pipeline.steps.pair_runs import PairJob, PairRuns, run_pairs, unique_tests
 from tfr_helpers.records import (
     BenchmarkVerdict,
@@ -79,11 +87,23 @@ def _records(ctx: RunContext, item: PairJob, found: PairRuns) -> list[Any]:
         if not code.code or ref_run is None:
             continue
         gen_run = found.gen[(code.code, *sources)]
+        budget = ctx.config.sandbox.generated_test_timeout_s
         pairs = []
         for test in item.tests:
             j = sources.index(test.source)
             rerun = found.rerun.get((task.reference, test.source))
-            pairs.append(_pair(item, code, test, gen_run, ref_run, j, rerun))
+            generated, gen_machine = settle(gen_run.outcomes[j], found.alone.get((code.code, test.source)), budget)
+            reference, ref_machine = settle(ref_run.outcomes[j], found.alone.get((task.reference, test.source)), budget)
+            settled = reference
+            harder = found.harder.get((task.reference, test.source))
+            reference = harder_verdict(reference, harder)
+            pair = _pair(item, code, test, generated, gen_run, reference, rerun, gen_machine or ref_machine)
+            extra = {
+                "generated_first": gen_run.outcomes[j] if generated is not gen_run.outcomes[j] else None,
+                "reference_first": ref_run.outcomes[j] if settled is not ref_run.outcomes[j] else None,
+                "reference_harder": harder,
+            }
+            pairs.append(pair.model_copy(update=extra) if any(extra.values()) else pair)
         out += _with_artifacts(ctx, pairs, per_pair, f"executions/pairs{suffix}.json")
     return out
 
@@ -119,14 +139,16 @@ def _pair(
     item: PairJob,
     code: GeneratedCode,
     test: GeneratedTest,
+    generated: TestOutcome,
     gen_run: ProgramRun,
-    ref_run: ProgramRun,
-    j: int,
+    reference: TestOutcome,
     rerun: TestOutcome | None,
+    machine_dependent: bool,
 ) -> PairEvaluation:
-    generated, reference = gen_run.outcomes[j], ref_run.outcomes[j]
     case = case_of(generated.status == "passed", reference.status == "passed")
     reliability = reliability_of(case)
+    if machine_dependent and reliability is not None:
+        reliability = "indeterminate"
     cause = cause_of(test.kind, test.source, reference, rerun) if reliability == "unreliable" else None
     fid = pair_id(test.test_id, code.sample_index)
     feedback = None
@@ -143,6 +165,7 @@ def _pair(
         generated=generated,
         reference=reference,
         reference_rerun=rerun,
+        failure_mode=failure_mode_of(generated),
         case=case,
         reliability=reliability,
         cause=cause,

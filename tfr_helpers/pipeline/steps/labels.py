@@ -1,19 +1,28 @@
 """RQ1 labels from execution records: the four cases, reliability and the cause of unreliable feedback.
 
 Everything here reads the sandbox's outcome records (DESIGN.md section 1); nothing is guessed from text
-the model wrote except whether the test *expects* an exception, which is read from the test source.
+the model wrote except what the test's syntax tree says (:mod:`.source_reading`): whether it *expects* an
+exception, and whether it relies on pytest features the harness does not provide. How a label and its cause are
+decided: ``docs/labels.md``.
 """
 
 from __future__ import annotations
 
 import re
 
-from tfr_helpers.records import TEST_CODE_ERRORS, Case, Cause, Reliability, TestKind, TestOutcome, Transition
+from tfr_helpers.pipeline.steps.source_reading import expects_exception, unsupported_feature
+from tfr_helpers.records import TEST_CODE_ERRORS, Case, Cause, FailureMode, Reliability, TestKind, TestOutcome, Transition
 
 RESOURCE_ERRORS = frozenset({"MemoryError", "RecursionError", "TimeoutError"})
 """Exceptions that mean a resource limit, not a verdict on the test."""
 
-_EXPECTS_EXCEPTION = re.compile(r"pytest\.raises|assertRaises|\bexcept\b|\braises\(")
+FLAKY_ERRORS = frozenset({"Flaky", "FlakyFailure", "FlakyReplay", "FlakyStrategyDefinition", "FlakyBackendFailure"})
+"""Hypothesis's own report that a failing example did not fail again when replayed: a seed-dependent verdict."""
+
+FALSIFIED_GROUPS = frozenset({"ExceptionGroup", "BaseExceptionGroup"})
+"""What Hypothesis raises when it found several distinct falsifying examples."""
+
+_FALSIFYING = ("Hypothesis found", "Falsifying example", "Failing test case")
 _NOT_RAISED = re.compile(r"did not raise|not raised|expected .*(error|exception)", re.IGNORECASE)
 
 
@@ -27,9 +36,52 @@ def reliability_of(case: Case) -> Reliability | None:
     return {"fail_pass": "reliable", "fail_fail": "unreliable"}.get(case)  # type: ignore[return-value]
 
 
-def expects_exception(test_source: str) -> bool:
-    """True when the test source states that an exception is expected."""
-    return bool(_EXPECTS_EXCEPTION.search(test_source))
+def failure_mode_of(generated: TestOutcome) -> FailureMode | None:
+    """How the generated code failed a test (None when it passed): the program did not load, the test timed
+    out or crashed, an assertion failed, or an exception came from the code under test or from the test."""
+    if generated.status == "passed":
+        return None
+    if generated.status == "not_run":
+        return "load_error"
+    if generated.status in ("timeout", "crashed"):
+        return generated.status  # type: ignore[return-value]
+    if generated.in_code_under_test:
+        return "exception_in_code"
+    return "assertion" if generated.status == "failed" else "exception_in_test"
+
+
+def settle(first: TestOutcome, alone: TestOutcome | None, budget_s: float) -> tuple[TestOutcome, bool]:
+    """The outcome that decides a label, and whether it still depends on the machine.
+
+    ``alone`` is the same test run again alone with a larger budget after ``first`` timed out or crashed (or did
+    not run because the program's load did). Its outcome replaces the first one. A run alone that finished
+    within the study's budget shows the first was the machine's load; one that finished only with more than
+    the budget, or crashed again, leaves a verdict that depends on the machine (``indeterminate``). One that
+    timed out again, with 3x the budget, is the program's own timeout.
+    """
+    if alone is None:
+        return first, False
+    if alone.status == "timeout":
+        return alone, False
+    if alone.status in ("crashed", "not_run"):
+        return alone, True
+    return alone, alone.duration_s > budget_s
+
+
+def harder_verdict(reference: TestOutcome, harder: TestOutcome | None) -> TestOutcome:
+    """The reference's outcome on a PBT once the harder check ran: the harder run's when it found a falsifying
+    example (Hypothesis replayed it, so the reference really violates the property), else ``reference``. A
+    timeout or crash of the harder run changes nothing: it has more examples than the study's budget was for."""
+    if reference.status == "passed" and harder is not None and harder.status in ("failed", "error"):
+        if _falsified(harder) and harder.exc_type not in FLAKY_ERRORS:
+            return harder
+    return reference
+
+
+def _falsified(reference: TestOutcome) -> bool:
+    """Hypothesis found one or more falsifying examples (and replayed them: otherwise it reports ``Flaky``)."""
+    text = reference.message or ""
+    return any(mark in text for mark in _FALSIFYING)
 
 
 def cause_of(kind: TestKind, test_source: str, reference: TestOutcome, rerun: TestOutcome | None) -> Cause:
@@ -44,12 +96,21 @@ def cause_of(kind: TestKind, test_source: str, reference: TestOutcome, rerun: Te
     Returns:
         One cause; the checks run from the most to the least specific.
     """
-    if rerun is not None and rerun.status == "passed":
+    if unsupported_feature(test_source) is not None:
+        return "harness_unsupported"
+    if reference.exc_type in FLAKY_ERRORS:
+        return "nondeterministic"
+    # a failing example Hypothesis replayed: another seed explores other inputs and may miss it, which says
+    # nothing about the reference's determinism
+    falsified = kind == "pbt" and _falsified(reference)
+    if rerun is not None and rerun.status == "passed" and not falsified:
         return "nondeterministic"
     if reference.status in ("timeout", "crashed") or reference.exc_type in RESOURCE_ERRORS:
         return "timeout_or_resource"
     if reference.status == "not_run":
-        return "test_code_error"
+        return "reference_not_run"
+    if falsified and reference.exc_type in FALSIFIED_GROUPS:
+        return "property_falsified"
     if expects_exception(test_source) and (
         reference.in_code_under_test
         or _NOT_RAISED.search(f"{reference.exc_type} {reference.message or ''}")

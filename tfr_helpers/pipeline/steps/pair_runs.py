@@ -11,7 +11,7 @@ rerun together, which halves the runs again; with one sample every run is as it 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tfr_helpers.benchmarks import benchmark_tests
@@ -39,6 +39,25 @@ class PairJob:
     def key(self) -> str:
         """Checkpoint key."""
         return f"{self.model}|{self.task.task_id}"
+
+
+LOAD_BUDGET_FACTOR = 3.0
+"""A test that timed out or crashed runs again alone with this many times the study's budget."""
+REFERENCE_EXAMPLES_FACTOR = 10
+"""The reference's harder check of a PBT it passed: this many times the study's examples, another seed (and as
+many times the time budget)."""
+MACHINE_STATUSES = frozenset({"timeout", "crashed"})
+"""Statuses whose verdict may come from the machine's load rather than from the program and the test."""
+SPUN_SHARE = 0.9
+"""A timeout whose process used at least this share of the budget in CPU time had a core all along: the load
+did not starve it (a loop that never ends), so it is not run again."""
+
+
+def _needs_alone(outcome: TestOutcome, budget_s: float) -> bool:
+    """Whether a non-pass may be the machine's doing: a crash, or a timeout the load may have starved of CPU."""
+    if outcome.status == "timeout":
+        return outcome.cpu_s < SPUN_SHARE * budget_s
+    return outcome.status in MACHINE_STATUSES
 
 
 def test_spec(test: GeneratedTest) -> object:
@@ -80,6 +99,12 @@ class PairRuns:
     """(program, *distinct test sources) -> the program's run on those tests, in that order."""
     rerun: dict[tuple[str, str], TestOutcome]
     """(reference, test source) -> the reference's second outcome on a test it did not pass."""
+    alone: dict[tuple[str, str], TestOutcome] = field(default_factory=dict)
+    """(program, test source) -> the outcome of a test that timed out or crashed (on the code or the reference),
+    run again alone, serially, with :data:`LOAD_BUDGET_FACTOR` times the budget (:func:`rerun_alone`)."""
+    harder: dict[tuple[str, str], TestOutcome] = field(default_factory=dict)
+    """(reference, PBT source) -> the reference's outcome on a PBT it passed, run again with
+    :data:`REFERENCE_EXAMPLES_FACTOR` times the examples and another seed (:func:`check_reference_harder`)."""
 
 
 def unique_tests(item: PairJob) -> dict[str, GeneratedTest]:
@@ -98,12 +123,14 @@ def _split(run: ProgramRun, start: int, stop: int | None) -> ProgramRun:
 def _combined(ctx: RunContext, item: PairJob, bench_specs: list[Any]) -> bool:
     """Whether a unit's benchmark tests run in the same sandbox run as its generated tests (many samples:
     one run per program instead of two). Only when the limits agree and each benchmark spec gives exactly one
-    outcome (snippets: HumanEval's ``check``, MBPP's asserts), so the outcomes split back by position."""
+    outcome (snippets: HumanEval's ``check``, MBPP's asserts), so the outcomes split back by position, and only
+    when the benchmark tests need no setup: MBPP's ``test_imports`` run in the program's namespace and must
+    never reach a generated test (the reference and the refined code run theirs without it)."""
     limits = ctx.config.sandbox
     return (
         scope.compact_artifacts(ctx.config, item.model)
         and limits.timeout_s == limits.generated_test_timeout_s
-        and all(getattr(spec, "kind", None) == "snippet" for spec in bench_specs)
+        and all(getattr(spec, "kind", None) == "snippet" and not getattr(spec, "setup", "") for spec in bench_specs)
     )
 
 
@@ -158,4 +185,76 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
     for key, run in reruns.runs.items():
         for source, outcome in zip(key[1:], run.outcomes, strict=False):
             found.rerun[(key[0], source)] = outcome
+    found.alone = rerun_alone(ctx, items, found)
+    found.harder = check_reference_harder(ctx, items, found)
     return found
+
+
+def check_reference_harder(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> dict[tuple[str, str], TestOutcome]:
+    """Every PBT the reference passed, run on the reference again with :data:`REFERENCE_EXAMPLES_FACTOR` times
+    the examples and another seed, so that a wrong property the study's examples rarely violate is caught
+    (the code's verdict keeps the study's settings). One run per unit.
+
+    Returns:
+        (reference, test source) -> the outcome of that run.
+    """
+    batch = _Batch()
+    for item in items:
+        distinct = unique_tests(item)
+        sources = tuple(distinct)
+        run = found.gen.get((item.task.reference, *sources))
+        if run is None:
+            continue
+        passed = [
+            s
+            for s, o in zip(sources, run.outcomes, strict=True)
+            if distinct[s].kind == "pbt" and (found.alone.get((item.task.reference, s)) or o).status == "passed"
+        ]
+        if passed:
+            batch.add((item.task.reference, *passed), item.task.reference, [test_spec(distinct[s]) for s in passed])
+    keys = list(batch.jobs)
+    runs = ctx.run_programs(
+        [batch.jobs[k] for k in keys],
+        desc="reference PBTs, harder",
+        generated=True,
+        rerun=True,
+        budget_factor=REFERENCE_EXAMPLES_FACTOR,
+        examples_factor=REFERENCE_EXAMPLES_FACTOR,
+    )
+    out: dict[tuple[str, str], TestOutcome] = {}
+    for key, run in zip(keys, runs, strict=True):
+        for source, outcome in zip(key[1:], run.outcomes, strict=False):
+            out[(key[0], source)] = outcome
+    return out
+
+
+def rerun_alone(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> dict[tuple[str, str], TestOutcome]:
+    """Every generated test that timed out or crashed on a program (code or reference), or did not run because
+    the program's load did, run again alone, one at a time, with :data:`LOAD_BUDGET_FACTOR` times the budget.
+    A timeout that used nearly all of its budget in CPU time (:data:`SPUN_SHARE`) is the program's own: the
+    limit is CPU time where the sandbox can measure it, with the wall clock as the outer guard.
+
+    Returns:
+        (program, test source) -> the outcome of that run.
+    """
+    todo: dict[tuple[str, str], GeneratedTest] = {}
+    budget = ctx.config.sandbox.generated_test_timeout_s
+    for item in items:
+        distinct = unique_tests(item)
+        sources = tuple(distinct)
+        programs = [c.code for c in item.codes if c.code] + [item.task.reference]
+        for program in dict.fromkeys(programs):
+            run = found.gen.get((program, *sources))
+            if run is None:
+                continue
+            load_hit = run.load_error is not None and run.load_error.status in MACHINE_STATUSES
+            for source, outcome in zip(sources, run.outcomes, strict=True):
+                if _needs_alone(outcome, budget) or (load_hit and outcome.status == "not_run"):
+                    todo.setdefault((program, source), distinct[source])
+    out: dict[tuple[str, str], TestOutcome] = {}
+    for (program, source), test in todo.items():  # serially: each run alone is the only one this chunk makes
+        (run,) = ctx.run_programs(
+            [(program, [test_spec(test)])], desc="timeouts run alone", generated=True, budget_factor=LOAD_BUDGET_FACTOR
+        )
+        out[(program, source)] = run.outcomes[0]
+    return out

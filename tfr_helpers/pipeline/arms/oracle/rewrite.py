@@ -26,6 +26,8 @@ CAUSE_REASONS: dict[str, str] = {
     "property_falsified": "property-based test: no expected value to repair",
     "timeout_or_resource": "the reference hit a time or resource limit",
     "nondeterministic": "the reference's verdict changes between runs",
+    "harness_unsupported": "the test needs pytest features the harness does not provide",
+    "reference_not_run": "the reference did not run the test (it failed to load)",
 }
 """Why an unreliable test of each cause other than ``wrong_expected_value`` is not repaired."""
 
@@ -175,6 +177,8 @@ REASON_KEYS = (
     "test_code_error",
     "timeout_or_resource",
     "nondeterministic",
+    "harness_unsupported",
+    "reference_not_run",
     "not_equality_assert",
     "unclear_expected_side",
     "no_literal_output",

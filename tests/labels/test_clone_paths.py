@@ -1,0 +1,85 @@
+"""Feedback is a function of the test and the program only: the same study run from two clones at two paths
+(each with its own virtual environment and empty caches) sends every prompt byte for byte the same, and no
+outcome message names the machine's paths."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+import yaml
+
+import tfr_helpers
+from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
+
+PROJECT = Path(tfr_helpers.__file__).resolve().parents[1]
+STUDY = yaml.safe_load((PROJECT / "papermill_params" / "smoke.yaml").read_text()) | {
+    "run_name": "clone-paths",
+    "benchmarks": ["humaneval", "mbpp"],
+    "tasks": {"humaneval": 6, "mbpp": 4},
+    "ebts_per_task": 2,
+    "pbts_per_task": 2,
+    "screening": ["llm_judge"],
+}
+
+
+def _clone(parent: Path) -> Path:
+    """The package, pyproject and selection files copied below ``parent`` (a name with a space), with a
+    virtual environment whose ``site-packages`` points at the copy, then at the running environment's packages."""
+    root = parent / "tfr clone"
+    shutil.copytree(PROJECT / "tfr_helpers", root / "tfr_helpers", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(PROJECT / "benchmarks", root / "benchmarks", ignore=shutil.ignore_patterns("perf"))
+    shutil.copy2(PROJECT / "pyproject.toml", root / "pyproject.toml")
+    (root / "study.yaml").write_text(yaml.safe_dump(STUDY))
+    for path in [parent, *parent.rglob("*")]:  # readable by the sandbox's uid, as a clone is (before the venv:
+        path.chmod(0o755 if path.is_dir() else 0o644)  # its interpreter is a symlink, chmod would follow it)
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(root / ".venv")], check=True)
+    venv = str(root / ".venv")
+    purelib = Path(sysconfig.get_paths(vars={"base": venv, "platbase": venv})["purelib"])
+    purelib.mkdir(parents=True, exist_ok=True)
+    (purelib / "_clone.pth").write_text(f"{root}\n{sysconfig.get_paths()['purelib']}\n")
+    return root
+
+
+def _prompts(root: Path) -> dict[str, bytes]:
+    """Every prompt file of the study's run directory, by its path inside the run directory."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TFR_CACHE", "VIRTUAL_ENV", "PYTHON"))}
+    env.update(TFR_CACHE_DIR=str(root / ".cache"), PWD=str(root))
+    cmd = [str(root / ".venv" / "bin" / "python"), "-c", "from tfr_helpers.cli import main; main()", "stage", "all"]
+    done = subprocess.run(
+        [*cmd, "--params", "study.yaml", "--run-dir", "runs/x"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = root / "runs" / "x"
+    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("prompt*.md"))}
+
+
+@pytest.mark.slow
+def test_two_clone_paths_send_the_same_prompts_byte_for_byte(tmp_path: Path) -> None:
+    first = _prompts(_clone(tmp_path / "a"))
+    second = _prompts(_clone(tmp_path / "elsewhere" / "b b"))
+    assert first.keys() == second.keys()
+    assert any("refine" in name and "pbt" in name for name in first), "the study refines on PBT feedback"
+    differing = [name for name in first if first[name] != second[name]]
+    assert not differing, differing
+    texts = b"\n".join(first.values())
+    assert str(tmp_path).encode() not in texts and b"always and only run by failing" not in texts
+
+
+def test_outcome_messages_name_no_machine_path(sandbox: Sandbox) -> None:
+    tests = [
+        TestSpec("t0", "def test_open():\n    load(os.path.join(os.getcwd(), 'missing.csv'))\n", kind="function"),
+        TestSpec("t1", "def test_prefix():\n    load(os.path.join(sys.prefix, 'missing.csv'))\n", kind="function"),
+    ]
+    program = "import os, sys\n\ndef load(path):\n    return open(path).read()\n"
+    run = sandbox.run(program, tests, Limits(timeout_s=10.0))
+    messages = [o.message or "" for o in run.outcomes]
+    assert [o.exc_type for o in run.outcomes] == ["FileNotFoundError"] * 2, run.outcomes
+    assert "'missing.csv'" in messages[0] and "'<python>/missing.csv'" in messages[1], messages
+    assert not any(sys.prefix in m or "/tmp/" in m for m in messages), messages
