@@ -110,7 +110,9 @@ def plot_transitions(results: Results, ax: Axes | None = None) -> Axes:
         ],
         transition=nums["transition"].map(TRANSITION_LABELS),
     )
-    hues = [f"{letters[m]} · {rel}" for m in models for rel in rq2.RELIABILITIES] if several else list(rq2.RELIABILITIES)
+    present = {(m, r) for m, r, n in zip(nums["model"], nums["reliability"], nums["n"], strict=True) if n > 0}
+    kinds = [(m, rel) for m in models for rel in rq2.RELIABILITIES if (m, rel) in present]  # indeterminate: if any
+    hues = [f"{letters[m]} · {rel}" if several else rel for m, rel in kinds]
     _bars(frame, "transition", "reliability", list(TRANSITION_LABELS.values()), hues, ax)
     key = "\n".join(f"{letters[m]}: {m} ({source_label(results, m)})" for m in models) if several else ""
     ax.set(xlabel="benchmark transition" + (f"\n{key}" if key else ""), ylabel="percent of refinement attempts")
