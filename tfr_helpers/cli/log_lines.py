@@ -23,9 +23,14 @@ class LogLines:
         self._pending: str | None = None
         self._after_redraw = False
 
-    def write(self, text: str) -> int:
+    def write(self, text: str | bytes) -> int:
         if not text:
             return 0
+        if isinstance(text, bytes):  # click writes encoded bytes to a stream it finds no encoding for
+            self.flush()
+            written = self._stream.buffer.write(text)
+            self._stream.buffer.flush()
+            return written
         if text.startswith("\r"):
             status = text.lstrip("\r").rstrip()
             self._after_redraw = True
