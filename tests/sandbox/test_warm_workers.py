@@ -20,9 +20,11 @@ def test_draws(n, s):
     seen.append((n, s))
 
 def test_report():
+    import hashlib
     test_draws()
     c = _get_local_constants()
-    assert False, repr((sorted(c.integers), sorted(c.strings), seen))
+    every = hashlib.sha256(repr((sorted(c.integers), sorted(c.strings))).encode()).hexdigest()
+    assert False, repr((7919 in c.integers, "sentinel-word" in c.strings, every, seen))[:1900]
 """
 
 
@@ -38,7 +40,7 @@ def _report(monkeypatch: pytest.MonkeyPatch, mode: str) -> str:
 @pytest.mark.slow
 def test_warm_workers_draw_the_same_hypothesis_examples_as_cold_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     warm, cold = _report(monkeypatch, "auto"), _report(monkeypatch, "old")
-    assert "7919" in warm and "sentinel-word" in warm  # the program's constants are drawn from
+    assert warm.startswith("(True, True, ")  # the program's constants are drawn from
     assert warm == cold
 
 
