@@ -21,8 +21,8 @@ from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig, load_config
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.pipeline.engine.run_summary import RunSummary
-from tfr_helpers.pipeline.engine.runner import run_stages
 from tfr_helpers.pipeline.engine.seed_dirs import seed_dir
+from tfr_helpers.pipeline.study import run_study
 from tfr_helpers.records import Results
 
 SECTION_SUFFIX = "_beyond"
@@ -62,7 +62,7 @@ class Section:
     def run(self, progress: bool = False) -> RunSummary:
         """Run (or resume; a finished study reruns in seconds) every stage of the section's study."""
 
-        return run_stages(self.config, self.run_dir, "all", progress=progress)
+        return run_study(self.config, self.run_dir, "all", progress=progress)  # one run per seed when seeded
 
     def results(self) -> dict[int, Results]:
         """Each seed's results, by seed (one entry for a single-base study)."""
