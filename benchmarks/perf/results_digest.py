@@ -16,7 +16,7 @@ from typing import Any
 
 SHARED_KEY = "shared_values"
 # Fields that hold wall-clock measurements; everything else in results.json is determined by the inputs.
-TIMING_FIELDS = frozenset({"stage_seconds", "duration_s", "latency_s"})
+TIMING_FIELDS = frozenset({"stage_seconds", "duration_s", "cpu_s", "latency_s"})
 
 
 def strip_timing(value: Any) -> Any:

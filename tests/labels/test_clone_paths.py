@@ -1,9 +1,12 @@
 """Feedback is a function of the test and the program only: the same study run from two clones at two paths
-(each with its own virtual environment and empty caches) sends every prompt byte for byte the same, and no
+(each with its own virtual environment and empty caches) sends every prompt byte for byte the same and writes the
+same results.json (timing fields aside: the canonical form of ``benchmarks/perf/results_digest.py``), and no
 outcome message names the machine's paths."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -47,8 +50,18 @@ def _clone(parent: Path) -> Path:
     return root
 
 
+def _canonical(results: Path) -> bytes:
+    """results.json in the canonical form of ``benchmarks/perf/results_digest.py`` (timing fields removed)."""
+    spec = importlib.util.spec_from_file_location("results_digest", PROJECT / "benchmarks" / "perf" / "results_digest.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.canonical(json.loads(results.read_text(encoding="utf-8")))  # type: ignore[no-any-return]
+
+
 def _prompts(root: Path) -> dict[str, bytes]:
-    """Every prompt file of the study's run directory, by its path inside the run directory."""
+    """Every prompt file of the study's run directory, by its path inside the run directory, and (under
+    ``results.json``) the run's results in canonical form."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TFR_CACHE", "VIRTUAL_ENV", "PYTHON"))}
     env.update(TFR_CACHE_DIR=str(root / ".cache"), PWD=str(root))
     cmd = [str(root / ".venv" / "bin" / "python"), "-c", "from tfr_helpers.cli import main; main()", "stage", "all"]
@@ -57,17 +70,19 @@ def _prompts(root: Path) -> dict[str, bytes]:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     run = root / "runs" / "x"
-    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("prompt*.md"))}
+    prompts = {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("prompt*.md"))}
+    return prompts | {"results.json": _canonical(run / "results.json")}
 
 
 @pytest.mark.slow
-def test_two_clone_paths_send_the_same_prompts_byte_for_byte(tmp_path: Path) -> None:
+def test_two_clone_paths_send_the_same_prompts_and_write_the_same_results(tmp_path: Path) -> None:
     first = _prompts(_clone(tmp_path / "a"))
     second = _prompts(_clone(tmp_path / "elsewhere" / "b b"))
     assert first.keys() == second.keys()
     assert any("refine" in name and "pbt" in name for name in first), "the study refines on PBT feedback"
     differing = [name for name in first if first[name] != second[name]]
     assert not differing, differing
+    assert b'"pair_evaluations":[{' in first["results.json"], "the results hold labelled pairs"
     texts = b"\n".join(first.values())
     assert str(tmp_path).encode() not in texts and b"always and only run by failing" not in texts
 

@@ -109,7 +109,7 @@ def test_rq1_by_failure_mode_keeps_indeterminate_out_of_the_denominator() -> Non
         _pair_of(Outcome(name="test_x", status="failed", exc_type="AssertionError"), Outcome(name="t", status="passed")),
         _pair_of(Outcome(name="test_x", status="failed", exc_type="AssertionError"), TIMEOUT, machine=True),
     ]
-    table = by_failure_mode(Results.model_construct(pair_evaluations=pairs, model_sources=[]))
+    table = by_failure_mode(Results.model_construct(pair_evaluations=pairs, model_sources=[], generated_codes=[]))
     row = table[table["failure_mode"] == "assertion"].iloc[0]
     assert (row["k"], row["n"], row["indeterminate"]) == (1, 2, 1)
 

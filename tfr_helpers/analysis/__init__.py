@@ -16,6 +16,7 @@ from tfr_helpers.analysis.figures import (
 from tfr_helpers.analysis.frames import pairs_frame, refinements_frame, screening_frame
 from tfr_helpers.analysis.inference_tables import (
     INFERENCE_TABLES,
+    rq1_failure_modes_table,
     rq2_conditional_transitions_table,
     rq3_pairwise_table,
     rq3_undecided_sensitivity_table,
@@ -81,6 +82,7 @@ __all__ = [
     "conditional_transitions",
     "pairwise_comparisons",
     "undecided_sensitivity",
+    "rq1_failure_modes_table",
     "rq2_conditional_transitions_table",
     "rq3_pairwise_table",
     "rq3_undecided_sensitivity_table",

@@ -1,5 +1,5 @@
-"""Three more tables of the analysis: RQ2's conditional transitions, RQ3's pairwise comparison and RQ3's
-undecided sensitivity, each ``Results -> pandas Styler`` like :mod:`tables`."""
+"""More tables of the analysis: RQ1 by failure mode, RQ2's conditional transitions, RQ3's pairwise comparison and
+RQ3's undecided sensitivity, each ``Results -> pandas Styler`` like :mod:`tables`."""
 
 from __future__ import annotations
 
@@ -9,14 +9,44 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis import pairwise, rq2, rq3
+from tfr_helpers.analysis import pairwise, rq1_modes, rq2, rq3
 from tfr_helpers.analysis.sources import source_label
-from tfr_helpers.analysis.tables import MEASURE_LABELS, TRANSITION_LABELS, caption, share_cell
+from tfr_helpers.analysis.tables import MEASURE_LABELS, TRANSITION_LABELS, caption, caption_with, share_cell
 from tfr_helpers.records import Results
 
 
 def _styler(frame: pd.DataFrame, name: str, results: Results) -> Styler:
     return frame.style.set_caption(caption(name, results))
+
+
+FAILURE_MODES_CAPTION = (
+    "Unreliable test-fail feedback by how the generated code failed, per model: unreliable of reliable + "
+    "unreliable feedback of that mode (percent [95 percent bootstrap over tasks, then code samples]), the mean of "
+    "per-task shares, and the indeterminate feedback of that mode (kept out of the share). Feedback whose code did "
+    "not load or raised inside its own code says something true about the code whatever the test expects."
+)
+
+
+def rq1_failure_modes_table(results: Results) -> Styler:
+    """Per model and failure mode (``all`` first): unreliable share [CI], task mean, indeterminate, tasks."""
+    nums = rq1_modes.by_failure_mode(results)
+    rows = [
+        {
+            "Model": r["model"],
+            "Failure mode": r["failure_mode"],
+            "Source": source_label(results, r["model"]),
+            "Feedback": str(r["n"]),
+            "Unreliable": share_cell(r, with_count=True),
+            "Task mean": share_cell(r, "task_mean_"),
+            "Indeterminate": str(r["indeterminate"]),
+            "Tasks": str(r["clusters"]),
+        }
+        for _, r in nums.iterrows()
+        if r["n"] or r["indeterminate"]
+    ]
+    cols = ["Model", "Failure mode", "Source", "Feedback", "Unreliable", "Task mean", "Indeterminate", "Tasks"]
+    frame = pd.DataFrame(rows, columns=cols).set_index(["Model", "Failure mode"])
+    return frame.style.set_caption(caption_with(FAILURE_MODES_CAPTION, results))
 
 
 def rq2_conditional_transitions_table(results: Results) -> Styler:

@@ -12,11 +12,11 @@ from typing import get_args
 import pandas as pd
 
 from tfr_helpers.analysis.sources import source_of
-from tfr_helpers.analysis.stats import share_columns, wilson
+from tfr_helpers.analysis.units import SHARE_COLUMNS, clustered_rows, samples_per_task, share_columns
 from tfr_helpers.records import FailureMode, Results
 
 MODES: tuple[str, ...] = get_args(FailureMode)
-COLUMNS = ["model", "source", "failure_mode", "indeterminate", "k", "n", "pct", "low", "high"]
+COLUMNS = ["model", "source", "failure_mode", "indeterminate", *SHARE_COLUMNS]
 
 
 def by_failure_mode(results: Results) -> pd.DataFrame:
@@ -25,7 +25,8 @@ def by_failure_mode(results: Results) -> pd.DataFrame:
     Models are never pooled (a simulated and a real model are different evidence).
 
     Returns:
-        Columns ``model, source, failure_mode, indeterminate, k, n, pct, low, high``: ``k`` unreliable, ``n``
+        Columns ``model, source, failure_mode, indeterminate`` and the share columns (the pooled share with its
+        95% bootstrap over tasks, then code samples, and the mean of per-task shares): ``k`` unreliable, ``n``
         reliable + unreliable feedback of that mode, ``indeterminate`` the feedback of that mode left out of ``n``.
     """
     rows = []
@@ -33,17 +34,18 @@ def by_failure_mode(results: Results) -> pd.DataFrame:
     for model in sorted({p.model for p in fails}):
         mine = [p for p in fails if p.model == model]
         source = source_of(results, model).source
+        per_task = samples_per_task(results, model)
         for mode in ("all", *MODES):
             sub = mine if mode == "all" else [p for p in mine if p.failure_mode == mode]
             decided = [p for p in sub if p.reliability != "indeterminate"]
-            k = sum(p.reliability == "unreliable" for p in decided)
+            rs = clustered_rows([p.task_id for p in decided], [p.code_index for p in decided], per_task)
             rows.append(
                 {
                     "model": model,
                     "source": source,
                     "failure_mode": mode,
                     "indeterminate": len(sub) - len(decided),
-                    **share_columns(wilson(k, len(decided))),
+                    **share_columns(rs, [p.reliability == "unreliable" for p in decided]),
                 }
             )
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -72,6 +72,24 @@ def boundary_interval(iv: Interval, at: int) -> Interval:
     return replace(iv, low=w.low, high=w.high, method=BOUNDARY_METHOD, design_effect=math.nan, p_value=math.nan)
 
 
+def share_interval(rs: Resampler, hits: np.ndarray | pd.Series, among: np.ndarray | pd.Series | None = None) -> Interval:
+    """The pooled share of rows with ``hits`` among the rows with ``among`` (all when None), as a fraction, with
+    its cluster-bootstrap interval (Wilson's over the tasks at 0 or 100%: :func:`boundary_interval`)."""
+    den = np.ones(len(rs.unit_of_row)) if among is None else np.asarray(among, dtype=float)
+    num = np.asarray(hits, dtype=float) * den
+    pooled = ratio(rs, num, den)
+    k, n = int(num.sum()), int(den.sum())
+    if n and k in (0, n):  # every resample gives the same share: the bootstrap has no spread at 0 or 100%
+        pooled = boundary_interval(pooled, k // n)
+    return pooled
+
+
+def clustered_rows(tasks: list[str], codes: list[int] | None = None, samples: dict[str, int] | None = None) -> Resampler:
+    """The resampler of rows given as plain lists: task of each row, code sample of each row (None: one level),
+    code samples per task of the coder (``samples_per_task``)."""
+    return resampler(tasks, codes, samples_per_task=samples, n_resamples=N_RESAMPLES, seed=SEED)
+
+
 def share_columns(
     rs: Resampler, hits: np.ndarray | pd.Series, among: np.ndarray | pd.Series | None = None, prefix: str = ""
 ) -> dict[str, object]:
@@ -85,10 +103,8 @@ def share_columns(
     """
     den = np.ones(len(rs.unit_of_row)) if among is None else np.asarray(among, dtype=float)
     num = np.asarray(hits, dtype=float) * den
-    pooled, mean = ratio(rs, num, den), task_mean(rs, num, den)
+    pooled, mean = share_interval(rs, hits, among), task_mean(rs, num, den)
     k, n = int(num.sum()), int(den.sum())
-    if n and k in (0, n):  # every resample gives the same share: the bootstrap has no spread at 0 or 100%
-        pooled = boundary_interval(pooled, k // n)
     return {
         f"{prefix}k": k,
         f"{prefix}n": n,

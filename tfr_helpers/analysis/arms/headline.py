@@ -12,11 +12,10 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from tfr_helpers.analysis import rq2, rq3
+from tfr_helpers.analysis import rq1, rq2, rq3
 from tfr_helpers.analysis.arms import oracle, rounds
-from tfr_helpers.analysis.frames import pairs_frame
 from tfr_helpers.analysis.sources import source_label
-from tfr_helpers.analysis.stats import pct, wilson
+from tfr_helpers.analysis.units import clustered_rows, samples_per_task, share_columns
 from tfr_helpers.records import Results
 
 COLUMNS = ["model", "source", "number", "value", "low", "high", "interval"]
@@ -32,7 +31,9 @@ DEFINITIONS = {
 }
 """Headline number -> definition (``<strategy>``: every screening strategy but accept_all)."""
 
-WILSON = "95% Wilson over {}"
+CLUSTERED = "95% {} over {}"
+"""Interval label of a share: its method (``task bootstrap``, ``task>code bootstrap``, or ``wilson over tasks`` at
+0 or 100%) and its instances. Instances of a task are not independent: every share is resampled by task."""
 BOOTSTRAP = "95% bootstrap over tasks"
 
 Headline = Callable[[Results], list[dict[str, object]]]
@@ -65,9 +66,10 @@ def _row(
     }
 
 
-def _share_row(results: Results, model: str, number: str, k: int, n: int, over: str) -> dict[str, object]:
-    s = wilson(k, n)
-    return _row(results, model, number, pct(s.share), pct(s.low), pct(s.high), WILSON.format(over))
+def _share_row(results: Results, model: str, number: str, share: dict[str, object], over: str) -> dict[str, object]:
+    """A row from :func:`~tfr_helpers.analysis.units.share_columns` (clustered by task, then code sample)."""
+    method = CLUSTERED.format(share["method"], over)
+    return _row(results, model, number, share["pct"], share["low"], share["high"], method)
 
 
 @register_headline("generation")
@@ -75,13 +77,13 @@ def generation_numbers(results: Results) -> list[dict[str, object]]:
     """Code pass@1 and the unreliable share of test-fail feedback, per model."""
     rows = []
     verdicts = [v for v in results.benchmark_verdicts if v.subject == "generated"]
-    pairs = pairs_frame(results)
     for model in sorted({v.model for v in verdicts}):
         mine = [v for v in verdicts if v.model == model]
-        rows.append(_share_row(results, model, "code_pass_at_1", sum(v.passed for v in mine), len(mine), "code samples"))
-        fb = pairs[(pairs["model"] == model) & pairs["feedback"]] if len(pairs) else pairs
-        bad = int((fb["reliability"] == "unreliable").sum()) if len(fb) else 0
-        rows.append(_share_row(results, model, "unreliable_feedback", bad, len(fb), "test-fail feedback"))
+        rs = clustered_rows([v.task_id for v in mine], [v.code_index for v in mine], samples_per_task(results, model))
+        passed = share_columns(rs, [v.passed for v in mine])
+        rows.append(_share_row(results, model, "code_pass_at_1", passed, "code samples"))
+        unreliable = rq1.unreliable_share(results, model)
+        rows.append(_share_row(results, model, "unreliable_feedback", unreliable, "test-fail feedback"))
     return rows
 
 
@@ -95,7 +97,7 @@ def refinement_numbers(results: Results) -> list[dict[str, object]]:
         ("pass_to_fail_unreliable", "unreliable", "pass->fail"),
     ):
         for _, r in out[(out["reliability"] == rel) & (out["transition"] == tr)].iterrows():
-            rows.append(_share_row(results, r["model"], name, int(r["k"]), int(r["n"]), "refinement attempts"))
+            rows.append(_share_row(results, r["model"], name, r.to_dict(), "refinement attempts"))
     return rows
 
 
@@ -134,14 +136,16 @@ def round_numbers(results: Results) -> list[dict[str, object]]:
     frame = rounds.per_round(results)
     for _, r in frame[frame["benchmark"] == rounds.ALL].iterrows():
         model, k = r["model"], int(r["round"])
-        rows.append(_share_row(results, model, f"pass_at_1_round:{k}", int(r["passed"]), int(r["chains"]), "chains"))
-        if k == 0:
-            continue
-        tests = int(round(r["suite_length"] * r["active"])) if r["active"] else 0
-        kept = int(round(r["suite_precision"] * tests)) if tests else 0
-        rows.append(_share_row(results, model, f"suite_precision_round:{k}", kept, tests, "suite tests"))
-        same = int(round(r["collision_probability"] * r["refined"])) if r["refined"] else 0
-        rows.append(_share_row(results, model, f"collision_round:{k}", same, int(r["refined"]), "refined programs"))
+        for number, col, over in (
+            ("pass_at_1_round", "pass", "chains"),
+            ("suite_precision_round", "suite_precision", "suite tests"),
+            ("collision_round", "collision", "refined programs"),
+        ):
+            if k == 0 and number != "pass_at_1_round":
+                continue
+            value = r["pass_at_1" if col == "pass" else col if col != "collision" else "collision_probability"]
+            cells = (100 * value, 100 * r[f"{col}_low"], 100 * r[f"{col}_high"])
+            rows.append(_row(results, model, f"{number}:{k}", *cells, CLUSTERED.format(r[f"{col}_method"], over)))
     return rows
 
 

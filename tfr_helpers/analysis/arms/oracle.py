@@ -21,8 +21,9 @@ from pandas.io.formats.style import Styler
 from tfr_helpers.analysis.frames import frame_records
 from tfr_helpers.analysis.rq2 import TRANSITIONS
 from tfr_helpers.analysis.sources import source_label, source_of
-from tfr_helpers.analysis.stats import N_RESAMPLES, bootstrap_ratio, pct, share_columns, wilson
+from tfr_helpers.analysis.stats import N_RESAMPLES, bootstrap_ratio, pct
 from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, share_cell
+from tfr_helpers.analysis.units import clustered_rows, share_columns
 from tfr_helpers.pipeline.arms.oracle.rewrite import REASON_KEYS, reason_key
 from tfr_helpers.records import RefinedEvaluation, Results
 
@@ -38,8 +39,8 @@ USES_REFERENCE = (
 )
 CAPTION = (
     USES_REFERENCE + " Benchmark transitions of refinement on the original and on the oracle-repaired feedback of the "
-    "same unreliable EBT feedback instances, per model: count (percent of attempts [95 percent Wilson interval]); "
-    "net pass-rate change in percentage points per instance [bootstrap over tasks]."
+    "same unreliable EBT feedback instances, per model: count (percent of attempts [95 percent bootstrap over tasks, "
+    "then code samples]); net pass-rate change in percentage points per instance [bootstrap over tasks]."
 )
 DEFINITIONS = {
     "uses_reference": USES_REFERENCE,
@@ -49,7 +50,7 @@ DEFINITIONS = {
     "not_repaired_<reason>": "Unreliable EBT feedback not repaired, by reason: the cause of its unreliability when "
     "that is not a wrong expected value (invalid_input: an input the reference rejects), or why the rewrite failed.",
     "code_passes_repaired": "Repaired tests the generated code passes: the original feedback was the test's fault "
-    "alone (percent of repaired, Wilson interval).",
+    "alone (percent of repaired, bootstrap interval over tasks).",
     "repaired_feedback": "Repaired tests the generated code fails: the oracle arm's feedback, refined by the same "
     "refiner (its request built as in the original arm: task view, generated code, feedback text).",
     "refinement": "run, or why the coder's feedback is not refined (not run: no refiner, for a replay dataset).",
@@ -58,7 +59,7 @@ DEFINITIONS = {
     "instances": "Repaired unreliable EBT feedback instances of the scope.",
     "attempts": "Refinement attempts of the arm on the scope's feedback instances.",
     "<transition>_k/n/pct/low/high": "Instances of the arm with that benchmark transition: count, attempts, percent "
-    "[95 percent Wilson interval].",
+    "[95 percent bootstrap interval over tasks, then code samples: instances of a task are not independent].",
     "net_change_pp": "100 * mean over the instances of (benchmark verdict after - before): after is the refined "
     "code's verdict (the generated code's when refinement gave no code or, in the oracle arm on code that passes "
     "its repaired test, when there is no feedback); bootstrap over tasks.",
@@ -96,7 +97,6 @@ def repair_report(results: Results) -> pd.DataFrame:
     for model, bench in units:
         mine = [r for r in arm.repaired_tests if r.model == model and r.benchmark == bench]
         repaired = [r for r in mine if r.status == "repaired"]
-        passes = sum(r.generated is not None and r.generated.status == "passed" for r in repaired)
         reasons = [reason_key(r.reason or "") for r in mine if r.status == "not_repaired"]
         rows.append(
             {
@@ -105,10 +105,10 @@ def repair_report(results: Results) -> pd.DataFrame:
                 "benchmark": bench,
                 "refinement": arm.refinement_status.get(model, "run"),
                 "unreliable_ebt_feedback": len(mine),
-                **share_columns(wilson(len(repaired), len(mine)), "repaired_"),
+                **share_columns(_rs(mine), [r.status == "repaired" for r in mine], prefix="repaired_"),
                 "not_repaired": len(reasons),
                 **{f"not_repaired_{key}": reasons.count(key) for key in REASON_KEYS},
-                **share_columns(wilson(passes, len(repaired)), "code_passes_"),
+                **share_columns(_rs(repaired), [_passes(r) for r in repaired], prefix="code_passes_"),
                 "repaired_feedback": sum(r.feedback is not None for r in repaired),
             }
         )
@@ -119,14 +119,25 @@ def repair_report(results: Results) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def _row(transitions: list[str], tasks: list[str], n_resamples: int, seed: int) -> dict[str, Any]:
-    """Attempts, each transition's count and share, and the net pass-rate change of one arm on one scope."""
+def _rs(rows: list[Any]) -> Any:
+    """The cluster resampler (task, then code sample) of records with ``task_id`` and ``code_index``."""
+    return clustered_rows([r.task_id for r in rows], [r.code_index for r in rows])
+
+
+def _passes(r: Any) -> bool:
+    return r.generated is not None and r.generated.status == "passed"
+
+
+def _row(transitions: list[str], tasks: list[str], n_resamples: int, seed: int, codes: list[int]) -> dict[str, Any]:
+    """Attempts, each transition's count and share (clustered by task, then code sample), and the net pass-rate
+    change of one arm on one scope."""
     frame = pd.DataFrame({"task_id": tasks, "gain": [_GAIN.get(t, 0) for t in transitions]})
     sums = frame.groupby("task_id")["gain"].agg(["sum", "count"])
     net = bootstrap_ratio(sums["sum"].tolist(), sums["count"].tolist(), n_resamples=n_resamples, seed=seed)
     out: dict[str, Any] = {"attempts": len(transitions)}
+    rs = clustered_rows(tasks, codes)
     for tr in TRANSITIONS:
-        out.update(share_columns(wilson(transitions.count(tr), len(transitions)), f"{tr}_"))
+        out.update(share_columns(rs, [t == tr for t in transitions], prefix=f"{tr}_"))
     return out | {"net_change_pp": pct(net.value), "net_change_low": pct(net.low), "net_change_high": pct(net.high)}
 
 
@@ -151,6 +162,7 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
     for model in sorted({r.model for r in arm.repaired_tests}):
         status = arm.refinement_status.get(model, "run")
         repaired = [r for r in arm.repaired_tests if r.model == model and r.status == "repaired"]
+        code_of = {r.feedback_id: r.code_index for r in repaired}
         scopes = {
             SCOPES[0]: [r.feedback_id for r in repaired if r.feedback is not None],
             SCOPES[1]: [r.feedback_id for r in repaired if r.feedback is None],
@@ -162,8 +174,9 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
             kept = [f"{'pass' if e.benchmark_before else 'fail'}->{'pass' if e.benchmark_before else 'fail'}" for e in orig]
             mine = [oracle[i].transition for i in both] if scope == SCOPES[0] else kept
             tasks = [e.task_id for e in orig]
-            o_row = _row([e.transition for e in orig], tasks, n_resamples, seed)
-            r_row = _row(mine, tasks, n_resamples, seed)
+            codes = [code_of[i] for i in both]
+            o_row = _row([e.transition for e in orig], tasks, n_resamples, seed, codes)
+            r_row = _row(mine, tasks, n_resamples, seed, codes)
             if scope == SCOPES[1]:
                 r_row["attempts"] = 0  # no feedback, no refinement: the generated code is kept
             diff = bootstrap_ratio(*_paired(tasks, [e.transition for e in orig], mine), n_resamples=n_resamples, seed=seed)

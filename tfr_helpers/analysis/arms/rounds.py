@@ -15,10 +15,12 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from tfr_helpers.analysis.clustered import ratio
 from tfr_helpers.analysis.frames import frame_records
 from tfr_helpers.analysis.sources import source_label
-from tfr_helpers.analysis.stats import mean_se, wilson
+from tfr_helpers.analysis.stats import mean_se
 from tfr_helpers.analysis.tables import caption
+from tfr_helpers.analysis.units import boundary_interval, clustered_rows
 from tfr_helpers.records import Results
 from tfr_helpers.records.rounds import RoundChain
 
@@ -40,10 +42,17 @@ PER_ROUND_COLUMNS = [
     "pass_at_1",
     "pass_low",
     "pass_high",
+    "pass_method",
     "suite_length",
     "suite_precision",
+    "suite_precision_low",
+    "suite_precision_high",
+    "suite_precision_method",
     "refined",
     "collision_probability",
+    "collision_low",
+    "collision_high",
+    "collision_method",
     "feedback",
     "unreliable_share",
 ]
@@ -59,7 +68,9 @@ DEFINITIONS = {
     "non-empty suite (stop_when_passing).",
     "passed": "Chains whose code after round k passes the benchmark tests.",
     "pass_at_1": "passed / chains (one program per chain; a stopped chain, or a round without usable code, keeps "
-    "its last code); pass_low/pass_high: its 95% Wilson interval.",
+    "its last code); pass_low/pass_high: its 95% interval, a bootstrap over tasks (then code samples: chains of one "
+    "task are not independent), pass_method the method (wilson over tasks at 0 or 100%). suite_precision_* and "
+    "collision_* are the same for those shares.",
     "suite_length": "Mean number of tests in round k's suite over the active chains.",
     "suite_precision": "Tests of round k's suites that the reference passes / all their tests, over the active "
     "chains (first reference run).",
@@ -94,29 +105,47 @@ def _ratio(k: float, n: float) -> float:
     return k / n if n else math.nan
 
 
+def _interval(chains: list[RoundChain], hits: list[float], among: list[float], prefix: str) -> dict[str, Any]:
+    """``<prefix>_low/_high/_method``: the 95% interval of ``sum(hits) / sum(among)`` over ``chains`` (one row per
+    chain), clustered by task then code sample (chains of one task are not independent)."""
+    if not chains or not sum(among):
+        return {f"{prefix}_low": math.nan, f"{prefix}_high": math.nan, f"{prefix}_method": None}
+    rs = clustered_rows([c.task_id for c in chains], [c.code_index for c in chains])
+    iv = ratio(rs, hits, among)
+    if sum(hits) in (0, sum(among)):  # no spread at 0 or 100%: Wilson's over the tasks
+        iv = boundary_interval(iv, int(sum(hits) > 0))
+    return {f"{prefix}_low": iv.low, f"{prefix}_high": iv.high, f"{prefix}_method": iv.method}
+
+
 def round_row(chains: list[RoundChain], k: int) -> dict[str, Any]:
     """The numbers of round ``k`` over ``chains`` (keys of :data:`PER_ROUND_COLUMNS` but the labels)."""
-    steps = [c.steps[k - 1] for c in chains if len(c.steps) >= k] if k else []
-    passed = 0
+    at_k = [(c, c.steps[k - 1]) for c in chains if len(c.steps) >= k] if k else []
+    steps = [s for _, s in at_k]
+    passing = []
     for c in chains:
         done = c.steps[:k] if k else []
-        passed += done[-1].benchmark_after if done else c.initial_passed
+        passing.append(float(done[-1].benchmark_after if done else c.initial_passed))
     stopped = sum(any(s.action == "stopped" for s in c.steps[:k]) for c in chains)
-    refined = [s for s in steps if s.action == "refined"]
+    refined = [(c, s) for c, s in at_k if s.action == "refined"]
     feedback = sum(len(s.failed) for s in steps)
-    share = wilson(passed, len(chains))
+    passed = int(sum(passing))
+    active = [c for c, _ in at_k]
+    suite = _interval(active, [s.suite_reference_passed for s in steps], [s.suite_size for s in steps], "suite_precision")
+    collided = [float(bool(s.collision)) for _, s in refined]
+    same = _interval([c for c, _ in refined], collided, [1.0] * len(refined), "collision")
     return {
         "chains": len(chains),
         "active": len(steps),
         "stopped_early": stopped,
         "passed": passed,
-        "pass_at_1": share.share,
-        "pass_low": share.low,
-        "pass_high": share.high,
+        "pass_at_1": _ratio(passed, len(chains)),
+        **_interval(chains, passing, [1.0] * len(chains), "pass"),
         "suite_length": _ratio(sum(s.suite_size for s in steps), len(steps)),
         "suite_precision": _ratio(sum(s.suite_reference_passed for s in steps), sum(s.suite_size for s in steps)),
+        **suite,
         "refined": len(refined),
-        "collision_probability": _ratio(sum(bool(s.collision) for s in refined), len(refined)),
+        "collision_probability": _ratio(sum(bool(s.collision) for _, s in refined), len(refined)),
+        **same,
         "feedback": feedback,
         "unreliable_share": _ratio(sum(len(s.unreliable) for s in steps), feedback),
     }
@@ -171,7 +200,7 @@ def _pct(x: Any) -> str:
 
 
 def rounds_table(results: Results) -> Styler:
-    """Per coder, benchmark (and all) and round: chains, pass@1 [95% Wilson], suite length and precision,
+    """Per coder, benchmark (and all) and round: chains, pass@1 [95% task bootstrap], suite length and precision,
     collision probability and unreliable share (percent; ``--`` when undefined)."""
 
     rows = [
@@ -227,7 +256,7 @@ def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, 
     """Pass@1 (percent) per round, one line per coder over all its benchmarks (``benchmark == "all"`` rows).
 
     Args:
-        frames: One :func:`per_round` frame (its 95% Wilson band is drawn), or one frame per seed
+        frames: One :func:`per_round` frame (its 95% cluster-bootstrap band is drawn), or one frame per seed
             (``{seed: frame}``): the line is the mean over seeds and the band mean +- one standard error.
         ax: Matplotlib axes to draw on (a new figure's when None).
 
@@ -247,7 +276,7 @@ def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, 
             mean = [100 * g[g["round"] == k]["pass_at_1"].iloc[0] for k in rounds]
             low = [100 * g[g["round"] == k]["pass_low"].iloc[0] for k in rounds]
             high = [100 * g[g["round"] == k]["pass_high"].iloc[0] for k in rounds]
-            band = "95% Wilson"
+            band = "95% bootstrap over tasks"
         else:
             stats = [mean_se(100 * g[g["round"] == k]["pass_at_1"]) for k in rounds]
             mean = [m for m, _ in stats]

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.feedback import build_feedback
@@ -28,13 +29,20 @@ from tfr_helpers.records import (
     GeneratedTest,
     PairEvaluation,
     ProgramRun,
+    SkippedWork,
     TestOutcome,
     pair_id,
     sample_index_suffix,
 )
 
+STAGE_NAME = "evaluate_code_test_pairs"
 
-def evaluate_code_test_pairs(items: Sequence[PairJob], ctx: RunContext) -> list[BenchmarkVerdict | PairEvaluation]:
+register_record_type(SkippedWork)  # a task whose reference fails its own benchmark tests in the run
+
+
+def evaluate_code_test_pairs(
+    items: Sequence[PairJob], ctx: RunContext
+) -> list[BenchmarkVerdict | PairEvaluation | SkippedWork]:
     """Run and label one chunk of (coder, task) units.
 
     Every generated test runs against every code sample and the reference. One sandbox run per distinct
@@ -47,10 +55,11 @@ def evaluate_code_test_pairs(items: Sequence[PairJob], ctx: RunContext) -> list[
 
     Returns:
         Per job and code sample: one :class:`BenchmarkVerdict` (subject ``generated``) then one
-        :class:`PairEvaluation` per generated test (none for a sample without usable code).
+        :class:`PairEvaluation` per generated test (none for a sample without usable code); for a task whose
+        reference fails its own benchmark tests in this run, one :class:`SkippedWork` with the reason instead.
     """
     found = run_pairs(ctx, items)
-    out: list[BenchmarkVerdict | PairEvaluation] = []
+    out: list[BenchmarkVerdict | PairEvaluation | SkippedWork] = []
     for item in items:
         out += _records(ctx, item, found)
     return out
@@ -59,6 +68,8 @@ def evaluate_code_test_pairs(items: Sequence[PairJob], ctx: RunContext) -> list[
 def _records(ctx: RunContext, item: PairJob, found: PairRuns) -> list[Any]:
     """The verdict and pair records of one unit, from the shared runs."""
     task, model = item.task, item.model
+    if task.task_id in found.broken_oracle:  # reported (results.json ``skipped``, the run summary) and excluded
+        return [SkippedWork(model=model, task_id=task.task_id, stage=STAGE_NAME, reason=found.broken_oracle[task.task_id])]
     sources = tuple(unique_tests(item))
     ref_run = found.gen.get((task.reference, *sources))
     per_pair = not scope.compact_artifacts(ctx.config, model)
@@ -86,26 +97,33 @@ def _records(ctx: RunContext, item: PairJob, found: PairRuns) -> list[Any]:
         )
         if not code.code or ref_run is None:
             continue
-        gen_run = found.gen[(code.code, *sources)]
-        budget = ctx.config.sandbox.generated_test_timeout_s
-        pairs = []
-        for test in item.tests:
-            j = sources.index(test.source)
-            rerun = found.rerun.get((task.reference, test.source))
-            generated, gen_machine = settle(gen_run.outcomes[j], found.alone.get((code.code, test.source)), budget)
-            reference, ref_machine = settle(ref_run.outcomes[j], found.alone.get((task.reference, test.source)), budget)
-            settled = reference
-            harder = found.harder.get((task.reference, test.source))
-            reference = harder_verdict(reference, harder)
-            pair = _pair(item, code, test, generated, gen_run, reference, rerun, gen_machine or ref_machine)
-            extra = {
-                "generated_first": gen_run.outcomes[j] if generated is not gen_run.outcomes[j] else None,
-                "reference_first": ref_run.outcomes[j] if settled is not ref_run.outcomes[j] else None,
-                "reference_harder": harder,
-            }
-            pairs.append(pair.model_copy(update=extra) if any(extra.values()) else pair)
+        pairs = [label_pair(ctx, item, code, test, found) for test in item.tests]
         out += _with_artifacts(ctx, pairs, per_pair, f"executions/pairs{suffix}.json")
     return out
+
+
+def label_pair(ctx: RunContext, item: PairJob, code: GeneratedCode, test: GeneratedTest, found: PairRuns) -> PairEvaluation:
+    """The labelled pair of one code sample (with usable code) and one generated test of ``item``, from the
+    unit's runs: the deciding outcomes (a timeout or crash settled by its run alone, a PBT the reference passed
+    by its harder check), the case, reliability, cause and failure mode."""
+    task = item.task
+    sources = tuple(unique_tests(item))
+    ref_run, gen_run = found.gen[(task.reference, *sources)], found.gen[(code.code or "", *sources)]
+    budget = ctx.config.sandbox.generated_test_timeout_s
+    j = sources.index(test.source)
+    rerun = found.rerun.get((task.reference, test.source))
+    generated, gen_machine = settle(gen_run.outcomes[j], found.alone.get((code.code or "", test.source)), budget)
+    reference, ref_machine = settle(ref_run.outcomes[j], found.alone.get((task.reference, test.source)), budget)
+    settled = reference
+    harder = found.harder.get((task.reference, test.source))
+    reference = harder_verdict(reference, harder)
+    pair = _pair(item, code, test, generated, gen_run, reference, rerun, gen_machine or ref_machine)
+    extra = {
+        "generated_first": gen_run.outcomes[j] if generated is not gen_run.outcomes[j] else None,
+        "reference_first": ref_run.outcomes[j] if settled is not ref_run.outcomes[j] else None,
+        "reference_harder": harder,
+    }
+    return pair.model_copy(update=extra) if any(extra.values()) else pair
 
 
 def _with_artifacts(ctx: RunContext, pairs: list[PairEvaluation], per_pair: bool, shared: str) -> list[PairEvaluation]:
@@ -192,7 +210,7 @@ def pair_items(ctx: RunContext, records: StageRecords) -> list[PairJob]:
 
 
 STAGE = Stage(
-    "evaluate_code_test_pairs",
+    STAGE_NAME,
     evaluate_code_test_pairs,
     pair_items,
     "test_execution_feedback",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tfr_helpers.models.providers import is_simulated
 from tfr_helpers.pipeline.arms.oracle.results import oracle_results
@@ -25,6 +25,7 @@ from tfr_helpers.records import (
     Results,
     Role,
     ScreeningDecision,
+    SkippedWork,
     TestGenerationFailure,
 )
 from tfr_helpers.records.rounds import RoundsResults
@@ -47,6 +48,8 @@ class RunRecords:
     """Multi-round backprompting, None unless ``refinement.rounds`` > 1."""
     oracle_repair: OracleRepairResults | None = None
     """The oracle-repaired arm, None unless ``refinement.oracle_repair``."""
+    skipped: list[SkippedWork] = field(default_factory=list)
+    """Tasks a stage excluded in this run, with the reason (a reference failing its own benchmark tests)."""
 
 
 def call_totals(records: RunRecords) -> list[CallTotals]:
@@ -127,7 +130,7 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
             refinements=records.refinements,
             refined_evaluations=records.refined_evaluations,
             model_sources=scope.model_sources(config),
-            skipped=scope.skipped_work(config, ctx.tasks),
+            skipped=scope.skipped_work(config, ctx.tasks) + records.skipped,
             call_totals=call_totals(records),
             stage_seconds=records.stage_seconds,
             rounds=records.rounds,
@@ -154,6 +157,7 @@ def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
         stage_seconds=ctx.store.read_json("stage_seconds.json") if seconds.exists() else {},
         rounds=rounds_results(ctx, records),
         oracle_repair=oracle_results(ctx, records),
+        skipped=[r for r in pairs if isinstance(r, SkippedWork)],
     )
     return [bundle]
 

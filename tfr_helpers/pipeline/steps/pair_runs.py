@@ -105,6 +105,9 @@ class PairRuns:
     harder: dict[tuple[str, str], TestOutcome] = field(default_factory=dict)
     """(reference, PBT source) -> the reference's outcome on a PBT it passed, run again with
     :data:`REFERENCE_EXAMPLES_FACTOR` times the examples and another seed (:func:`check_reference_harder`)."""
+    broken_oracle: dict[str, str] = field(default_factory=dict)
+    """Task id -> why its reference fails its own benchmark tests in this run (:func:`check_references`): the
+    task is reported and excluded, since every label of it would be judged against a broken oracle."""
 
 
 def unique_tests(item: PairJob) -> dict[str, GeneratedTest]:
@@ -157,9 +160,11 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
                 gen.add((program, *sources), program, specs)
         if any(c.code for c in item.codes) and sources:
             gen.add((item.task.reference, *sources), item.task.reference, specs)
+        bench.add((item.task.reference, item.task.task_id), item.task.reference, bspecs)  # the oracle's own check
     bench.run(ctx, "benchmark tests", generated=False)
     gen.run(ctx, "generated tests", generated=True)
     found = PairRuns(bench=dict(bench.runs), gen={}, rerun={})
+    found.broken_oracle = check_references(ctx, items, found.bench)
     for key, run in gen.runs.items():
         if key in combined:  # ("+bench", task id, program, *sources)
             found.bench[(key[2], key[1])] = _split(run, 0, combined[key])
@@ -258,3 +263,39 @@ def rerun_alone(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> d
         )
         out[(program, source)] = run.outcomes[0]
     return out
+
+
+def check_references(ctx: RunContext, items: Sequence[PairJob], bench: dict[tuple[str, ...], ProgramRun]) -> dict[str, str]:
+    """The tasks whose reference fails its own benchmark tests in this run, with the reason.
+
+    A reference that does not pass runs its benchmark tests again alone, serially, with
+    :data:`LOAD_BUDGET_FACTOR` times the budget (load alone never excludes a task); one that fails again is a
+    broken oracle for this run (a test that sleeps past the study's budget, say).
+
+    Returns:
+        Task id -> ``reference fails its own benchmark tests in this run: <test>: <status>: <message>``.
+    """
+    out: dict[str, str] = {}
+    for item in items:
+        task = item.task
+        run = bench[(task.reference, task.task_id)]
+        if run.passed or task.task_id in out:
+            continue
+        (again,) = ctx.run_programs(
+            [(task.reference, benchmark_specs(task))],
+            desc="reference benchmark tests, alone",
+            generated=False,
+            budget_factor=LOAD_BUDGET_FACTOR,
+        )
+        if not again.passed:
+            out[task.task_id] = f"reference fails its own benchmark tests in this run: {_first_failure(again)}"
+    return out
+
+
+def _first_failure(run: ProgramRun) -> str:
+    """``<test>: <status>: <first line of the message>`` of a run's load error or first non-pass."""
+    bad = run.load_error or next((o for o in run.outcomes if o.status != "passed"), None)
+    if bad is None:
+        return "no benchmark test ran"
+    message = (bad.message or bad.exc_type or "").strip().splitlines()
+    return f"{bad.name}: {bad.status}" + (f": {message[0][:200]}" if message else "")
