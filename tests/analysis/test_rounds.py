@@ -178,7 +178,8 @@ def test_summary_has_every_per_round_number_with_definitions(rounds_run: tuple[P
     assert section["settings"] == {"rounds": 3, "round_tests": "fresh", "stop_when_passing": True}
     rows = section["per_round"]
     assert len(rows) == 3 * 4  # humaneval, mbpp, all x rounds 0..3
-    assert set(rows[0]) <= set(section["definitions"]) | {"source", "model", "benchmark", "pass_low", "pass_high"}
+    bounds = {f"{share}_{end}" for share in ("pass", "suite_precision", "collision") for end in ("low", "high", "method")}
+    assert set(rows[0]) <= set(section["definitions"]) | {"source", "model", "benchmark"} | bounds
     assert {r["pass_at_1"] for r in rows if r["benchmark"] == "humaneval"} == {0.5, 1.0, 0.0}
     assert rows == frame_records(per_round(load_results(run)))
     assert [r["suite_precision"] for r in rows if r["benchmark"] == "all" and r["round"] == 2] == [0.5]
