@@ -50,13 +50,29 @@ def _clone(parent: Path) -> Path:
     return root
 
 
+MACHINE_FIELDS = frozenset({"read_only_binds"})
+"""Fields that describe the machine, not a result: the paths the sandbox mounts read-only (the clone's own
+environment and package) are recorded on each pair's isolation record."""
+
+
+def _without(value: object, fields: frozenset[str]) -> object:
+    if isinstance(value, dict):
+        return {k: _without(v, fields) for k, v in value.items() if k not in fields}
+    if isinstance(value, list):
+        return [_without(v, fields) for v in value]
+    return value
+
+
 def _canonical(results: Path) -> bytes:
-    """results.json in the canonical form of ``benchmarks/perf/results_digest.py`` (timing fields removed)."""
+    """results.json in the canonical form of ``benchmarks/perf/results_digest.py`` (timing fields removed),
+    without :data:`MACHINE_FIELDS`."""
     spec = importlib.util.spec_from_file_location("results_digest", PROJECT / "benchmarks" / "perf" / "results_digest.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.canonical(json.loads(results.read_text(encoding="utf-8")))  # type: ignore[no-any-return]
+    data = json.loads(results.read_text(encoding="utf-8"))
+    table = data.pop(module.SHARED_KEY, None) or []
+    return module.canonical(_without(module.inline_shared(data, table), MACHINE_FIELDS))  # type: ignore[no-any-return]
 
 
 def _prompts(root: Path) -> dict[str, bytes]:

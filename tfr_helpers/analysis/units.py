@@ -64,6 +64,10 @@ BOUNDARY_METHOD = "wilson over tasks"
 """Method of a share at 0 or 100%: the Wilson interval with the tasks as the independent observations."""
 
 
+ONE_TASK_METHOD = "one task: no interval"
+"""Method of a share strictly between 0 and 100% whose rows all come from one task: there is nothing to resample."""
+
+
 def boundary_interval(iv: Interval, at: int) -> Interval:
     """A share of 0 (``at`` 0) or 1 (``at`` 1): Wilson's interval for ``at * clusters`` of ``clusters`` tasks.
 
@@ -81,6 +85,8 @@ def share_interval(rs: Resampler, hits: np.ndarray | pd.Series, among: np.ndarra
     k, n = int(num.sum()), int(den.sum())
     if n and k in (0, n):  # every resample gives the same share: the bootstrap has no spread at 0 or 100%
         pooled = boundary_interval(pooled, k // n)
+    elif rs.clusters == 1:  # one task: every resample draws it, and its instances are not independent
+        pooled = replace(pooled, low=math.nan, high=math.nan, method=ONE_TASK_METHOD, design_effect=math.nan)
     return pooled
 
 
