@@ -103,3 +103,12 @@ def test_the_interval_covers_the_true_unreliable_share_and_wilson_does_not() -> 
         wilson_covered += w.low <= true <= w.high
     assert 0.90 <= covered / replications <= 0.98
     assert wilson_covered / replications < 0.6  # instances are not independent: Wilson is far too narrow
+
+
+def test_a_share_from_one_task_has_no_interval_and_one_at_the_boundary_gets_wilson_over_tasks() -> None:
+    from tfr_helpers.analysis.units import BOUNDARY_METHOD, ONE_TASK_METHOD, clustered_rows, share_interval
+
+    one = share_interval(clustered_rows(["t"] * 8), np.array([1, 0] * 4, dtype=bool))
+    assert one.value == 0.5 and math.isnan(one.low) and math.isnan(one.high) and one.method == ONE_TASK_METHOD
+    every = share_interval(clustered_rows(["a", "a", "b", "c"]), np.ones(4, dtype=bool))
+    assert every.method == BOUNDARY_METHOD and (every.low, every.high) == pytest.approx((wilson(3, 3).low, 1.0))

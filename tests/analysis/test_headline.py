@@ -132,3 +132,14 @@ def test_the_transitions_figure_keeps_models_apart(mixed: Path) -> None:
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["A · reliable", "A · unreliable", "B · reliable", "B · unreliable"]
     assert "A: sim:default (simulated)" in ax.get_xlabel() and "B: sim:weak" in ax.get_xlabel()
+
+
+def test_headline_shares_are_clustered_by_task_never_wilson_over_instances(mixed: Path) -> None:
+    from tfr_helpers.analysis.arms.headline import headline_numbers
+
+    frame = headline_numbers(analysis.load_results(mixed))
+    shares = frame[frame["number"].isin(["code_pass_at_1", "unreliable_feedback"])]
+    assert len(shares) == 6, shares  # two numbers for each of the three coders
+    assert all("bootstrap" in s or "wilson over tasks" in s for s in shares["interval"]), shares["interval"].tolist()
+    codet = shares[(shares["model"] == CODET) & (shares["number"] == "unreliable_feedback")].iloc[0]
+    assert codet["interval"] == "95% task>code bootstrap over test-fail feedback", codet["interval"]
