@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from tqdm.auto import tqdm
 
-from tfr_helpers.analysis.headline import headline_lines
+from tfr_helpers.analysis.notebook_headlines import headline_lines
 from tfr_helpers.errors import ConfigError, TfrError
 from tfr_helpers.notebooks.html_export import export_html
 from tfr_helpers.notebooks.parameters import config_from_namespace, file_parameters

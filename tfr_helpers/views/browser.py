@@ -15,7 +15,7 @@ from typing import get_args
 
 import ipywidgets as W
 
-from tfr_helpers.analysis.sources import real_note
+from tfr_helpers.analysis.tidy.sources import real_note
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.records import Decision, Transition
 from tfr_helpers.views.cases import ALL, Attempt, Filters, build_attempts, strategies

@@ -12,7 +12,7 @@ from typing import Any
 
 import nbformat
 
-from tfr_helpers.analysis.headline import headline_lines
+from tfr_helpers.analysis.notebook_headlines import headline_lines
 
 HEADLINE_MIME = "application/vnd.tfr.headline+json"
 """Mime type of the bundle holding a notebook's headline numbers."""

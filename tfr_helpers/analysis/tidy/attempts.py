@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tfr_helpers.analysis.sources import source_of
+from tfr_helpers.analysis.tidy.sources import source_of
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedCode,

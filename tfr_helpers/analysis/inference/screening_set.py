@@ -20,9 +20,9 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from tfr_helpers.analysis.clustered import Resampler, resampler
-from tfr_helpers.analysis.frames import refinements_frame, screening_frame
-from tfr_helpers.analysis.units import samples_per_task
+from tfr_helpers.analysis.inference.clustered import Resampler, resampler
+from tfr_helpers.analysis.inference.units import samples_per_task
+from tfr_helpers.analysis.tidy.frames import refinements_frame, screening_frame
 from tfr_helpers.records import Results
 
 T = TypeVar("T")

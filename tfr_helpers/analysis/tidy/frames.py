@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from tfr_helpers.analysis.sources import source_of
+from tfr_helpers.analysis.tidy.sources import source_of
 from tfr_helpers.records import PairEvaluation, Results
 
 PAIR_COLUMNS = [
