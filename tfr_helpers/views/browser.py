@@ -168,6 +168,6 @@ class CaseBrowser:
         return header.value + "".join(child.value for child in accordion.children)
 
     def _ipython_display_(self) -> None:
-        from IPython.display import display
+        from IPython.display import display  # IPython only where a notebook displays it
 
         display(self.widget)

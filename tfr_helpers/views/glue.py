@@ -24,7 +24,7 @@ def record_headline(values: dict[str, Any]) -> None:
     Raises:
         TypeError: a value is not JSON-serialisable.
     """
-    from IPython.display import display
+    from IPython.display import display  # IPython only where a notebook displays it
 
     text = "\n".join(headline_lines(values))  # per model and source, one line each
     display({HEADLINE_MIME: json.loads(json.dumps(values)), "text/plain": text}, raw=True)

@@ -234,7 +234,7 @@ def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, 
     Returns:
         The axes.
     """
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after analysis.figures picks the backend (Agg outside a notebook)
 
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.5))

@@ -84,7 +84,7 @@ def plot_rounds_over_seeds(
     frame: pd.DataFrame, metrics: tuple[str, ...] = ("suite_precision", "collision_probability")
 ) -> Any:
     """One panel per metric of :func:`rounds_over_seeds`: mean per round with a mean +- SE band over seeds."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after analysis.figures picks the backend (Agg outside a notebook)
 
     fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 3.5), squeeze=False)
     for ax, metric in zip(axes[0], metrics, strict=True):
