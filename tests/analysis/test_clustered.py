@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from tfr_helpers.analysis.clustered import bootstrap_p, cells_stat, ratio, resampler, share, task_mean
-from tfr_helpers.analysis.measures import confusion_cells, joint_cells, paired, specificity
-from tfr_helpers.analysis.stats import wilson
+from tfr_helpers.analysis.inference.clustered import bootstrap_p, cells_stat, ratio, resampler, share, task_mean
+from tfr_helpers.analysis.inference.measures import confusion_cells, joint_cells, paired, specificity
+from tfr_helpers.analysis.inference.stats import wilson
 
 
 def test_each_resample_draws_as_many_tasks_as_there_are() -> None:
@@ -106,7 +106,7 @@ def test_the_interval_covers_the_true_unreliable_share_and_wilson_does_not() -> 
 
 
 def test_a_share_from_one_task_has_no_interval_and_one_at_the_boundary_gets_wilson_over_tasks() -> None:
-    from tfr_helpers.analysis.units import BOUNDARY_METHOD, ONE_TASK_METHOD, clustered_rows, share_interval
+    from tfr_helpers.analysis.inference.units import BOUNDARY_METHOD, ONE_TASK_METHOD, clustered_rows, share_interval
 
     one = share_interval(clustered_rows(["t"] * 8), np.array([1, 0] * 4, dtype=bool))
     assert one.value == 0.5 and math.isnan(one.low) and math.isnan(one.high) and one.method == ONE_TASK_METHOD

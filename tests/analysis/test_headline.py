@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tfr_helpers import analysis, views
-from tfr_helpers.analysis.headline import SECTIONS, headline, headline_lines
+from tfr_helpers.analysis.notebook_headlines import SECTIONS, headline, headline_lines
 from tfr_helpers.cli import app
 from tfr_helpers.notebooks.running import NotebookReport, NotebookRunSummary
 from tfr_helpers.pipeline import load_config, run_stages
@@ -135,7 +135,7 @@ def test_the_transitions_figure_keeps_models_apart(mixed: Path) -> None:
 
 
 def test_headline_shares_are_clustered_by_task_never_wilson_over_instances(mixed: Path) -> None:
-    from tfr_helpers.analysis.arms.headline import headline_numbers
+    from tfr_helpers.analysis.arms.headline_intervals import headline_numbers
 
     frame = headline_numbers(analysis.load_results(mixed))
     shares = frame[frame["number"].isin(["code_pass_at_1", "unreliable_feedback"])]

@@ -27,6 +27,7 @@ from tfr_helpers.records.core import (
     TestOutcome,
     Transition,
     Usage,
+    code_index_suffix,
     pair_id,
     require_view,
     sample_index_suffix,
@@ -41,6 +42,7 @@ from tfr_helpers.records.oracle import (
     RepairStatus,
 )
 from tfr_helpers.records.results import (
+    RESULTS_FIELDS,
     CallTotals,
     Results,
 )
@@ -93,6 +95,7 @@ __all__ = [
     "Reliability",
     "RepairStatus",
     "RepairedTest",
+    "RESULTS_FIELDS",
     "Results",
     "Role",
     "RoundAction",
@@ -115,6 +118,7 @@ __all__ = [
     "Usage",
     "pair_id",
     "require_view",
+    "code_index_suffix",
     "sample_index_suffix",
     "sample_suffix",
     "split_pair_id",

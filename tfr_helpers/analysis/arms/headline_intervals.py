@@ -14,8 +14,8 @@ import pandas as pd
 
 from tfr_helpers.analysis import rq1, rq2, rq3
 from tfr_helpers.analysis.arms import oracle, rounds
-from tfr_helpers.analysis.sources import source_label
-from tfr_helpers.analysis.units import clustered_rows, samples_per_task, share_columns
+from tfr_helpers.analysis.inference.units import clustered_rows, samples_per_task, share_columns
+from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
 
 COLUMNS = ["model", "source", "number", "value", "low", "high", "interval"]
@@ -67,7 +67,7 @@ def _row(
 
 
 def _share_row(results: Results, model: str, number: str, share: dict[str, object], over: str) -> dict[str, object]:
-    """A row from :func:`~tfr_helpers.analysis.units.share_columns` (clustered by task, then code sample)."""
+    """A row from :func:`~tfr_helpers.analysis.inference.units.share_columns` (clustered by task, then code sample)."""
     method = CLUSTERED.format(share["method"], over)
     return _row(results, model, number, share["pct"], share["low"], share["high"], method)
 
