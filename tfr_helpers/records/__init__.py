@@ -64,6 +64,7 @@ from tfr_helpers.records.study import (
     ScreeningDecision,
     SkippedWork,
     TestGenerationFailure,
+    TierVerdicts,
 )
 
 __all__ = [
@@ -109,6 +110,7 @@ __all__ = [
     "Task",
     "TaskView",
     "TestGenerationFailure",
+    "TierVerdicts",
     "TestKind",
     "TestOutcome",
     "Transition",

@@ -132,6 +132,7 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
             stage_seconds=records.stage_seconds,
             rounds=records.rounds,
             oracle_repair=records.oracle_repair,
+            time_limit=config.sandbox.time_limit.describe(),
         )
         ctx.store.write_results(results)
         out.append(results)
