@@ -225,7 +225,7 @@ class ExperimentConfig(_Strict):
     ``replay:<name>`` in ``models`` (paths relative to the working directory)."""
     plus_tiers: Literal["none", "mini", "full"] = "none"
     """Also judge HumanEval and MBPP code at the base and plus tiers of its EvalPlus twin (``mini``: HumanEval+
-    Mini; ``full``: HumanEval+; MBPP+ has one size) and run every generated test on the twin's corrected
+    Mini, HumanEval only; ``full``: HumanEval+ and MBPP+) and run every generated test on the twin's corrected
     reference: the study's sensitivity to test strength (docs/evalplus.md). EvalPlus benchmarks always carry
     both tiers."""
     refinement: RefinementSettings = RefinementSettings()

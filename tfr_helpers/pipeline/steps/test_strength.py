@@ -3,8 +3,8 @@
 A task of an EvalPlus benchmark (``humaneval_plus``, ``humaneval_plus_mini``, ``mbpp_plus``) is judged at both
 tiers by its own benchmark tests (:func:`~tfr_helpers.benchmarks.evalplus.tier_verdicts`). With ``plus_tiers``
 set (``mini`` or ``full``), a HumanEval or MBPP task is also judged by its EvalPlus *twin*, the same problem in
-HumanEval+ Mini / HumanEval+ (``HumanEval+Mini/<n>``, ``HumanEval+/<n>``) or MBPP+ (``Mbpp/<n>``; MBPP+ has one
-size and 378 of MBPP's tasks): the code's verdict stays the original tests', and :class:`TierVerdicts` adds
+HumanEval+ Mini / HumanEval+ (``HumanEval+Mini/<n>``, ``HumanEval+/<n>``) or, with ``full`` only, MBPP+
+(``Mbpp/<n>``; 378 of MBPP's tasks): the code's verdict stays the original tests', and :class:`TierVerdicts` adds
 the twin's base and plus tiers; every generated test also runs on the twin's corrected reference (full
 budget; a timeout or crash starved of CPU runs again alone with 3x the budget), so RQ1's labels can be
 recomputed with that oracle.
@@ -25,9 +25,10 @@ from tfr_helpers.records import ProgramRun, Task, TestOutcome, TierVerdicts
 
 TWINS = {
     "humaneval": {"mini": "humaneval_plus_mini", "full": "humaneval_plus"},
-    "mbpp": {"mini": "mbpp_plus", "full": "mbpp_plus"},
+    "mbpp": {"full": "mbpp_plus"},
 }
-"""The EvalPlus benchmark holding each original benchmark's tasks, by ``plus_tiers`` size."""
+"""The EvalPlus benchmark holding each original benchmark's tasks, by ``plus_tiers`` size (MBPP+ has no reduced
+set: ``mini`` leaves MBPP tasks without twins, so the main job's time stays within its budget)."""
 
 _LOCK = threading.Lock()
 _TWIN_TASKS: dict[str, dict[str, Task]] = {}
