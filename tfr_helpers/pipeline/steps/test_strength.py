@@ -39,11 +39,20 @@ def twin_of(ctx: RunContext, task: Task) -> Task | None:
     name = TWINS.get(task.benchmark, {}).get(ctx.config.plus_tiers)
     if name is None:
         return None
-    with _LOCK:  # the twins' expected outputs are computed once, by one chunk
+    with _LOCK:
         if name not in _TWIN_TASKS:
             _TWIN_TASKS[name] = {t.task_id: t for t in load_tasks(name)}
-            expected_outputs(name)
     return _TWIN_TASKS[name].get(get_benchmark(name).id_prefix + task.task_id.split("/")[-1])
+
+
+def twins_of(ctx: RunContext, tasks: Sequence[Task]) -> dict[str, Task]:
+    """Task id -> its twin, for the tasks that have one, with the twins' expected outputs ready (computed in
+    the sandbox on a cache miss, one batch per benchmark)."""
+    twins = {t.task_id: twin for t in tasks if (twin := twin_of(ctx, t)) is not None}
+    for name in sorted({twin.benchmark for twin in twins.values()}):
+        with _LOCK:  # one chunk at a time computes what the cache lacks
+            expected_outputs(name, task_ids={twin.task_id for twin in twins.values() if twin.benchmark == name})
+    return twins
 
 
 def tiers_of(
@@ -52,11 +61,12 @@ def tiers_of(
     """The tier verdicts of programs whose runs on their tasks' benchmark tests are ``runs`` (None: no tiers)."""
     out: list[TierVerdicts | None] = [None] * len(jobs)
     twin_jobs: list[tuple[int, str, Task]] = []
+    twins = twins_of(ctx, [task for program, task in jobs if program and not is_evalplus(task.benchmark)])
     for i, ((program, task), run) in enumerate(zip(jobs, runs, strict=True)):
         if is_evalplus(task.benchmark):
             out[i] = TierVerdicts(benchmark=task.benchmark, **tier_verdicts(run))
-        elif program and (twin := twin_of(ctx, task)) is not None:
-            twin_jobs.append((i, program, twin))
+        elif program and task.task_id in twins:
+            twin_jobs.append((i, program, twins[task.task_id]))
     twin_runs = run_benchmark(ctx, [(program, twin) for _, program, twin in twin_jobs], desc)
     for (i, _, twin), run in zip(twin_jobs, twin_runs, strict=True):
         out[i] = TierVerdicts(benchmark=twin.benchmark, **tier_verdicts(run))
@@ -67,7 +77,8 @@ def corrected_reference(ctx: RunContext, units: Sequence[tuple[Task, dict[str, A
     """(task id, test source) -> the test's outcome on the twin's corrected reference, for units given as
     (task, {test source: sandbox spec}); a timeout or crash starved of CPU is run again alone, serially, with
     3x the budget, and that outcome is kept."""
-    jobs = [(task, twin, specs) for task, specs in units if specs and (twin := twin_of(ctx, task)) is not None]
+    twins = twins_of(ctx, [task for task, specs in units if specs])
+    jobs = [(task, twins[task.task_id], specs) for task, specs in units if specs and task.task_id in twins]
     runs = ctx.run_programs(
         [(twin.reference, list(specs.values())) for _, twin, specs in jobs],
         desc="corrected reference: generated tests",
