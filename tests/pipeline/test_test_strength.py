@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -35,19 +34,13 @@ PARAMS: dict[str, Any] = {
 @pytest.fixture(scope="module")
 def study(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> tuple[Path, Results]:
     root = tmp_path_factory.mktemp("strength")
-    saved = {k: os.environ.get(k) for k in ("TFR_BENCHMARK_DIR", "TFR_CACHE_DIR")}
-    os.environ.update(TFR_BENCHMARK_DIR=str(shared_benchmarks), TFR_CACHE_DIR=str(root / "cache"))
-    try:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TFR_BENCHMARK_DIR", str(shared_benchmarks))
+        mp.setenv("TFR_CACHE_DIR", str(root / "cache"))
         params = root / "params.yaml"
         params.write_text(yaml.safe_dump(PARAMS))
         run_stages(load_config(params), root / "run", progress=False)
         analyze_run(root / "run")
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     return root / "run", load_results(root / "run")
 
 
