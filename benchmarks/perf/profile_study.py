@@ -13,13 +13,18 @@ empty cache directory, with the sandbox instrumented from outside (no library co
 Per benchmark, a job is attributed by its benchmark tests or reference (exact), else by the entry point its
 program defines (BigCodeBench: ``task_func``).
 
-Modes: ``--mode both`` (default) runs the study twice, ``before`` (execution cache off, the old pool sizing:
-``TFR_EXEC_CACHE=0 TFR_SANDBOX_POOLS=old``) and ``after`` (defaults), then a rerun with only the screening
-strategies changed (the last one dropped, ``consensus_b4@0.7`` added) in the ``after`` run directory, which
-accepts a change of only the screening list and reruns the screening of the new strategy and the final stage;
-it prints the three totals and the load average around each.
+Modes: ``--mode both`` (default) runs the study twice with the defaults, each with an empty cache directory:
+``fixed`` (``sandbox.time_limit.policy: fixed``, every test the study's budget) and ``evalplus`` (EvalPlus's
+rule: a code's limit per test from the reference's CPU time on it), and prints the stage time of each and the
+verdict and label changes the policy caused, per benchmark. ``--mode cache`` runs ``before`` (execution cache
+off, the old pool sizing: ``TFR_EXEC_CACHE=0 TFR_SANDBOX_POOLS=old``) and ``after`` (defaults), then a rerun with
+only the screening strategies changed (the last one dropped, ``consensus_b4@0.7`` added) in the ``after`` run
+directory, which accepts a change of only the screening list and reruns the screening of the new strategy and
+the final stage; it prints the three totals and the load average around each. Each of ``fixed``,
+``evalplus``, ``before``, ``after`` runs alone too.
 
-Usage: ``uv run python benchmarks/perf/profile_study.py [--params F] [--tasks N] [--mode both|before|after]``
+Usage: ``uv run python benchmarks/perf/profile_study.py [--params F] [--tasks N]
+[--mode both|cache|fixed|evalplus|before|after]``
 """
 
 from __future__ import annotations
@@ -212,6 +217,7 @@ def run_study(
     env: dict[str, str],
     run_dir: Path,
     screening: list[str] | None = None,
+    policy: str | None = None,
 ) -> tuple[Profile, Any]:
     """Run every stage into ``run_dir`` (work recorded there is kept); the profile and the run summary."""
     from tfr_helpers.pipeline import load_config, run_stages
@@ -221,6 +227,9 @@ def run_study(
         overrides["tasks"] = tasks
     if screening is not None:
         overrides["screening"] = screening
+    if policy is not None:
+        base = load_config(params).sandbox.model_dump()
+        overrides["sandbox"] = {**base, "time_limit": {**base["time_limit"], "policy": policy}}
     config = load_config(params, overrides)
     saved = {k: os.environ.get(k) for k in (*env, "TFR_CACHE_DIR")}
     os.environ.update(env, TFR_CACHE_DIR=str(cache_dir))
@@ -269,6 +278,33 @@ def cache_line(summary: Any) -> str:
     return f"execution cache: {hits} hits, {misses} misses; sandbox runs {summary.sandbox_runs}"
 
 
+def policy_changes(fixed_dir: Path, policy_dir: Path) -> list[str]:
+    """Per benchmark: generated-code verdicts, RQ1 labels (case, reliability) and RQ2 transitions that differ."""
+    from tfr_helpers.analysis import load_results
+
+    a, b = load_results(fixed_dir), load_results(policy_dir)
+    bench = a.task_benchmarks
+    lines = ["| benchmark | verdicts changed | labels changed | transitions changed |", "|---|---|---|---|"]
+    va = {(v.model, v.task_id, v.code_index): v.passed for v in a.benchmark_verdicts}
+    vb = {(v.model, v.task_id, v.code_index): v.passed for v in b.benchmark_verdicts}
+    pa = {(p.model, p.test_id, p.code_index): (p.case, p.reliability) for p in a.pair_evaluations}
+    pb = {(p.model, p.test_id, p.code_index): (p.case, p.reliability) for p in b.pair_evaluations}
+    ra = {(r.model, r.feedback_id): r.transition for r in a.refined_evaluations}
+    rb = {(r.model, r.feedback_id): r.transition for r in b.refined_evaluations}
+
+    def changed(x: dict[Any, Any], y: dict[Any, Any], task_of: Any, name: str) -> str:
+        keys = [k for k in x if bench.get(task_of(k)) == name]
+        return f"{sum(1 for k in keys if x[k] != y.get(k))} of {len(keys)}"
+
+    for name in sorted(set(bench.values())):
+        lines.append(
+            f"| {name} | {changed(va, vb, lambda k: k[1], name)} | "
+            f"{changed(pa, pb, lambda k: k[1].split('|')[1], name)} | "
+            f"{changed(ra, rb, lambda k: k[1].split('|')[1], name)} |"
+        )
+    return lines
+
+
 def load() -> str:
     return "load average %.1f %.1f %.1f" % os.getloadavg()
 
@@ -278,20 +314,26 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(__file__).resolve().parents[2]
     parser.add_argument("--params", type=Path, default=root / "papermill_params" / "default.yaml")
     parser.add_argument("--tasks", type=int, default=None, help="first N tasks per benchmark (default: the params')")
-    parser.add_argument("--mode", choices=("both", "before", "after"), default="both")
+    parser.add_argument("--mode", choices=("both", "cache", "fixed", "evalplus", "before", "after"), default="both")
     parser.add_argument("--no-rerun", action="store_true", help="skip the screening-change rerun")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the run and cache directories here")
     args = parser.parse_args(argv)
     modes = {
         "before": {"TFR_EXEC_CACHE": "0", "TFR_SANDBOX_POOLS": "old"},
         "after": {"TFR_EXEC_CACHE": "1", "TFR_SANDBOX_POOLS": "auto"},
+        "fixed": {"TFR_EXEC_CACHE": "1", "TFR_SANDBOX_POOLS": "auto"},
+        "evalplus": {"TFR_EXEC_CACHE": "1", "TFR_SANDBOX_POOLS": "auto"},
     }
-    wanted = ["before", "after"] if args.mode == "both" else [args.mode]
+    wanted = {"both": ["fixed", "evalplus"], "cache": ["before", "after"]}.get(args.mode, [args.mode])
+    policy = {"fixed": "fixed", "evalplus": "evalplus"}
     totals: dict[str, tuple[float, str, str]] = {}
-    with tempfile.TemporaryDirectory(prefix="tfr-profile-cache-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="tfr-profile-cache-") as scratch:
+        tmp = str(args.keep or scratch)
         for mode in wanted:
             cache = Path(tmp) / mode
             l0 = load()
-            profile, summary = run_study(args.params, args.tasks, cache, modes[mode], Path(tmp) / f"run-{mode}")
+            run_dir = Path(tmp) / f"run-{mode}"
+            profile, summary = run_study(args.params, args.tasks, cache, modes[mode], run_dir, policy=policy.get(mode))
             totals[mode] = (sum(summary.stage_seconds.values()), l0, load())
             print(f"\n## {mode} ({', '.join(f'{k}={v}' for k, v in modes[mode].items())}; {l0} at start, {load()} at end)\n")
             print("\n".join(table(profile, summary)))
@@ -311,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"\n## rerun in the after run directory with screening {changed}\n\n{stages}\n")
                 print("\n".join(table(again_profile, again)))
                 print("\n" + cache_line(again))
+        if "fixed" in totals and "evalplus" in totals:
+            print("\n## what the EvalPlus policy changed (fixed -> evalplus)\n")
+            print("\n".join(policy_changes(Path(tmp) / "run-fixed", Path(tmp) / "run-evalplus")))
     print("\n## total stage time\n")
     for mode, (seconds, l0, l1) in totals.items():
         print(f"- {mode}: {seconds:.1f} s ({l0} at start, {l1} at end; {os.cpu_count()} CPUs)")

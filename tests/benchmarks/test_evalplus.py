@@ -8,9 +8,9 @@ import math
 import pytest
 
 from tfr_helpers.benchmarks import BENCHMARKS, benchmark_names, load_tasks
-from tfr_helpers.benchmarks import evalplus_harness as h
 from tfr_helpers.benchmarks.evalplus import compute_expected, expected_outputs, plus_specs, tier_verdicts, time_limits
-from tfr_helpers.benchmarks.evalplus_data import _PLUS, PlusData, mbpp_deserialize_inputs, plus_data
+from tfr_helpers.benchmarks.evalplus import harness as h
+from tfr_helpers.benchmarks.evalplus.data import _PLUS, PlusData, mbpp_deserialize_inputs, plus_data
 from tfr_helpers.records import Task
 from tfr_helpers.sandbox import Limits, Sandbox
 
@@ -80,7 +80,7 @@ def test_find_zero_oracle_and_the_float_rule() -> None:
 
 @pytest.fixture
 def toy(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> tuple[Task, PlusData]:
-    from tfr_helpers.benchmarks import evalplus
+    from tfr_helpers.benchmarks.evalplus import benchmark as evalplus
 
     monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(evalplus, "_MEMORY", {})  # expected outputs of this test's own cache only
@@ -138,7 +138,7 @@ def test_expected_outputs_are_cached_by_content(toy: tuple[Task, PlusData], monk
     with Sandbox(Limits(timeout_s=10.0), workers=1, preload=("numpy",)) as sandbox:
         first = compute_expected([data], sandbox)[task.task_id]
         expected_outputs("toy_plus", sandbox)
-    from tfr_helpers.benchmarks import evalplus
+    from tfr_helpers.benchmarks.evalplus import benchmark as evalplus
 
     monkeypatch.setattr(evalplus, "_MEMORY", {})
     monkeypatch.setattr(evalplus, "compute_expected", lambda *a: pytest.fail("the cache was not used"))

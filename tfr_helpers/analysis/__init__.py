@@ -3,6 +3,7 @@
 Reads only ``results.json`` and the artifacts it points to.
 """
 
+from tfr_helpers.analysis.arms.test_strength import strength_table as sensitivity_test_strength_table
 from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
 from tfr_helpers.analysis.export import AnalysisOutputs, to_latex
 from tfr_helpers.analysis.figures import (
@@ -41,6 +42,7 @@ from tfr_helpers.analysis.tidy.frames import pairs_frame, refinements_frame, scr
 from tfr_helpers.pipeline.engine.codec import load_results
 
 __all__ = [
+    "sensitivity_test_strength_table",
     "INFERENCE_TABLES",
     "PLOTS",
     "TABLES",

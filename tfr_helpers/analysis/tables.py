@@ -110,6 +110,8 @@ def caption(name: str, results: Results) -> str:
 def caption_with(text: str, results: Results) -> str:
     """A caption ``text`` with the run's simulated warning and replayed-data note, as :func:`caption` gives them."""
     real = real_note(results)
+    if not results.time_limit.startswith("time limit: fixed"):  # the EvalPlus policy: named in every caption
+        text = f"{text} ({results.time_limit.capitalize()}.)"
     if results.simulated and real:
         return f"Rows whose source is simulated: {SIMULATED_NOTE}. {real} {text}"
     if results.simulated:

@@ -66,6 +66,7 @@ from tfr_helpers.records.study import (
     ScreeningDecision,
     SkippedWork,
     TestGenerationFailure,
+    TierVerdicts,
 )
 
 __all__ = [
@@ -112,6 +113,7 @@ __all__ = [
     "Task",
     "TaskView",
     "TestGenerationFailure",
+    "TierVerdicts",
     "TestKind",
     "TestOutcome",
     "Transition",

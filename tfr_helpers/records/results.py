@@ -75,6 +75,8 @@ class Results(Record):
     """Wall time per stage of the run that produced this file (timing field)."""
     oracle_repair: OracleRepairResults | None = None
     """The oracle-repaired arm (None unless ``refinement.oracle_repair``): uses the reference."""
+    time_limit: str = "time limit: fixed budget per test"
+    """The per-test time-limit policy of generated and refined code (``sandbox.time_limit``), in words."""
     rounds: RoundsResults | None = None
     """Multi-round backprompting (None unless ``refinement.rounds`` > 1): ``tfr_helpers.records.rounds``."""
 

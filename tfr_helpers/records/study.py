@@ -78,6 +78,17 @@ class TestGenerationFailure(Record):
     """Tests the response held that could not be kept, as ``name: reason``."""
 
 
+class TierVerdicts(Record):
+    """A program's verdicts at EvalPlus's two tiers of benchmark tests (docs/evalplus.md)."""
+
+    benchmark: BenchmarkName
+    """Whose tests: the task's own EvalPlus benchmark, or the EvalPlus twin of a HumanEval or MBPP task."""
+    base: bool
+    """Every base input passed (the original tests' inputs, judged against the corrected reference)."""
+    plus: bool
+    """Every base and plus input passed (EvalPlus's "base + extra")."""
+
+
 class BenchmarkVerdict(Record):
     """A program's verdict on the task's benchmark tests."""
 
@@ -91,6 +102,8 @@ class BenchmarkVerdict(Record):
     passed: bool
     run: ProgramRun
     run_path: str | None = None
+    tiers: TierVerdicts | None = None
+    """The verdicts at EvalPlus's base and plus tiers (an EvalPlus benchmark, or ``plus_tiers`` set)."""
 
 
 class Feedback(Record):
@@ -141,6 +154,9 @@ class PairEvaluation(Record):
     """Set when the generated code failed the test."""
     isolation: Isolation
     record_path: str | None = None
+    reference_corrected: TestOutcome | None = None
+    """The test's outcome on the EvalPlus twin's corrected reference (``plus_tiers`` set): RQ1 with the
+    corrected oracle."""
 
     @property
     def pair_id(self) -> str:
@@ -217,3 +233,6 @@ class RefinedEvaluation(Record):
     """The refined code's outcome on the generated test behind the feedback."""
     transition: Transition
     benchmark_run_path: str | None = None
+    tiers_after: TierVerdicts | None = None
+    """The refined code's verdicts at EvalPlus's base and plus tiers (an EvalPlus benchmark, or ``plus_tiers``
+    set); the "before" is the generated code's :attr:`BenchmarkVerdict.tiers`."""

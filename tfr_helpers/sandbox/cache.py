@@ -64,11 +64,19 @@ def sandbox_version() -> str:
     return h.hexdigest()
 
 
+def spec_fields(spec: TestSpec) -> dict[str, object]:
+    """A spec's fields as a job key holds them (a test without a budget of its own keys as it always did)."""
+    fields = dataclasses.asdict(spec)
+    if fields.get("timeout_s") is None:
+        fields.pop("timeout_s", None)
+    return fields
+
+
 def job_key(program: str, tests: Sequence[TestSpec], limits: Limits, context: str = "") -> str:
     """Content address of one run (``context``: the worker preload and privilege mode, see module doc)."""
     body = {
         "program": program,
-        "tests": [dataclasses.asdict(t) for t in tests],
+        "tests": [spec_fields(t) for t in tests],
         "limits": dataclasses.asdict(limits),
         "sandbox": sandbox_version(),
         "context": context,

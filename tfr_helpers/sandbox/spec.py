@@ -20,6 +20,9 @@ class TestSpec:
             ``unittest``: a module defining ``unittest.TestCase`` classes whose test methods are run.
         kind: How ``source`` is run (see above).
         setup: Statements run before ``source`` in the test namespace (MBPP ``test_imports``).
+        timeout_s: Wall-clock budget of this test alone, seconds, counted from its start (the program's load
+            keeps the run's ``Limits.timeout_s``); None: the run's budget. Set by a time-limit policy that
+            derives a test's limit from the reference's time on it.
     """
 
     __test__ = False  # not a pytest test class
@@ -28,6 +31,7 @@ class TestSpec:
     source: str
     kind: TestSpecKind = "snippet"
     setup: str = ""
+    timeout_s: float | None = None
 
 
 @dataclass(frozen=True)

@@ -251,7 +251,7 @@ class Worker:
             while not state["done"]:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    state["death"] = self._death(None, True, timeout)
+                    state["death"] = self._death(None, True, self._budget(job, state, timeout))
                     break
                 ready, _, _ = select.select([rfd], [], [], left)
                 if not ready:
@@ -265,7 +265,7 @@ class Worker:
                 while b"\n" in buf and not state["done"]:
                     line, buf = buf.split(b"\n", 1)
                     self._handle(line, nonce, state)
-                    deadline = time.monotonic() + timeout
+                    deadline = time.monotonic() + self._budget(job, state, timeout)
                 if len(buf) > LINE_CAP:
                     state["death"] = ("crashed", "oversized message on the result channel")
                     break
@@ -276,6 +276,14 @@ class Worker:
             if self.view is not None:  # the private /tmp and /dev/shm: nothing passes to the next program
                 view.sweep(self.root)
         return state
+
+    @staticmethod
+    def _budget(job: dict[str, Any], state: dict[str, Any], timeout: float) -> float:
+        """The wall budget from now: the running test's own (``TestSpec.timeout_s``), else the run's."""
+        if state["current"] is None:
+            return timeout
+        own = job["tests"][state["current"][0]].get("timeout_s")
+        return timeout if own is None else float(own)
 
     @staticmethod
     def _wait_exit(pid: int) -> int | None:
@@ -345,7 +353,9 @@ class Worker:
                         "name": name,
                         "status": status,
                         "message": message,
-                        "duration_s": float(job["limits"]["timeout_s"]) if status == "timeout" else 0.0,
+                        "duration_s": float(specs[spec].get("timeout_s") or job["limits"]["timeout_s"])
+                        if status == "timeout"
+                        else 0.0,
                         # the killed child's CPU (its program load and this test): near the budget when the
                         # test had a core all along, far below it when the machine's load starved it
                         "cpu_s": state.get("cpu_s", 0.0),

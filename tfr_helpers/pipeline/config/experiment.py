@@ -116,6 +116,28 @@ class ReplayImport(_Strict):
     """Their license."""
 
 
+class TimeLimitPolicy(_Strict):
+    """How long a generated or refined program may take on one test (see docs/evalplus.md, "Time limits").
+
+    ``fixed``: every test gets the study's budget (``timeout_s``, ``generated_test_timeout_s``). ``evalplus``:
+    EvalPlus's rule, ``max(min_limit, factor x the reference's CPU time on the same test)``, at most the budget,
+    for generated and refined code on the benchmark tests and for generated code on the generated tests; the
+    reference keeps the full budget, and a test it did not pass gives the code the full budget too.
+    """
+
+    policy: Literal["fixed", "evalplus"] = "fixed"
+    min_limit: float = Field(default=1.0, gt=0)
+    """Shortest limit, seconds (EvalPlus's ``DEFAULT_MIN_TIME_LIMIT``)."""
+    factor: float = Field(default=4.0, gt=0)
+    """Times the reference's time (EvalPlus's ``DEFAULT_GT_TIME_LIMIT_FACTOR``)."""
+
+    def describe(self) -> str:
+        """One phrase naming the policy (results.json and the tables' captions)."""
+        if self.policy == "fixed":
+            return "time limit: fixed budget per test"
+        return f"time limit: max({self.min_limit:g} s, {self.factor:g} x the reference's CPU time) per test"
+
+
 class SandboxSettings(_Strict):
     """Sandbox limits (see ``tfr_helpers.sandbox.Limits``)."""
 
@@ -130,6 +152,8 @@ class SandboxSettings(_Strict):
     output_cap: int = Field(default=4096, gt=0)
     hypothesis_max_examples: int = Field(default=50, gt=0)
     hypothesis_derandomize: bool = True
+    time_limit: TimeLimitPolicy = TimeLimitPolicy()
+    """The per-test time limit of generated and refined code: ``fixed`` budgets or EvalPlus's rule."""
 
 
 class RefinementSettings(_Strict):
@@ -199,6 +223,11 @@ class ExperimentConfig(_Strict):
     replay_datasets: dict[str, ReplayImport] = Field(default_factory=dict)
     """Import-format files named as datasets: ``{name: {code: path, tests: path, model, license}}``, then
     ``replay:<name>`` in ``models`` (paths relative to the working directory)."""
+    plus_tiers: Literal["none", "mini", "full"] = "none"
+    """Also judge HumanEval and MBPP code at the base and plus tiers of its EvalPlus twin (``mini``: HumanEval+
+    Mini, HumanEval only; ``full``: HumanEval+ and MBPP+) and run every generated test on the twin's corrected
+    reference: the study's sensitivity to test strength (docs/evalplus.md). EvalPlus benchmarks always carry
+    both tiers."""
     refinement: RefinementSettings = RefinementSettings()
     """Multi-round backprompting and the oracle-repaired arm (defaults keep the seed study)."""
     seeds: list[int] | None = Field(default=None, min_length=1)

@@ -93,6 +93,7 @@ def _records(ctx: RunContext, item: PairJob, found: PairRuns) -> list[Any]:
                 passed=bench_run.passed,
                 run=bench_run,
                 run_path=run_path,
+                tiers=found.tiers.get((code.code or "", task.task_id)),
             )
         )
         if not code.code or ref_run is None:
@@ -112,7 +113,9 @@ def label_pair(ctx: RunContext, item: PairJob, code: GeneratedCode, test: Genera
     budget = ctx.config.sandbox.generated_test_timeout_s
     j = sources.index(test.source)
     rerun = found.rerun.get((task.reference, test.source))
-    generated, gen_machine = settle(gen_run.outcomes[j], found.alone.get((code.code or "", test.source)), budget)
+    limit = found.limits.get((task.reference, test.source))  # the time-limit policy's, judged in CPU time
+    alone = found.alone.get((code.code or "", test.source))
+    generated, gen_machine = settle(gen_run.outcomes[j], alone, limit or budget, cpu_limit=limit is not None)
     reference, ref_machine = settle(ref_run.outcomes[j], found.alone.get((task.reference, test.source)), budget)
     settled = reference
     harder = found.harder.get((task.reference, test.source))
@@ -122,6 +125,7 @@ def label_pair(ctx: RunContext, item: PairJob, code: GeneratedCode, test: Genera
         "generated_first": gen_run.outcomes[j] if generated is not gen_run.outcomes[j] else None,
         "reference_first": ref_run.outcomes[j] if settled is not ref_run.outcomes[j] else None,
         "reference_harder": harder,
+        "reference_corrected": found.corrected.get((task.task_id, test.source)),
     }
     return pair.model_copy(update=extra) if any(extra.values()) else pair
 

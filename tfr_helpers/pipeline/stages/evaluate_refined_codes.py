@@ -9,7 +9,9 @@ from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.labels import transition_of
 from tfr_helpers.pipeline.steps.lookups import tests_by_id
-from tfr_helpers.pipeline.steps.pair_runs import benchmark_specs, test_spec
+from tfr_helpers.pipeline.steps.pair_runs import test_spec
+from tfr_helpers.pipeline.steps.test_strength import tiers_of
+from tfr_helpers.pipeline.steps.time_limits import run_benchmark
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedTest,
@@ -47,17 +49,16 @@ def evaluate_refined_codes(items: Sequence[RefinedJob], ctx: RunContext) -> list
         One :class:`RefinedEvaluation` per job, in order.
     """
     runnable = [item for item in items if item.refinement.code]
-    bench = ctx.run_programs(
-        [(i.refinement.code or "", benchmark_specs(i.task)) for i in runnable],
-        desc="refined: benchmark tests",
-        generated=False,
-    )
+    jobs = [(i.refinement.code or "", i.task) for i in runnable]
+    bench = run_benchmark(ctx, jobs, "refined: benchmark tests")
+    tiers = tiers_of(ctx, jobs, bench, "refined: EvalPlus tiers")
     gen = ctx.run_programs(
         [(i.refinement.code or "", [test_spec(i.test)]) for i in runnable],
         desc="refined: generated test",
         generated=True,
     )
     runs = {id(item): (b, g) for item, b, g in zip(runnable, bench, gen, strict=True)}
+    tiers_after = {id(item): t for item, t in zip(runnable, tiers, strict=True)}
     out = []
     for item in items:
         ref = item.refinement
@@ -93,6 +94,7 @@ def evaluate_refined_codes(items: Sequence[RefinedJob], ctx: RunContext) -> list
                 generated_test_after=gen_run.outcomes[0] if gen_run.outcomes else None,
                 transition=transition_of(item.before, bench_run.passed),
                 benchmark_run_path=path,
+                tiers_after=tiers_after[id(item)],
             )
         )
     return out

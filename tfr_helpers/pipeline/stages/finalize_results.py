@@ -105,6 +105,7 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
             rounds=records.rounds,
             oracle_repair=records.oracle_repair,
             skipped=records.skipped,
+            time_limit=config.sandbox.time_limit.describe(),
         )
         ctx.store.write_results(results)
         out.append(results)

@@ -50,7 +50,9 @@ def failure_mode_of(generated: TestOutcome) -> FailureMode | None:
     return "assertion" if generated.status == "failed" else "exception_in_test"
 
 
-def settle(first: TestOutcome, alone: TestOutcome | None, budget_s: float) -> tuple[TestOutcome, bool]:
+def settle(
+    first: TestOutcome, alone: TestOutcome | None, budget_s: float, cpu_limit: bool = False
+) -> tuple[TestOutcome, bool]:
     """The outcome that decides a label, and whether it still depends on the machine.
 
     ``alone`` is the same test run again alone with a larger budget after ``first`` timed out or crashed (or did
@@ -58,14 +60,20 @@ def settle(first: TestOutcome, alone: TestOutcome | None, budget_s: float) -> tu
     within the study's budget shows the first was the machine's load; one that finished only with more than
     the budget, or crashed again, leaves a verdict that depends on the machine (``indeterminate``). One that
     timed out again, with 3x the budget, is the program's own timeout.
+
+    ``cpu_limit``: ``budget_s`` is a limit the time-limit policy set from the reference's CPU time, and it is
+    judged in CPU time, so the load cannot decide: a run alone that finished is settled when its CPU time fits
+    the limit; one that timed out again is the program's own only when it spent at least the limit in CPU
+    time (a starved one is ``indeterminate``).
     """
     if alone is None:
         return first, False
     if alone.status == "timeout":
-        return alone, False
+        return alone, cpu_limit and alone.cpu_s < budget_s
     if alone.status in ("crashed", "not_run"):
         return alone, True
-    return alone, alone.duration_s > budget_s
+    spent = alone.cpu_s if cpu_limit and alone.cpu_s > 0 else alone.duration_s
+    return alone, spent > budget_s
 
 
 def harder_verdict(reference: TestOutcome, harder: TestOutcome | None) -> TestOutcome:

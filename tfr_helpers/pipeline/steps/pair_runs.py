@@ -10,6 +10,7 @@ rerun together, which halves the runs again; with one sample every run is as it 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,17 @@ from typing import Any
 from tfr_helpers.benchmarks import benchmark_tests
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.records import GeneratedCode, GeneratedTest, ProgramRun, Task, TestOutcome
+from tfr_helpers.pipeline.steps.test_strength import corrected_reference, tiers_of
+from tfr_helpers.pipeline.steps.time_limits import (
+    LOAD_BUDGET_FACTOR,
+    code_benchmark_specs,
+    policy_on,
+    reference_benchmark_runs,
+    settle_benchmark,
+    starved,
+    with_limits,
+)
+from tfr_helpers.records import GeneratedCode, GeneratedTest, ProgramRun, Task, TestOutcome, TierVerdicts
 from tfr_helpers.sandbox import TestSpec
 
 
@@ -41,23 +52,18 @@ class PairJob:
         return f"{self.model}|{self.task.task_id}"
 
 
-LOAD_BUDGET_FACTOR = 3.0
-"""A test that timed out or crashed runs again alone with this many times the study's budget."""
 REFERENCE_EXAMPLES_FACTOR = 10
 """The reference's harder check of a PBT it passed: this many times the study's examples, another seed (and as
 many times the time budget)."""
 MACHINE_STATUSES = frozenset({"timeout", "crashed"})
 """Statuses whose verdict may come from the machine's load rather than from the program and the test."""
-SPUN_SHARE = 0.9
-"""A timeout whose process used at least this share of the budget in CPU time had a core all along: the load
-did not starve it (a loop that never ends), so it is not run again."""
 
 
 def _needs_alone(outcome: TestOutcome, budget_s: float) -> bool:
-    """Whether a non-pass may be the machine's doing: a crash, or a timeout the load may have starved of CPU."""
-    if outcome.status == "timeout":
-        return outcome.cpu_s < SPUN_SHARE * budget_s
-    return outcome.status in MACHINE_STATUSES
+    """Whether a non-pass may be the machine's doing: a crash, or a timeout the load may have starved of CPU
+    (a timeout that used :data:`SPUN_SHARE` of its budget in CPU time had a core all along: a loop that never
+    ends, so it is not run again)."""
+    return starved(outcome, budget_s)
 
 
 def test_spec(test: GeneratedTest) -> object:
@@ -108,6 +114,14 @@ class PairRuns:
     broken_oracle: dict[str, str] = field(default_factory=dict)
     """Task id -> why its reference fails its own benchmark tests in this run (:func:`check_references`): the
     task is reported and excluded, since every label of it would be judged against a broken oracle."""
+    limits: dict[tuple[str, str], float] = field(default_factory=dict)
+    """(reference, test source) -> the code's time limit on that generated test under the time-limit policy
+    (absent: the study's budget)."""
+
+    tiers: dict[tuple[str, str], TierVerdicts] = field(default_factory=dict)
+    """(program, task id) -> the program's verdicts at EvalPlus's tiers (:mod:`.test_strength`)."""
+    corrected: dict[tuple[str, str], TestOutcome] = field(default_factory=dict)
+    """(task id, test source) -> the test's outcome on the EvalPlus twin's corrected reference."""
 
 
 def unique_tests(item: PairJob) -> dict[str, GeneratedTest]:
@@ -142,35 +156,54 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
     references on the generated tests, then the reference's non-passes again."""
     # round 1: benchmark tests on each distinct program; the distinct tests on each distinct program and the
     # reference (for many samples, a program's benchmark tests and generated tests in one run)
+    # under the time-limit policy the references run first: their times set the code's limits
+    references, ref_gen = reference_benchmark_runs(ctx, [i.task for i in items]), _reference_first(ctx, items)
     bench, gen = _Batch(), _Batch()
     combined: dict[tuple[str, ...], int] = {}  # key of a combined run -> number of benchmark outcomes first
+    limits: dict[tuple[str, str], float] = {}
     for item in items:
         distinct = unique_tests(item)
         sources, specs = tuple(distinct), [test_spec(t) for t in distinct.values()]
-        bspecs = benchmark_specs(item.task)
+        bspecs = code_benchmark_specs(ctx, item.task, references)
+        code_specs = with_limits(ctx, specs, ref_gen.get((item.task.reference, *sources)), generated=True)
+        limits.update(
+            {
+                (item.task.reference, s): limit
+                for s, c in zip(sources, code_specs, strict=True)
+                if (limit := getattr(c, "timeout_s", None)) is not None
+            }
+        )
         together = bool(sources) and _combined(ctx, item, bspecs)
         for code in item.codes:
             program = code.code or ""
             if together and code.code:
                 key = ("+bench", item.task.task_id, program, *sources)
-                combined[gen.add(key, program, bspecs + specs)] = len(bspecs)
+                combined[gen.add(key, program, bspecs + code_specs)] = len(bspecs)
                 continue
             bench.add((program, item.task.task_id), program, bspecs)
             if code.code and sources:
-                gen.add((program, *sources), program, specs)
-        if any(c.code for c in item.codes) and sources:
+                gen.add((program, *sources), program, code_specs)
+        if any(c.code for c in item.codes) and sources and (item.task.reference, *sources) not in ref_gen:
             gen.add((item.task.reference, *sources), item.task.reference, specs)
-        bench.add((item.task.reference, item.task.task_id), item.task.reference, bspecs)  # the oracle's own check
+        if not references:  # the oracle's own check (under the time-limit policy: its full-budget run above)
+            bench.add((item.task.reference, item.task.task_id), item.task.reference, bspecs)
     bench.run(ctx, "benchmark tests", generated=False)
     gen.run(ctx, "generated tests", generated=True)
-    found = PairRuns(bench=dict(bench.runs), gen={}, rerun={})
-    found.broken_oracle = check_references(ctx, items, found.bench)
+    found = PairRuns(bench=dict(bench.runs), gen=dict(ref_gen), rerun={}, limits=limits)
     for key, run in gen.runs.items():
         if key in combined:  # ("+bench", task id, program, *sources)
             found.bench[(key[2], key[1])] = _split(run, 0, combined[key])
             found.gen[key[2:]] = _split(run, combined[key], None)
         else:
             found.gen[key] = run
+    if references:  # the limited benchmark tests that timed out starved of CPU, run again alone
+        keys = list(found.bench)
+        by_id = {i.task.task_id: i.task for i in items}
+        jobs = [(k[0], code_benchmark_specs(ctx, by_id[k[1]], references)) for k in keys]
+        found.bench = dict(zip(keys, settle_benchmark(ctx, jobs, [found.bench[k] for k in keys]), strict=True))
+    by_task = {i.task.task_id: i.task for i in items}
+    found.bench.update({(by_task[t].reference, t): run for t, run in references.items()})
+    found.broken_oracle = check_references(ctx, items, found.bench)
 
     # round 2: a reference non-pass runs again with another seed, to tell a wrong test from a nondeterministic
     # reference: alone per test (one sample), or all of a unit's non-passes in one run (many samples)
@@ -192,7 +225,28 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
             found.rerun[(key[0], source)] = outcome
     found.alone = rerun_alone(ctx, items, found)
     found.harder = check_reference_harder(ctx, items, found)
+    keys = list(found.bench)
+    tasks = {i.task.task_id: i.task for i in items}
+    tiers = tiers_of(ctx, [(k[0], tasks[k[1]]) for k in keys], [found.bench[k] for k in keys], "EvalPlus tiers")
+    found.tiers = {(k[0], k[1]): t for k, t in zip(keys, tiers, strict=True) if t is not None}
+    found.corrected = corrected_reference(
+        ctx, [(i.task, {s: test_spec(t) for s, t in unique_tests(i).items()}) for i in items if any(c.code for c in i.codes)]
+    )
     return found
+
+
+def _reference_first(ctx: RunContext, items: Sequence[PairJob]) -> dict[tuple[str, ...], ProgramRun]:
+    """(reference, *distinct test sources) -> the reference's run on its unit's generated tests, made before the
+    code's under the time-limit policy (empty under ``fixed``: the reference runs with the code)."""
+    if not policy_on(ctx):
+        return {}
+    batch = _Batch()
+    for item in items:
+        distinct = unique_tests(item)
+        if any(c.code for c in item.codes) and distinct:
+            batch.add((item.task.reference, *distinct), item.task.reference, [test_spec(t) for t in distinct.values()])
+    batch.run(ctx, "reference: generated tests", generated=True)
+    return dict(batch.runs)
 
 
 def check_reference_harder(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> dict[tuple[str, str], TestOutcome]:
@@ -242,8 +296,7 @@ def rerun_alone(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> d
     Returns:
         (program, test source) -> the outcome of that run.
     """
-    todo: dict[tuple[str, str], GeneratedTest] = {}
-    budget = ctx.config.sandbox.generated_test_timeout_s
+    todo: dict[tuple[str, str], tuple[GeneratedTest, float | None]] = {}
     for item in items:
         distinct = unique_tests(item)
         sources = tuple(distinct)
@@ -254,12 +307,17 @@ def rerun_alone(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> d
                 continue
             load_hit = run.load_error is not None and run.load_error.status in MACHINE_STATUSES
             for source, outcome in zip(sources, run.outcomes, strict=True):
+                limit = found.limits.get((item.task.reference, source)) if program != item.task.reference else None
+                budget = limit or ctx.config.sandbox.generated_test_timeout_s
                 if _needs_alone(outcome, budget) or (load_hit and outcome.status == "not_run"):
-                    todo.setdefault((program, source), distinct[source])
+                    todo.setdefault((program, source), (distinct[source], limit))
     out: dict[tuple[str, str], TestOutcome] = {}
-    for (program, source), test in todo.items():  # serially: each run alone is the only one this chunk makes
+    for (program, source), (test, limit) in todo.items():  # serially: each run alone is the only one this chunk makes
+        spec = test_spec(test)
+        if limit is not None:
+            spec = dataclasses.replace(spec, timeout_s=LOAD_BUDGET_FACTOR * limit)  # type: ignore[type-var]
         (run,) = ctx.run_programs(
-            [(program, [test_spec(test)])], desc="timeouts run alone", generated=True, budget_factor=LOAD_BUDGET_FACTOR
+            [(program, [spec])], desc="timeouts run alone", generated=True, budget_factor=LOAD_BUDGET_FACTOR
         )
         out[(program, source)] = run.outcomes[0]
     return out

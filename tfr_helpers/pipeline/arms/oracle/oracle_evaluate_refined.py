@@ -16,7 +16,7 @@ from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.labels import transition_of
 from tfr_helpers.pipeline.steps.lookups import tests_by_id
-from tfr_helpers.pipeline.steps.pair_runs import benchmark_specs
+from tfr_helpers.pipeline.steps.time_limits import run_benchmark
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedTest,
@@ -56,11 +56,7 @@ def oracle_evaluate_refined(items: Sequence[OracleRefinedJob], ctx: RunContext) 
         One :class:`OracleRefinedEvaluation` per job, in order (``no_code`` when there was no refined program).
     """
     runnable = [item for item in items if item.refinement.code]
-    bench = ctx.run_programs(
-        [(i.refinement.code or "", benchmark_specs(i.task)) for i in runnable],
-        desc="oracle refined: benchmark tests",
-        generated=False,
-    )
+    bench = run_benchmark(ctx, [(i.refinement.code or "", i.task) for i in runnable], "oracle refined: benchmark tests")
     gen = ctx.run_programs(
         [(i.refinement.code or "", [repaired_spec(i.test, i.test.source)]) for i in runnable],
         desc="oracle refined: repaired test",

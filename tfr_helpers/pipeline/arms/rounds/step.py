@@ -22,7 +22,8 @@ from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.labels import transition_of
-from tfr_helpers.pipeline.steps.pair_runs import benchmark_specs, test_spec
+from tfr_helpers.pipeline.steps.pair_runs import test_spec
+from tfr_helpers.pipeline.steps.time_limits import run_benchmark
 from tfr_helpers.records import ModelCallRecord, ProgramRun, code_index_suffix
 from tfr_helpers.records.rounds import RoundAction, RoundStep
 
@@ -137,9 +138,7 @@ def run_round(
         error = None if parsed.code else note_truncation(parsed.error or "no code in the response", call)
         refined[item.key] = (parsed.code or "", call, error)
     with_code = [i for i in failing if i.key in refined and refined[i.key][0]]
-    bench = ctx.run_programs(
-        [(refined[i.key][0], benchmark_specs(i.task)) for i in with_code], desc=f"round {k}: benchmark", generated=False
-    )
+    bench = run_benchmark(ctx, [(refined[i.key][0], i.task) for i in with_code], f"round {k}: benchmark")
     runs = dict(zip([i.key for i in with_code], bench, strict=True))
     for item in items:
         if item.key not in out:

@@ -12,7 +12,7 @@ Mapping to :class:`~tfr_helpers.records.Task`:
   example assert); tests: the ``assertion`` lines (``asserts`` format, their imports as ``test_imports``);
 - the benchmark tests that decide a verdict are the inputs, at two tiers (base: ``base_input``; plus: base and
   ``plus_input``), judged by differential testing against the reference's outputs
-  (:mod:`tfr_helpers.benchmarks.evalplus`, which registers the three benchmarks). :func:`plus_data` holds each
+  (:mod:`tfr_helpers.benchmarks.evalplus.benchmark`, which registers the three benchmarks). :func:`plus_data` holds each
   task's inputs (MBPP+ inputs deserialised as EvalPlus does: tuples, sets and complex numbers that JSON cannot
   hold), ``atol`` and ``contract``. Contracts state which inputs are valid; as in EvalPlus's evaluation, they
   take no part in a verdict.

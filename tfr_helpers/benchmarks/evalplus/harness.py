@@ -1,6 +1,6 @@
 """EvalPlus's differential check, as source that runs inside the sandbox in the program's own namespace.
 
-:mod:`tfr_helpers.benchmarks.evalplus` reads this file's text and appends one call to it per test spec, so every
+:mod:`tfr_helpers.benchmarks.evalplus.benchmark` reads this file's text and appends one call to it per test spec, so every
 name here starts with ``_tfr_ep_`` (a candidate's own ``poly`` or ``check`` is left alone); it also imports the
 encoding and EvalPlus's float rule from here, so both sides share one definition. Values cross the sandbox
 boundary as *tagged JSON*: JSON, with tuples, sets, frozensets, dicts, complex numbers and non-finite floats

@@ -4,7 +4,7 @@ per task and cached by content; the benchmark tests as two tiers of differential
 Registers ``humaneval_plus``, ``humaneval_plus_mini`` and ``mbpp_plus`` (not part of the default study: name them
 in a params file's ``benchmarks``). A task's benchmark tests are specs ``base_0, base_1, ...`` then
 ``plus_0, ...``, each checking up to :data:`CHUNK` inputs in order and failing at the first output EvalPlus
-would reject (:mod:`tfr_helpers.benchmarks.evalplus_harness`). Its verdicts at the two tiers
+would reject (:mod:`tfr_helpers.benchmarks.evalplus.harness`). Its verdicts at the two tiers
 (:func:`tier_verdicts`): *base* passes when every ``base_*`` spec does, *plus* when every spec does (EvalPlus's
 "base + extra"); a program run's ``passed`` is the plus tier.
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tfr_helpers.benchmarks import evalplus_harness as harness
-from tfr_helpers.benchmarks.evalplus_data import (
+from tfr_helpers.benchmarks.evalplus import harness
+from tfr_helpers.benchmarks.evalplus.data import (
     PlusData,
     load_humaneval_plus,
     load_humaneval_plus_mini,

@@ -1,0 +1,63 @@
+"""The ``sandbox.time_limit`` policy: EvalPlus's rule for the code's limits, judged in CPU time, in the fingerprint
+and named in results and captions; ``fixed`` keeps the budgets."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfr_helpers.errors import ConfigError
+from tfr_helpers.pipeline.config.experiment import TimeLimitPolicy, config_from_dict
+from tfr_helpers.pipeline.config.fingerprint import describe_changes
+from tfr_helpers.pipeline.steps.labels import settle
+from tfr_helpers.pipeline.steps.time_limits import policy_limit, reference_time
+from tfr_helpers.records import TestOutcome as Outcome
+
+EVALPLUS = TimeLimitPolicy(policy="evalplus")
+PARAMS = {"run_name": "limits", "benchmarks": ["humaneval"], "tasks": 1, "models": {"coders": ["sim:default"]}}
+
+
+def passed(cpu_s: float, duration_s: float = 0.0) -> Outcome:
+    return Outcome(name="t", status="passed", cpu_s=cpu_s, duration_s=duration_s)
+
+
+def test_the_evalplus_rule_is_max_of_the_minimum_and_factor_times_the_reference_at_most_the_budget() -> None:
+    assert policy_limit(EVALPLUS, 10.0, passed(0.05)) == 1.0
+    assert policy_limit(EVALPLUS, 10.0, passed(0.5)) == 2.0
+    assert policy_limit(EVALPLUS, 10.0, passed(4.0)) == 10.0
+    own = TimeLimitPolicy(policy="evalplus", min_limit=0.5, factor=2.0)
+    assert policy_limit(own, 10.0, passed(0.1)) == 0.5 and policy_limit(own, 10.0, passed(1.0)) == 2.0
+
+
+def test_the_reference_time_is_its_cpu_time_so_a_loaded_machine_does_not_move_a_limit() -> None:
+    assert reference_time(passed(cpu_s=0.2, duration_s=3.0)) == 0.2
+    assert reference_time(passed(cpu_s=0.0, duration_s=0.3)) == 0.3  # no CPU time reported: the wall clock
+
+
+def test_fixed_and_a_test_the_reference_did_not_pass_keep_the_budget() -> None:
+    assert policy_limit(TimeLimitPolicy(), 10.0, passed(0.05)) is None
+    assert policy_limit(EVALPLUS, 10.0, Outcome(name="t", status="failed", cpu_s=0.01)) is None
+    assert policy_limit(EVALPLUS, 10.0, None) is None
+
+
+def test_a_limit_is_judged_in_cpu_time_a_starved_timeout_alone_is_indeterminate() -> None:
+    first = Outcome(name="t", status="timeout", cpu_s=0.2, duration_s=1.0)
+    starved = Outcome(name="t", status="timeout", cpu_s=0.6, duration_s=3.0)
+    spun = Outcome(name="t", status="timeout", cpu_s=2.9, duration_s=3.0)
+    slow_wall = Outcome(name="t", status="passed", cpu_s=0.4, duration_s=2.5)
+    assert settle(first, starved, 1.0, cpu_limit=True) == (starved, True)
+    assert settle(first, spun, 1.0, cpu_limit=True) == (spun, False)
+    assert settle(first, slow_wall, 1.0, cpu_limit=True) == (slow_wall, False)  # its CPU fits the limit
+    assert settle(first, passed(1.6, 1.7), 1.0, cpu_limit=True)[1]  # only with more than the limit
+    assert settle(first, starved, 10.0) == (starved, False)  # the fixed budgets' rule is unchanged
+
+
+def test_the_policy_is_part_of_the_fingerprint_and_named_in_words() -> None:
+    fixed = config_from_dict(PARAMS)
+    policy = config_from_dict({**PARAMS, "sandbox": {"time_limit": {"policy": "evalplus"}}})
+    assert fixed.config_hash() != policy.config_hash()
+    assert describe_changes(fixed.fingerprint(), policy.fingerprint()) == [
+        'config key \'sandbox.time_limit.policy\': "fixed" -> "evalplus"'
+    ]
+    assert policy.sandbox.time_limit.describe() == "time limit: max(1 s, 4 x the reference's CPU time) per test"
+    with pytest.raises(ConfigError, match="sandbox.time_limit.policy: Input should be 'fixed' or 'evalplus'"):
+        config_from_dict({**PARAMS, "sandbox": {"time_limit": {"policy": "fast"}}})

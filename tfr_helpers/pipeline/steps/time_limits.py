@@ -1,0 +1,119 @@
+"""The per-test time limit of generated and refined code: the study's fixed budget, or EvalPlus's rule.
+
+Under ``sandbox.time_limit.policy: evalplus`` a code's test gets ``max(min_limit, factor x the reference's CPU
+time on the same test)``, at most the study's budget (which stays the outer guard), as the spec's own
+``timeout_s``. The reference runs first, with the full budget; a test it did not pass gives the code the full
+budget. The reference's time is its CPU time (the sandbox measures it per test), so a limit does not move with
+the machine's load.
+
+Load-proofing, as for the fixed budgets: a test that timed out under its limit without using
+:data:`~tfr_helpers.pipeline.steps.pair_runs.SPUN_SHARE` of it in CPU time (the load may have starved it) runs
+again alone, serially, with :data:`LOAD_BUDGET_FACTOR` times its limit; the alone run's outcome decides
+(:func:`settle_benchmark` for benchmark tests; ``labels.settle`` for generated tests).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from tfr_helpers.benchmarks import benchmark_tests
+from tfr_helpers.pipeline.config.experiment import TimeLimitPolicy
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.records import ProgramRun, Task, TestOutcome
+
+LOAD_BUDGET_FACTOR = 3.0
+"""A test that timed out or crashed runs again alone with this many times its budget."""
+SPUN_SHARE = 0.9
+"""A timeout whose process used at least this share of its budget in CPU time had a core all along."""
+
+
+def policy_on(ctx: RunContext) -> bool:
+    """Whether the run derives code's time limits from the reference (``sandbox.time_limit.policy: evalplus``)."""
+    return ctx.config.sandbox.time_limit.policy == "evalplus"
+
+
+def reference_time(outcome: TestOutcome) -> float:
+    """The reference's time on a test: its CPU time where the sandbox measured it, else its wall time."""
+    return outcome.cpu_s if outcome.cpu_s > 0 else outcome.duration_s
+
+
+def policy_limit(policy: TimeLimitPolicy, budget_s: float, reference: TestOutcome | None) -> float | None:
+    """A code's limit on one test from the reference's outcome on it: ``max(min_limit, factor x its time)``, at
+    most ``budget_s`` (None: the budget, under ``fixed`` or when the reference did not pass the test)."""
+    if policy.policy == "fixed" or reference is None or reference.status != "passed":
+        return None
+    return min(budget_s, max(policy.min_limit, policy.factor * reference_time(reference)))
+
+
+def limit_for(ctx: RunContext, reference: TestOutcome | None, generated: bool) -> float | None:
+    """:func:`policy_limit` with the run's policy and budget (generated tests' or benchmark tests')."""
+    s = ctx.config.sandbox
+    return policy_limit(s.time_limit, s.generated_test_timeout_s if generated else s.timeout_s, reference)
+
+
+def with_limits(ctx: RunContext, specs: Sequence[Any], reference: ProgramRun | None, generated: bool) -> list[Any]:
+    """``specs`` with each one's limit from the reference's run on the same specs (unchanged under ``fixed``)."""
+    if reference is None or not policy_on(ctx) or len(reference.outcomes) != len(specs):
+        return list(specs)
+    return [
+        dataclasses.replace(spec, timeout_s=limit) if (limit := limit_for(ctx, o, generated)) is not None else spec
+        for spec, o in zip(specs, reference.outcomes, strict=True)
+    ]
+
+
+def reference_benchmark_runs(ctx: RunContext, tasks: Sequence[Task]) -> dict[str, ProgramRun]:
+    """Task id -> the reference's run on its benchmark tests, full budget (none under ``fixed``)."""
+    if not policy_on(ctx):
+        return {}
+    distinct = list({t.task_id: t for t in tasks}.values())
+    runs = ctx.run_programs(
+        [(t.reference, benchmark_tests(t)) for t in distinct], desc="reference: benchmark tests", generated=False
+    )
+    return {t.task_id: run for t, run in zip(distinct, runs, strict=True)}
+
+
+def code_benchmark_specs(ctx: RunContext, task: Task, references: dict[str, ProgramRun]) -> list[Any]:
+    """A code's benchmark tests, each with its limit under the policy."""
+    return with_limits(ctx, benchmark_tests(task), references.get(task.task_id), generated=False)
+
+
+def starved(outcome: TestOutcome, budget_s: float) -> bool:
+    """A timeout the load may have starved of CPU, or a crash: the machine, not the program, may have decided."""
+    if outcome.status == "timeout":
+        return outcome.cpu_s < SPUN_SHARE * budget_s
+    return outcome.status == "crashed"
+
+
+def settle_benchmark(ctx: RunContext, jobs: Sequence[tuple[str, Sequence[Any]]], runs: list[ProgramRun]) -> list[ProgramRun]:
+    """Runs whose limited benchmark tests (a spec with its own ``timeout_s``) timed out starved of CPU, with
+    those tests run again alone, serially, with :data:`LOAD_BUDGET_FACTOR` times the limit. The alone run passes
+    the test only when it passed within the limit in CPU time; otherwise the test stays a timeout."""
+    out = []
+    for (program, specs), run in zip(jobs, runs, strict=True):
+        outcomes = list(run.outcomes)
+        for i, (spec, outcome) in enumerate(zip(specs, run.outcomes, strict=False)):
+            limit = getattr(spec, "timeout_s", None)
+            if limit is None or not starved(outcome, limit):
+                continue
+            wider = dataclasses.replace(spec, timeout_s=LOAD_BUDGET_FACTOR * limit)
+            (alone,) = ctx.run_programs(
+                [(program, [wider])], desc="timeouts run alone", generated=False, budget_factor=LOAD_BUDGET_FACTOR
+            )
+            got = alone.outcomes[0] if alone.outcomes else outcome
+            if got.status == "passed" and got.cpu_s > limit:
+                got = got.model_copy(
+                    update={"status": "timeout", "message": f"needed {got.cpu_s:.2f} s CPU, over its limit of {limit:.2f} s"}
+                )
+            outcomes[i] = got
+        out.append(run.model_copy(update={"outcomes": outcomes}) if outcomes != run.outcomes else run)
+    return out
+
+
+def run_benchmark(ctx: RunContext, jobs: Sequence[tuple[str, Task]], desc: str) -> list[ProgramRun]:
+    """Run generated or refined programs on their tasks' benchmark tests under the run's time-limit policy."""
+    references = reference_benchmark_runs(ctx, [task for _, task in jobs])
+    specs = [(program, code_benchmark_specs(ctx, task, references)) for program, task in jobs]
+    runs = ctx.run_programs(specs, desc=desc, generated=False)
+    return settle_benchmark(ctx, specs, runs) if references else runs
