@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from tfr_helpers.records.controls import ControlsResults
 from tfr_helpers.records.core import (
     SCHEMA_VERSION,
     BenchmarkName,
@@ -75,3 +76,5 @@ class Results(Record):
     """The oracle-repaired arm (None unless ``refinement.oracle_repair``): uses the reference."""
     rounds: RoundsResults | None = None
     """Multi-round backprompting (None unless ``refinement.rounds`` > 1): ``tfr_helpers.records.rounds``."""
+    controls: ControlsResults | None = None
+    """The control arm of RQ2 (None unless ``refinement.controls``): ``tfr_helpers.records.controls``."""

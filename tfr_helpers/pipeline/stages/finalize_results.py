@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfr_helpers.models.providers import is_simulated
+from tfr_helpers.pipeline.arms.controls.results import controls_results
 from tfr_helpers.pipeline.arms.oracle.results import oracle_results
 from tfr_helpers.pipeline.arms.rounds.results import rounds_results
 from tfr_helpers.pipeline.config import scope
@@ -15,6 +16,7 @@ from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.records import (
     BenchmarkVerdict,
     CallTotals,
+    ControlsResults,
     GeneratedCode,
     GeneratedTest,
     ModelCallRecord,
@@ -47,6 +49,8 @@ class RunRecords:
     """Multi-round backprompting, None unless ``refinement.rounds`` > 1."""
     oracle_repair: OracleRepairResults | None = None
     """The oracle-repaired arm, None unless ``refinement.oracle_repair``."""
+    controls: ControlsResults | None = None
+    """The control arm, None unless ``refinement.controls``."""
 
 
 def call_totals(records: RunRecords) -> list[CallTotals]:
@@ -74,6 +78,8 @@ def call_totals(records: RunRecords) -> list[CallTotals]:
             calls[f"round_test|{f.model}|{f.task_id}|{f.kind}|{f.sample_index}"] = f.call
     for ref in records.oracle_repair.refinements if records.oracle_repair else []:
         calls[f"oracle_refine|{ref.feedback_id}"] = ref.call
+    for ctl in records.controls.refinements if records.controls else []:
+        calls[f"control_{ctl.control}|{ctl.feedback_id}"] = ctl.call
     sums: dict[tuple[str, Role, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
     for call in calls.values():
         acc = sums[(call.model, call.role, call.stage)]
@@ -132,6 +138,7 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
             stage_seconds=records.stage_seconds,
             rounds=records.rounds,
             oracle_repair=records.oracle_repair,
+            controls=records.controls,
         )
         ctx.store.write_results(results)
         out.append(results)
@@ -154,6 +161,7 @@ def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
         stage_seconds=ctx.store.read_json("stage_seconds.json") if seconds.exists() else {},
         rounds=rounds_results(ctx, records),
         oracle_repair=oracle_results(ctx, records),
+        controls=controls_results(ctx, records),
     )
     return [bundle]
 

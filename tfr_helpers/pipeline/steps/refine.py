@@ -57,14 +57,21 @@ def refine_job(ctx: RunContext, model: str, task_id: str, code: str, test: Gener
     return RefineJob(model, ctx.config.models.refiner_for(model), ctx.tasks[task_id], code, test, feedback)
 
 
+def refine_request(item: RefineJob) -> CallJob:
+    """The feedback arm's request: template ``refine`` with the task's view, the code and the feedback text."""
+    variables = {**task_variables(item.task), "code": item.code, "feedback": item.feedback.text}
+    return CallJob(item.refiner, "refiner", "refine", variables, item.task)
+
+
 def request_refinements(
     items: Sequence[RefineJob],
     ctx: RunContext,
     stage: str,
     record: Callable[..., R],
     names: Callable[[str], tuple[str, str]],
+    request: Callable[[RefineJob], CallJob] = refine_request,
 ) -> list[R | Undone]:
-    """The refinement requests of ``items`` (template ``refine``: the task's view, the code, the feedback text).
+    """The refinement requests of ``items`` (by default template ``refine``: the task's view, the code, the feedback).
 
     Args:
         items: The jobs.
@@ -72,21 +79,13 @@ def request_refinements(
         stage: The stage the calls are logged under.
         record: The record built from each reply (``Refinement`` or an arm's own, with the same fields).
         names: ``names(stem) -> (call artifact name, refined code artifact path)`` for a test's stem.
+        request: The call of one job (the control arm asks without the feedback's content).
 
     Returns:
         One record per job, or :class:`Undone` when the call got no reply.
     """
 
-    jobs = [
-        CallJob(
-            item.refiner,
-            "refiner",
-            "refine",
-            {**task_variables(item.task), "code": item.code, "feedback": item.feedback.text},
-            item.task,
-        )
-        for item in items
-    ]
+    jobs = [request(item) for item in items]
     out: list[R | Undone] = []
     for item, result in zip(items, ctx.call_models(jobs, stage=stage), strict=True):
         fault = call_fault(result)
