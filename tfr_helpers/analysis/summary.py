@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfr_helpers.analysis import pairwise, rq1, rq2, rq3
-from tfr_helpers.analysis.arms import oracle, rounds
+from tfr_helpers.analysis.arms import controls_report, oracle, rounds
 from tfr_helpers.analysis.clustered import METHODS, N_RESAMPLES, SEED
 from tfr_helpers.analysis.frames import frame_records
 from tfr_helpers.analysis.headline import SECTIONS, headline
@@ -103,4 +103,5 @@ def build_summary(results: Results) -> dict[str, Any]:
         }
         | ({"oracle_repair": section} if (section := oracle.oracle_summary(results)) else {})
         | rounds.summary_section(results)
+        | controls_report.summary_section(results)
     )
