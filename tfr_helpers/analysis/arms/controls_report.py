@@ -61,7 +61,7 @@ def _effect_cell(effects: pd.DataFrame, row: pd.Series, control: str, tr: str) -
     if hit.empty or pd.isna(hit.iloc[0]["diff_pp"]):
         return "--"
     e = hit.iloc[0]
-    return f"{share_cell({'pct': e['diff_pp'], 'low': e['low'], 'high': e['high']})} Holm p={e["p_holm"]:.3f}"
+    return f"{share_cell({'pct': e['diff_pp'], 'low': e['low'], 'high': e['high']})} Holm p={e['p_holm']:.3f}"
 
 
 def controls_table(results: Results) -> Styler:
