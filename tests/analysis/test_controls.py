@@ -3,8 +3,6 @@ feedback-minus-control effects on a run whose control outcomes are set by hand."
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar

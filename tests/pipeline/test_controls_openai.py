@@ -3,6 +3,7 @@ what docs/controls.md says, and each control asks once per refined feedback inst
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,6 @@ import yaml
 
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tests.pipeline.study_server import RIGHT_KEY, Responder
-from tests.replay.conftest import shared_replay  # noqa: F401  (the fixture: the published generations)
 from tfr_helpers.analysis import load_results
 from tfr_helpers.benchmarks import load_tasks
 from tfr_helpers.models import credentials
@@ -48,9 +48,12 @@ def _lines(text: str) -> set[str]:
 
 @pytest.mark.usefixtures("pipeline_env")
 def test_each_control_asks_what_the_doc_says_once_per_refined_instance(
-    shared_replay: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("TFR_REPLAY_DIR", str(shared_replay))
+    replay = Path(os.environ.get("TFR_REPLAY_DIR", "replay-files-not-set"))
+    if not (replay / "codet" / "HumanEval_for_code_generation.jsonl").is_file():
+        pytest.fail(f"replay files not found in {replay}; set TFR_REPLAY_DIR")
+    monkeypatch.setenv("TFR_REPLAY_DIR", str(replay))
     monkeypatch.delenv("TFR_REPLAY_MIRROR", raising=False)
     data = yaml.safe_load(PARAMS.read_text())
     assert data["refinement"]["controls"] == ["resample", "retry", "placebo"] and data["benchmarks"] == ["humaneval_plus"]
@@ -94,7 +97,8 @@ def test_each_control_asks_what_the_doc_says_once_per_refined_instance(
 
 
 def test_the_placebo_keeps_the_shape_and_drops_every_word() -> None:
-    text = "```python\ndef test_f():\n    assert f(3) == 9\n```\n\nThe test failed (assertion failed): AssertionError\nExpected: 9"
+    text = "```python\ndef test_f():\n    assert f(3) == 9\n```\n\n"
+    text += "The test failed (assertion failed): AssertionError\nExpected: 9"
     placebo = placebo_feedback(text)
     assert [len(a) for a in text.split("\n")] == [len(b) for b in placebo.split("\n")]
     assert placebo.split("\n")[0] == "```python" and placebo.split("\n")[4] == ""
