@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from tfr_helpers.analysis.arms.controls import present
+from tfr_helpers.analysis.arms.controls_report import controls_table, plot_controls
 from tfr_helpers.records import ControlRefinedEvaluation, ControlRefinement, Results
 from tfr_helpers.views.cases import Attempt
 from tfr_helpers.views.render import _call, _details, _verdict, code_html, diff_html, outcome_html
@@ -55,3 +57,14 @@ def controls_rows(results: Results, attempt: Attempt, run_dir: Path) -> list[tup
         )
         parts.append(_details(f"{control}: {ev.transition if ev else 'not evaluated'}", body, open_=True))
     return [("Controls (RQ2)", intro + "".join(parts))]
+
+
+def controls_report(results: Results) -> None:
+    """Notebook 02's controls section: the ``rq2_controls`` table and its figure, or how to switch the arm on."""
+    from IPython.display import Markdown, display  # notebooks only: the rest of the module renders HTML text
+
+    if not present(results):
+        display(Markdown("> This run has no control arm: set `refinement: {controls: [resample, retry, placebo]}`."))
+        return
+    display(controls_table(results))
+    plot_controls(results)
