@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +10,7 @@ import pytest
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 
-ROOT = Path(__file__).resolve().parents[2]
+from .test_estimate import tfr_estimate
 
 
 @pytest.mark.parametrize(
@@ -36,21 +34,8 @@ def test_controls_default_to_none_and_keep_their_order() -> None:
 
 
 def test_estimate_of_the_paid_recipe_prints_the_control_calls_separately(tmp_path: Path, shared_benchmarks: Path) -> None:
-    tfr = Path(sys.executable).parent / "tfr"
-    proc = subprocess.run(
-        [str(tfr), "estimate", "--params", "papermill_params/controls_openai.yaml"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path),
-            "TFR_CACHE_DIR": str(tmp_path),
-            "TFR_BENCHMARK_DIR": str(shared_benchmarks),
-            "TFR_REPLAY_DIR": os.environ.get("TFR_REPLAY_DIR", ""),
-        },
-    )
+    replay = os.environ.get("TFR_REPLAY_DIR", "")
+    proc = tfr_estimate("papermill_params/controls_openai.yaml", tmp_path, shared_benchmarks, TFR_REPLAY_DIR=replay)
     assert proc.returncode == 0, proc.stderr
     lines = {ln.split()[0]: ln for ln in proc.stdout.splitlines() if ln.startswith(("refine_codes", "control_"))}
     assert set(lines) == {"refine_codes", "control_resample", "control_retry", "control_placebo"}

@@ -10,11 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helpers.fake_llm_server import FakeLLMServer
-from tests.pipeline.study_server import RIGHT_KEY, Responder
+from tests.pipeline.study_server import openai_served
 from tfr_helpers.analysis import load_results
 from tfr_helpers.benchmarks import load_tasks
-from tfr_helpers.models import credentials
 from tfr_helpers.models.jobs import task_variables
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.arms.controls.requests import placebo_feedback
@@ -59,11 +57,7 @@ def test_each_control_asks_what_the_doc_says_once_per_refined_instance(
     assert data["refinement"]["controls"] == ["resample", "retry", "placebo"] and data["benchmarks"] == ["humaneval_plus"]
     data["tasks"] = 3  # the file's 164 tasks shrunk for the test; everything else as shipped
     tasks = load_tasks("humaneval_plus")[:3]
-    with FakeLLMServer(responder=Responder(tasks), api_key=RIGHT_KEY) as srv:
-        data["model_settings"]["base_urls"] = {"openai": srv.base_url + "/v1"}
-        data["model_settings"]["retry"] = {"max_attempts": 2, "backoff_base_s": 0.01, "backoff_max_s": 0.02}
-        monkeypatch.setenv("OPENAI_API_KEY", RIGHT_KEY)
-        monkeypatch.setattr(credentials, "_dotenv_loaded", True)
+    with openai_served(data, tasks, monkeypatch) as srv:
         run_stages(config_from_dict(data), tmp_path / "run", progress=False)
         bodies = [r.body for r in srv.requests]
     assert {b.get("model") for b in bodies} == {"gpt-5-mini"}  # every call went to the refiner, through the SDK

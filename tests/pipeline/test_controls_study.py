@@ -5,50 +5,26 @@ from __future__ import annotations
 
 import json
 import re
-import signal
-import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.analysis import test_export
 from tfr_helpers.analysis import analyze, load_results
 from tfr_helpers.analysis.arms.controls_report import FIGURE, TABLE
 
 from .conftest import results_json
-from .test_resume import lines, tfr_stage_all
-
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "controls_smoke.yaml"
+from .test_resume import finished_run, kill_then_rerun, shrunk
 
 pytestmark = pytest.mark.slow
-
-
-def params() -> dict[str, object]:
-    """controls_smoke.yaml, smaller, one item per checkpoint flush (a kill lands between items), no response cache."""
-    data = yaml.safe_load(SMOKE.read_text())
-    data |= {
-        "run_name": "controls_resume",
-        "tasks": {"humaneval": 5, "mbpp": 4},
-        "concurrency": {"checkpoint_every": 1, "sandbox_workers": 2},
-        "model_settings": {"cache_mode": "off"},
-    }
-    return data
+SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "controls_smoke.yaml"
 
 
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> tuple[Path, Path]:
-    """An uninterrupted run (its params file and run directory)."""
-    import os
-
-    root = tmp_path_factory.mktemp("controls_baseline")
-    path = root / "params.yaml"
-    path.write_text(yaml.safe_dump(params()))
-    os.environ.setdefault("TFR_BENCHMARK_DIR", str(shared_benchmarks))
-    proc = tfr_stage_all(path, root / "run")
-    _, err = proc.communicate(timeout=600)
-    assert proc.returncode == 0, err.decode()[-2000:]
-    return path, root / "run"
+    """An uninterrupted run of controls_smoke.yaml made small for the kill (its params file and run directory)."""
+    small = shrunk(SMOKE, "controls_resume", {"humaneval": 5, "mbpp": 4})
+    return finished_run(small, tmp_path_factory.mktemp("controls_baseline"), shared_benchmarks, timeout=600)
 
 
 def test_stage_all_then_the_analysis_write_the_controls_table_and_summary(
@@ -87,20 +63,5 @@ def test_sigkill_in_a_control_stage_then_rerun_equals_uninterrupted(
 ) -> None:
     params_path, expected_run = baseline
     run_dir = tmp_path / "run"
-    path = run_dir / "checkpoints" / f"{checkpoint}.jsonl"
-    proc = tfr_stage_all(params_path, run_dir)
-    deadline = time.monotonic() + 400
-    while lines(path) < 1 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.001)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
-    killed_at = lines(path)
-    assert not (run_dir / "results.json").exists()
-
-    rerun = tfr_stage_all(params_path, run_dir)
-    _, err = rerun.communicate(timeout=600)
-    assert rerun.returncode == 0, err.decode()[-2000:]
+    kill_then_rerun(params_path, run_dir, checkpoint, wait_s=400, timeout=600)
     assert results_json(run_dir) == results_json(expected_run)
-    keys = [json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()]
-    assert len(keys) == len(set(keys)) > killed_at >= 1, (len(keys), killed_at)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, evaluate_refined
-from tfr_helpers.pipeline.steps.lookups import tests_by_id
+from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
 from tfr_helpers.records import (
     BenchmarkVerdict,
@@ -69,7 +69,7 @@ def refined_jobs(
     refinements: list[Refinement],
 ) -> list[RefinedJob]:
     """One job per refinement, with the generated code's benchmark verdict as ``before``."""
-    before = {(v.model, v.task_id, v.code_index): v.passed for v in verdicts}
+    before = code_verdicts(verdicts)
     test_of = tests_by_id(tests)
     jobs = []
     for r in refinements:

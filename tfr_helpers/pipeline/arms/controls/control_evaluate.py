@@ -15,7 +15,7 @@ from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import CONTROL_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, evaluate_refined
-from tfr_helpers.pipeline.steps.lookups import tests_by_id
+from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
 from tfr_helpers.records import (
     BenchmarkVerdict,
@@ -74,19 +74,15 @@ def control_evaluate(items: Sequence[ControlJob], ctx: RunContext) -> list[Contr
 
 def control_jobs(ctx: RunContext, records: StageRecords) -> list[ControlJob]:
     """One job per control attempt, controls in run order, with the generated code's benchmark verdict."""
-    before = {
-        (v.model, v.task_id, v.code_index): v.passed
-        for v in records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict)
-    }
+    before = code_verdicts(records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict))
     test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
-    jobs = []
-    for stage in CONTROL_STAGES:
-        for ref in records_of(records, stage.name, ControlRefinement):
-            test_id, code_index = split_pair_id(ref.feedback_id)
-            jobs.append(
-                ControlJob(ctx.tasks[ref.task_id], ref, test_of[test_id], before[(ref.model, ref.task_id, code_index)])
-            )
-    return jobs
+    refs = [r for stage in CONTROL_STAGES for r in records_of(records, stage.name, ControlRefinement)]
+    return [ControlJob(ctx.tasks[r.task_id], r, test_of[split_pair_id(r.feedback_id)[0]], before[_code(r)]) for r in refs]
+
+
+def _code(ref: ControlRefinement) -> tuple[str, str, int]:
+    """The code sample a control attempt stands beside: (coder, task id, code sample index)."""
+    return ref.model, ref.task_id, split_pair_id(ref.feedback_id)[1]
 
 
 register_record_type(ControlRefinedEvaluation)

@@ -15,7 +15,7 @@ from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, evaluate_refined
-from tfr_helpers.pipeline.steps.lookups import tests_by_id
+from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedTest,
@@ -63,10 +63,7 @@ def oracle_evaluate_refined(items: Sequence[OracleRefinedJob], ctx: RunContext) 
 
 def oracle_refined_items(ctx: RunContext, records: StageRecords) -> list[OracleRefinedJob]:
     """One job per oracle-repaired refinement, with the generated code's benchmark verdict as ``before``."""
-    before = {
-        (v.model, v.task_id, v.code_index): v.passed
-        for v in records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict)
-    }
+    before = code_verdicts(records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict))
     test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
     repair_of = {r.feedback_id: r for r in records_of(records, "oracle_repair_tests", RepairedTest)}
     jobs = []
