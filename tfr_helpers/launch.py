@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import platformdirs
+
 PATH_VARIABLES = ("TFR_BENCHMARK_DIR", "TFR_REPLAY_DIR", "TFR_CACHE_DIR")
 """Environment variables holding a directory."""
 LAUNCH_VARIABLE = "TFR_LAUNCH_DIR"
@@ -54,6 +56,4 @@ def pin_environment() -> None:
 
 def cache_root() -> Path:
     """The root of every tfr cache: ``$TFR_CACHE_DIR`` (resolved by :func:`resolve`) or the user cache dir."""
-    import platformdirs
-
     return env_path("TFR_CACHE_DIR") or Path(platformdirs.user_cache_dir("tfr"))

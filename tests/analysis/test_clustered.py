@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from tfr_helpers.analysis.clustered import bootstrap_p, cells_stat, ratio, resampler, share, task_mean
-from tfr_helpers.analysis.measures import confusion_cells, joint_cells, paired, specificity
-from tfr_helpers.analysis.stats import wilson
+from tfr_helpers.analysis.inference.clustered import bootstrap_p, cells_stat, ratio, resampler, share, task_mean
+from tfr_helpers.analysis.inference.measures import confusion_cells, joint_cells, paired, specificity
+from tfr_helpers.analysis.inference.stats import wilson
 
 
 def test_each_resample_draws_as_many_tasks_as_there_are() -> None:

@@ -9,7 +9,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis.arms.controls import content_effects, mcnemar_exact, paired_difference, side_by_side
-from tfr_helpers.analysis.frames import refinements_frame
+from tfr_helpers.analysis.tidy.frames import refinements_frame
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import ControlRefinedEvaluation, ControlsResults, Results
 

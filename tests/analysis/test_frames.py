@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis import load_results, pairs_frame, refinements_frame, screening_frame
-from tfr_helpers.analysis.frames import PAIR_COLUMNS, REFINEMENT_COLUMNS, SCREENING_COLUMNS
+from tfr_helpers.analysis.tidy.frames import PAIR_COLUMNS, REFINEMENT_COLUMNS, SCREENING_COLUMNS
 from tfr_helpers.errors import RunDirError
 
 

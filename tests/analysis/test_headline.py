@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tfr_helpers import analysis, views
-from tfr_helpers.analysis.headline import SECTIONS, headline, headline_lines
+from tfr_helpers.analysis.notebook_headlines import SECTIONS, headline, headline_lines
 from tfr_helpers.cli import app
 from tfr_helpers.notebooks.running import NotebookReport, NotebookRunSummary
 from tfr_helpers.pipeline import load_config, run_stages

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import balanced_accuracy_score, matthews_corrcoef, roc_auc_score
 from statsmodels.stats.multitest import multipletests
 
-from tfr_helpers.analysis.measures import (
+from tfr_helpers.analysis.inference.measures import (
     MEASURES,
     auroc_from_levels,
     balanced_accuracy,

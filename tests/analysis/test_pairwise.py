@@ -13,7 +13,7 @@ from tfr_helpers.analysis import (
     screening_and_downstream,
     undecided_sensitivity,
 )
-from tfr_helpers.analysis.screening_set import common_sets
+from tfr_helpers.analysis.inference.screening_set import common_sets
 from tfr_helpers.records import Results
 
 

@@ -22,7 +22,7 @@ from tfr_helpers.analysis.arms.rounds import (
     round_transitions,
 )
 from tfr_helpers.analysis.export import AnalysisOutputs
-from tfr_helpers.analysis.frames import frame_records
+from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 from tfr_helpers.records.rounds import RoundChain, RoundsResults, RoundStep

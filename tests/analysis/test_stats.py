@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tfr_helpers.analysis.stats import bootstrap_ratio, f1_score, pct, wilson
+from tfr_helpers.analysis.inference.stats import bootstrap_ratio, f1_score, pct, wilson
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ import pytest
 from tests.models.test_sim_support import ask, tasks
 from tfr_helpers.models.parse import parse_code, parse_tests
 from tfr_helpers.models.sim import SimProvider
-from tfr_helpers.models.sim.examples import extract_examples
 from tfr_helpers.models.sim.misconception import shared_mutant
+from tfr_helpers.models.sim.tester.examples import extract_examples
 from tfr_helpers.pipeline.steps.labels import cause_of
 from tfr_helpers.records import Task
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec

@@ -8,7 +8,7 @@ from tests.models.test_sim_support import ask, tasks
 from tfr_helpers.benchmarks import benchmark_tests
 from tfr_helpers.models.parse import parse_code, parse_decision
 from tfr_helpers.models.sim import SimProvider, oracle
-from tfr_helpers.models.sim.examples import extract_examples
+from tfr_helpers.models.sim.tester.examples import extract_examples
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.records import Task
 from tfr_helpers.records import TestOutcome as Outcome

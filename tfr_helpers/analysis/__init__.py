@@ -4,7 +4,6 @@ Reads only ``results.json`` and the artifacts it points to.
 """
 
 from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
-from tfr_helpers.analysis.clustered import Interval, Resampler, resampler
 from tfr_helpers.analysis.export import AnalysisOutputs, to_latex
 from tfr_helpers.analysis.figures import (
     PLOTS,
@@ -13,7 +12,9 @@ from tfr_helpers.analysis.figures import (
     plot_transitions,
     save_figures,
 )
-from tfr_helpers.analysis.frames import pairs_frame, refinements_frame, screening_frame
+from tfr_helpers.analysis.inference.clustered import Interval, Resampler, resampler
+from tfr_helpers.analysis.inference.pairwise import pairwise_comparisons
+from tfr_helpers.analysis.inference.stats import Estimate, Share, bootstrap_ratio, wilson
 from tfr_helpers.analysis.inference_tables import (
     INFERENCE_TABLES,
     rq2_conditional_transitions_table,
@@ -21,12 +22,10 @@ from tfr_helpers.analysis.inference_tables import (
     rq3_undecided_sensitivity_table,
 )
 from tfr_helpers.analysis.interpret import interpret_rq1, interpret_rq2, interpret_rq3
-from tfr_helpers.analysis.pairwise import pairwise_comparisons
 from tfr_helpers.analysis.rq1 import by_benchmark, four_cases, unreliable_causes
 from tfr_helpers.analysis.rq2 import conditional_transitions, generated_test_diagnostic, refinement_outcomes
 from tfr_helpers.analysis.rq3 import screening_and_downstream, undecided_sensitivity
 from tfr_helpers.analysis.runs import analyze
-from tfr_helpers.analysis.stats import Estimate, Share, bootstrap_ratio, wilson
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import (
     TABLES,
@@ -37,6 +36,7 @@ from tfr_helpers.analysis.tables import (
     rq2_refinement_outcomes_table,
     rq3_screening_and_downstream_table,
 )
+from tfr_helpers.analysis.tidy.frames import pairs_frame, refinements_frame, screening_frame
 from tfr_helpers.pipeline.engine.codec import load_results
 
 __all__ = [

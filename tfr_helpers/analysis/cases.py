@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 from urllib.parse import quote
 
-from tfr_helpers.analysis.attempts import Attempt, build_attempts
-from tfr_helpers.analysis.sources import real_note, source_label
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
+from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
+from tfr_helpers.analysis.tidy.sources import real_note, source_label
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run

@@ -20,10 +20,10 @@ from matplotlib.axes import Axes  # noqa: E402
 
 from tfr_helpers.analysis import rq1, rq2, rq3  # noqa: E402
 from tfr_helpers.analysis.arms import controls, controls_report, rounds
-from tfr_helpers.analysis.frames import pairs_frame  # noqa: E402
-from tfr_helpers.analysis.sources import real_note, source_label  # noqa: E402
+from tfr_helpers.analysis.inference.units import rows_resampler, share_columns  # noqa: E402
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS  # noqa: E402
-from tfr_helpers.analysis.units import rows_resampler, share_columns  # noqa: E402
+from tfr_helpers.analysis.tidy.frames import pairs_frame  # noqa: E402
+from tfr_helpers.analysis.tidy.sources import real_note, source_label  # noqa: E402
 from tfr_helpers.records import Results  # noqa: E402
 
 

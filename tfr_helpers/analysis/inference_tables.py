@@ -9,9 +9,10 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis import pairwise, rq2, rq3
-from tfr_helpers.analysis.sources import source_label
+from tfr_helpers.analysis import rq2, rq3
+from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.tables import MEASURE_LABELS, TRANSITION_LABELS, caption, share_cell
+from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
 
 

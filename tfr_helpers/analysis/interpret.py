@@ -7,10 +7,11 @@ from typing import Any
 
 import pandas as pd
 
-from tfr_helpers.analysis import pairwise, rq1, rq2, rq3
-from tfr_helpers.analysis.sources import source_label
-from tfr_helpers.analysis.stats import pct
+from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis.inference import pairwise
+from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.analysis.tables import SIMULATED_NOTE
+from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
 
 ALPHA = 0.05

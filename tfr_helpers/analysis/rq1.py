@@ -13,9 +13,9 @@ from typing import get_args
 import numpy as np
 import pandas as pd
 
-from tfr_helpers.analysis.clustered import SEED, Interval, ratio_draws, unpaired_difference
-from tfr_helpers.analysis.frames import pairs_frame
-from tfr_helpers.analysis.units import SHARE_COLUMNS, rows_resampler, share_columns
+from tfr_helpers.analysis.inference.clustered import SEED, Interval, ratio_draws, unpaired_difference
+from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, rows_resampler, share_columns
+from tfr_helpers.analysis.tidy.frames import pairs_frame
 from tfr_helpers.records import Case, Cause, Results
 
 CASES: tuple[str, ...] = get_args(Case)

@@ -11,8 +11,8 @@ from typing import get_args
 
 import pandas as pd
 
-from tfr_helpers.analysis.sources import source_of
-from tfr_helpers.analysis.stats import share_columns, wilson
+from tfr_helpers.analysis.inference.stats import share_columns, wilson
+from tfr_helpers.analysis.tidy.sources import source_of
 from tfr_helpers.records import FailureMode, Results
 
 MODES: tuple[str, ...] = get_args(FailureMode)

@@ -12,8 +12,8 @@ from typing import get_args
 
 import pandas as pd
 
-from tfr_helpers.analysis.frames import refinements_frame
-from tfr_helpers.analysis.units import SHARE_COLUMNS, rows_resampler, share_columns
+from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, rows_resampler, share_columns
+from tfr_helpers.analysis.tidy.frames import refinements_frame
 from tfr_helpers.records import Reliability, Results, Transition
 
 TRANSITIONS: tuple[str, ...] = get_args(Transition)

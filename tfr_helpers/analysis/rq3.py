@@ -23,21 +23,29 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from tfr_helpers.analysis.clustered import N_RESAMPLES, SEED, Resampler, cells_stat, counts_stat, ratio
-from tfr_helpers.analysis.measures import MEASURES, confusion_cells, level_cells
-from tfr_helpers.analysis.screening_set import BASELINE, UNDECIDED_AS, CommonSet, common_sets, last_of, set_resamplers
-from tfr_helpers.analysis.sources import skip_reason, source_of
-from tfr_helpers.analysis.units import boundary_interval, interval_columns
+from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Resampler, cells_stat, counts_stat, ratio
+from tfr_helpers.analysis.inference.measures import MEASURES, confusion_cells, level_cells
+from tfr_helpers.analysis.inference.screening_set import (
+    BASELINE,
+    UNDECIDED_AS,
+    CommonSet,
+    common_sets,
+    last_of,
+    set_resamplers,
+)
+from tfr_helpers.analysis.inference.units import boundary_interval, interval_columns
+from tfr_helpers.analysis.tidy.sources import skip_reason, source_of
 from tfr_helpers.records import Results
 
 __all__ = ["BASELINE", "screening_and_downstream", "undecided_sensitivity"]
 
 
 def classifier_columns(rs: Resampler, accepted: np.ndarray, reliable: np.ndarray) -> dict[str, object]:
-    """Every measure of :data:`~tfr_helpers.analysis.measures.MEASURES` as ``<m>_pct, <m>_low, ...`` columns.
+    """Every measure of :data:`~tfr_helpers.analysis.inference.measures.MEASURES` as ``<m>_pct, <m>_low, ...`` columns.
 
-    MCC is reported x 100 too (``mcc_pct`` is 100 x MCC, in [-100, 100]). A proportion at 0 or 100% gets
-    Wilson's interval over the tasks holding its denominator (:func:`~tfr_helpers.analysis.units.boundary_interval`).
+    MCC is reported x 100 too (``mcc_pct`` is 100 x MCC, in [-100, 100]). A proportion at 0 or 100%
+    gets Wilson's interval over the tasks holding its denominator
+    (:func:`~tfr_helpers.analysis.inference.units.boundary_interval`).
     """
     acc, rel = np.asarray(accepted, dtype=bool), np.asarray(reliable, dtype=bool)
     full, boot = rs.sums(confusion_cells(acc, rel))

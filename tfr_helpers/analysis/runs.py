@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tfr_helpers.analysis.arms.headline import headline_numbers
+from tfr_helpers.analysis.arms.headline_intervals import headline_numbers
 from tfr_helpers.analysis.arms.seeds import TABLE, build_seeds_summary, load_seed_results, over_seeds, seeds_headline_table
 from tfr_helpers.analysis.export import AnalysisOutputs, analyze_run, to_latex
 from tfr_helpers.fsutil import atomic_write_text

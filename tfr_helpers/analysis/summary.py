@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfr_helpers.analysis import pairwise, rq1, rq2, rq3
+from tfr_helpers.analysis import rq1, rq2, rq3
 from tfr_helpers.analysis.arms import controls_report, oracle, rounds
-from tfr_helpers.analysis.clustered import METHODS, N_RESAMPLES, SEED
-from tfr_helpers.analysis.frames import frame_records
-from tfr_helpers.analysis.headline import SECTIONS, headline
-from tfr_helpers.analysis.sources import real_note, skipped_frame
+from tfr_helpers.analysis.inference import pairwise
+from tfr_helpers.analysis.inference.clustered import METHODS, N_RESAMPLES, SEED
+from tfr_helpers.analysis.notebook_headlines import SECTIONS, headline
 from tfr_helpers.analysis.tables import CAPTIONS, SIMULATED_NOTE, caption
+from tfr_helpers.analysis.tidy.frames import frame_records
+from tfr_helpers.analysis.tidy.sources import real_note, skipped_frame
 from tfr_helpers.records import Results
 
 SUMMARY_VERSION = 1
@@ -81,7 +82,7 @@ def build_summary(results: Results) -> dict[str, Any]:
         ``{"version", "simulated", "note", "real_note", "run_name", "model_sources", "skipped", "headline",
         "definitions", "intervals", "tables": {name: {"caption", "rows"}}}``, JSON-serialisable (``skipped``: items
         per coder, stage and reason; ``headline``: the notebooks' headline numbers per model and source, see
-        :mod:`tfr_helpers.analysis.headline`; ``intervals``: the uncertainty method of every interval).
+        :mod:`tfr_helpers.analysis.notebook_headlines`; ``intervals``: the uncertainty method of every interval).
     """
     return (
         {

@@ -15,7 +15,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import rq1, rq2, rq3
-from tfr_helpers.analysis.sources import real_note, source_label
+from tfr_helpers.analysis.tidy.sources import real_note, source_label
 from tfr_helpers.records import Results
 
 SIMULATED_NOTE = "simulated model: demo numbers, not evidence"

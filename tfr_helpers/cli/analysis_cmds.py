@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tfr_helpers.analysis import analyze, write_refinement_cases
-from tfr_helpers.analysis.headline import headline_lines
+from tfr_helpers.analysis.notebook_headlines import headline_lines
 from tfr_helpers.cli.apps import app
 
 RunDirOption = Annotated[Path, typer.Option("--run-dir", help="Run directory holding results.json (runs/<run>).")]

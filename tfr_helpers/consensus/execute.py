@@ -23,10 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from tqdm.auto import tqdm
 
 from tfr_helpers.benchmarks import benchmark_tests, load_tasks
 from tfr_helpers.consensus.codeblob import IMPORTS, loads_expression
@@ -352,11 +356,6 @@ def build_matrices(
     Returns:
         Matrices in dataset order, truths by task id, and what it took.
     """
-    import os
-    import time
-
-    from tqdm.auto import tqdm
-
     t0 = time.monotonic()
     tasks = benchmark_tasks(dataset)
     root = matrix_root(run_dir, dataset.name, semantics)

@@ -19,7 +19,7 @@ def plot_selection(report: SelectionReport, k: int = 1, ax: Any = None, title: s
     Returns:
         The axes.
     """
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # pyplot and its backend load only when a figure is drawn
 
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 3.5))
@@ -45,7 +45,7 @@ def plot_selections(reports: dict[str, SelectionReport], k: int = 1) -> Any:
     Returns:
         The figure.
     """
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # pyplot and its backend load only when a figure is drawn
 
     fig, axes = plt.subplots(max(1, len(reports)), 1, figsize=(8, 3.8 * max(1, len(reports))), squeeze=False)
     if not reports:

@@ -13,6 +13,7 @@ re-running (see :mod:`tfr_helpers.consensus.execute`). Format version 2 added th
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import cached_property
 from pathlib import Path
@@ -156,8 +157,6 @@ def from_outcomes(
     Returns:
         The matrix.
     """
-    import hashlib
-
     return TaskMatrix(
         task_id=task_id,
         semantics=semantics,

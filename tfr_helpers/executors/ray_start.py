@@ -85,7 +85,7 @@ def import_ray() -> Any:
     """
     os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     try:
-        import ray
+        import ray  # ray: an optional extra
     except ImportError as exc:
         raise RayNotInstalledError(
             "concurrency.executor is 'ray' but Ray is not installed: run `uv sync --extra ray` "

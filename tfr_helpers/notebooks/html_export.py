@@ -209,7 +209,7 @@ def export_html(notebook: Path) -> Path:
     :data:`REMOVED_CELL_TAGS` are left out, the code of those in :data:`REMOVED_INPUT_TAGS`; papermill's
     injected parameters are shown compact and wrapped.
     """
-    from jinja2 import DictLoader
+    from jinja2 import DictLoader  # the notebook stack (nbconvert) loads only for an HTML export
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
 

@@ -230,7 +230,7 @@ def _parameters_cell(nb: Any, path: Path) -> Any:
 
 def stale_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[str]:
     """Notebooks whose committed parameters cell differs from :func:`parameters_source` or is not collapsed."""
-    import nbformat
+    import nbformat  # the notebook stack loads only when parameters cells are checked or written
 
     stale = []
     for path in sorted(notebooks_dir.glob("[0-9][0-9]*_*.ipynb")):
@@ -242,7 +242,7 @@ def stale_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[str]:
 
 def write_parameters_cells(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[str]:
     """Rewrite each stale parameters cell (read-modify-write of that cell only; no outputs); returns the names."""
-    import nbformat
+    import nbformat  # the notebook stack loads only when parameters cells are checked or written
 
     written = []
     for name in stale_notebooks(notebooks_dir):

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from tqdm.auto import tqdm
 
-from tfr_helpers.analysis.headline import headline_lines
+from tfr_helpers.analysis.notebook_headlines import headline_lines
 from tfr_helpers.errors import ConfigError, TfrError
 from tfr_helpers.notebooks.html_export import export_html
 from tfr_helpers.notebooks.parameters import config_from_namespace, file_parameters
@@ -87,7 +87,7 @@ class NotebookRunSummary(BaseModel):
 
 def project_kernel() -> str:
     """Name of a kernelspec that starts this interpreter (``python3``, else ``tfr``, installed if needed)."""
-    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel  # the notebook stack loads only when notebooks run
 
     here = {"python", f"python{sys.version_info[0]}", "python%i.%i" % sys.version_info[:2], sys.executable}
     manager = KernelSpecManager()
@@ -97,7 +97,7 @@ def project_kernel() -> str:
                 return name
         except NoSuchKernel:
             continue
-    from ipykernel.kernelspec import install
+    from ipykernel.kernelspec import install  # the notebook stack loads only when notebooks run
 
     log.info("installing kernelspec 'tfr' for %s into %s", sys.executable, sys.prefix)
     install(kernel_name="tfr", prefix=sys.prefix, display_name="Python (tfr)")
@@ -111,7 +111,7 @@ def kernel_manager_class() -> type:
     messages never touch a network port, so ipykernel has no cause for its "running over TCP without
     encryption" warning. Windows has no IPC transport: there the default (TCP on localhost) stays.
     """
-    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_client.manager import AsyncKernelManager  # the notebook stack loads only when notebooks run
     from traitlets import default
 
     if sys.platform == "win32":
@@ -128,7 +128,7 @@ def kernel_manager_class() -> type:
 
         @default("ip")
         def _ip_default(self) -> str:
-            from jupyter_core.paths import jupyter_runtime_dir
+            from jupyter_core.paths import jupyter_runtime_dir  # the notebook stack loads only when notebooks run
 
             runtime = Path(jupyter_runtime_dir())
             runtime.mkdir(parents=True, exist_ok=True)
@@ -185,7 +185,7 @@ def run_notebooks(
         TfrError: a cell failed; the message names the notebook and the cell, and the executed notebook
             (and its HTML) is kept for inspection.
     """
-    import papermill as pm
+    import papermill as pm  # the notebook stack loads only when notebooks run
     from papermill.exceptions import PapermillExecutionError
 
     params = Path(params).resolve()

@@ -34,6 +34,7 @@ from tfr_helpers.records.core import (
     TestOutcome,
     Transition,
     Usage,
+    code_index_suffix,
     pair_id,
     require_view,
     sample_index_suffix,
@@ -48,6 +49,7 @@ from tfr_helpers.records.oracle import (
     RepairStatus,
 )
 from tfr_helpers.records.results import (
+    RESULTS_FIELDS,
     CallTotals,
     Results,
 )
@@ -104,6 +106,7 @@ __all__ = [
     "Reliability",
     "RepairStatus",
     "RepairedTest",
+    "RESULTS_FIELDS",
     "Results",
     "Role",
     "RoundAction",
@@ -127,6 +130,7 @@ __all__ = [
     "control_key",
     "pair_id",
     "require_view",
+    "code_index_suffix",
     "sample_index_suffix",
     "sample_suffix",
     "split_pair_id",

@@ -81,10 +81,14 @@ def sample_index_suffix(sample_index: int) -> str:
     return f"_s{sample_index}" if sample_index else ""
 
 
+def code_index_suffix(code_index: int) -> str:
+    """Artifact name suffix of what a pair of code sample ``code_index`` makes: ``""`` for 0, ``_c<i>`` for ``i``."""
+    return f"_c{code_index}" if code_index else ""
+
+
 def sample_suffix(feedback_id: str) -> str:
     """Artifact name suffix of a pair or feedback: ``""`` for code sample 0, ``_c<i>`` for code sample ``i``."""
-    index = split_pair_id(feedback_id)[1]
-    return f"_c{index}" if index else ""
+    return code_index_suffix(split_pair_id(feedback_id)[1])
 
 
 class Record(BaseModel):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import get_args, get_origin
+
 from pydantic import Field
 
 from tfr_helpers.records.controls import ControlsResults
@@ -78,3 +80,14 @@ class Results(Record):
     """Multi-round backprompting (None unless ``refinement.rounds`` > 1): ``tfr_helpers.records.rounds``."""
     controls: ControlsResults | None = None
     """The control arm of RQ2 (None unless ``refinement.controls``): ``tfr_helpers.records.controls``."""
+
+
+COMPUTED_LISTS = ("model_sources", "skipped", "call_totals")
+"""The lists of :class:`Results` computed from the configuration and the calls, not checkpointed by a stage."""
+
+RESULTS_FIELDS: dict[type[Record], str] = {
+    get_args(field.annotation)[0]: name
+    for name, field in Results.model_fields.items()
+    if get_origin(field.annotation) is list and name not in COMPUTED_LISTS and name != "tasks"
+}
+"""Every record type a stage checkpoints -> the :class:`Results` list it ends up in (read off :class:`Results`)."""

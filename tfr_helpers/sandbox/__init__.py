@@ -20,7 +20,7 @@ __all__ = ["Limits", "Sandbox", "TestSpec", "run_program"]
 
 def __getattr__(name: str) -> Any:
     if name in ("Sandbox", "run_program"):
-        from tfr_helpers.sandbox import pool
+        from tfr_helpers.sandbox import pool  # on first use: sandbox workers import this package, not the pool
 
         return getattr(pool, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

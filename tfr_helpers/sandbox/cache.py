@@ -57,7 +57,7 @@ def sandbox_version() -> str:
         if path.name != "cache.py":
             h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     h.update(sys.version.encode() + b"\0" + sys.executable.encode() + b"\0")
-    from importlib.metadata import distributions
+    from importlib.metadata import distributions  # only here: sandbox workers import this module's users
 
     dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in distributions())
     h.update("\n".join(dists).encode())

@@ -123,7 +123,7 @@ class _WorkerHandle:
 
 def bytecode_dir() -> Path:
     """Where workers cache the bytecode of their preloads: ``bytecode`` beside the execution cache."""
-    from tfr_helpers.sandbox.cache import default_dir
+    from tfr_helpers.sandbox.cache import default_dir  # cache hashes the sandbox's sources: not at import
 
     return default_dir().parent / "bytecode"
 

@@ -33,7 +33,7 @@ def _load_libc() -> ctypes.CDLL:
             return lib
         except (OSError, AttributeError):
             continue
-    from ctypes.util import find_library
+    from ctypes.util import find_library  # fallback only: workers never load ctypes.util otherwise
 
     return ctypes.CDLL(find_library("c") or "libc.so.6", use_errno=True)
 

@@ -142,7 +142,7 @@ def _trim_tb(exc: BaseException, keep: set[str]) -> tuple[str, bool]:
             in_program = in_program or code.co_filename == program
             lines.append(f'  File "{os.path.basename(code.co_filename)}", line {tb.tb_lineno}, in {code.co_name}')
             try:
-                import linecache
+                import linecache  # only when a traceback is shown: this module runs in every sandbox child
 
                 src = linecache.getline(code.co_filename, tb.tb_lineno).strip()
             except Exception:  # noqa: BLE001
@@ -314,7 +314,7 @@ class ProgramRunner:
         program, and another run seed (the reference's rerun) draws other examples.
         """
         try:
-            from hypothesis import HealthCheck, Phase, settings
+            from hypothesis import HealthCheck, Phase, settings  # optional in the program's interpreter
         except ImportError:
             return
         settings.register_profile(

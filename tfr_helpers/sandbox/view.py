@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import platformdirs
 
+import tfr_helpers
 from tfr_helpers.launch import cache_root, launch_dir
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -144,8 +145,6 @@ def import_roots(hidden: list[str]) -> list[str]:
     when it is, or holds, one of ``hidden`` (the project root that an editable install puts on ``sys.path``, a
     launching directory, a directory with a ``.env``): only what it holds that imports need is bound back.
     """
-    import tfr_helpers
-
     roots = [sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix]
     roots.append(os.path.dirname(os.path.realpath(sys.executable)))
     roots.extend(p for p in sys.path if p and os.path.isdir(p))

@@ -16,6 +16,7 @@ import _signal  # the C module: signal.signal's enum conversions cost a forked c
 import argparse
 import dataclasses
 import fcntl
+import gc
 import importlib
 import json
 import math
@@ -375,7 +376,7 @@ def warm_unicode_tables(home: str | None) -> None:
     if "hypothesis" not in sys.modules:
         return
     try:
-        from hypothesis import configuration
+        from hypothesis import configuration  # this Hypothesis version's internals (ImportError below)
         from hypothesis import strategies as st
         from hypothesis.internal import charmap
     except ImportError:  # another Hypothesis version: its children compute the tables themselves
@@ -409,7 +410,7 @@ def warm_local_constants() -> None:
     if "hypothesis" not in sys.modules:
         return
     try:
-        from hypothesis.internal.conjecture.providers import _get_local_constants
+        from hypothesis.internal.conjecture.providers import _get_local_constants  # version-specific (below)
     except ImportError:  # another Hypothesis version: its children do the scan themselves
         return
     try:
@@ -440,8 +441,6 @@ def main() -> None:
             pass
     if args.warm:
         warm_unicode_tables(os.environ.get(TABLES_ENV))
-    import gc
-
     gc.collect()
     gc.freeze()  # preloaded objects stay out of the children's collections: fewer copy-on-write faults
     uid, _lock = (None, None) if args.no_uid or os.geteuid() != 0 else acquire_uid()

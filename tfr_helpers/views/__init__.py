@@ -1,6 +1,6 @@
 """tfr_helpers.views: the case browser and small display helpers for the notebooks."""
 
-from tfr_helpers.analysis.attempts import Attempt, build_attempts
+from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.views.browser import CaseBrowser
 from tfr_helpers.views.cases import ALL, Filters, load_run_results
 from tfr_helpers.views.controls import controls_report

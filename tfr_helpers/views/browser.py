@@ -15,7 +15,7 @@ from typing import get_args
 
 import ipywidgets as W
 
-from tfr_helpers.analysis.sources import real_note
+from tfr_helpers.analysis.tidy.sources import real_note
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.records import Decision, Transition
 from tfr_helpers.views.cases import ALL, Attempt, Filters, build_attempts, strategies
@@ -170,6 +170,6 @@ class CaseBrowser:
         return header.value + "".join(child.value for child in accordion.children)
 
     def _ipython_display_(self) -> None:
-        from IPython.display import display
+        from IPython.display import display  # IPython only where a notebook displays it
 
         display(self.widget)

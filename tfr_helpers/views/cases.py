@@ -1,10 +1,10 @@
-"""Refinement attempts as the case browser filters them (the join itself is :mod:`tfr_helpers.analysis.attempts`)."""
+"""Refinement attempts as the case browser filters them (the join itself is :mod:`tfr_helpers.analysis.tidy.attempts`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tfr_helpers.analysis.attempts import Attempt, build_attempts
+from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 

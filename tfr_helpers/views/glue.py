@@ -12,7 +12,7 @@ from typing import Any
 
 import nbformat
 
-from tfr_helpers.analysis.headline import headline_lines
+from tfr_helpers.analysis.notebook_headlines import headline_lines
 
 HEADLINE_MIME = "application/vnd.tfr.headline+json"
 """Mime type of the bundle holding a notebook's headline numbers."""
@@ -24,7 +24,7 @@ def record_headline(values: dict[str, Any]) -> None:
     Raises:
         TypeError: a value is not JSON-serialisable.
     """
-    from IPython.display import display
+    from IPython.display import display  # IPython only where a notebook displays it
 
     text = "\n".join(headline_lines(values))  # per model and source, one line each
     display({HEADLINE_MIME: json.loads(json.dumps(values)), "text/plain": text}, raw=True)

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from tfr_helpers.errors import RunDirError
-from tfr_helpers.models.providers import is_simulated
-from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.experiment import config_from_dict
-from tfr_helpers.pipeline.engine.codec import RESULTS_FIELDS, decode_records, load_results
+from tfr_helpers.pipeline.engine.assemble import assemble_results, result_lists
+from tfr_helpers.pipeline.engine.codec import decode_records, load_results
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
@@ -40,25 +38,14 @@ def results_so_far(run_dir: str | Path) -> Results:
         raise RunDirError(
             f"{run} is not a started run ({exc}); run the first notebook or `tfr stage generate_codes` first."
         ) from None
-    lists: dict[str, list[Any]] = {name: [] for name in RESULTS_FIELDS.values()}
     store = RunStore(run)
-    for checkpoint in CHECKPOINTS.values():
-        for entry in store.read_checkpoint(checkpoint):
-            for record in decode_records(entry["data"]):
-                field = RESULTS_FIELDS.get(type(record))
-                if field is not None:  # the records of stages beyond the seven (oracle arm, rounds) wait for results.json
-                    lists[field].append(record)
+    checkpointed = (r for c in CHECKPOINTS.values() for e in store.read_checkpoint(c) for r in decode_records(e["data"]))
     resolved = config["config"]
     experiment = config_from_dict(resolved, source=str(run / "config.json"))
-    return Results.model_validate(
-        dict(
-            run_name=resolved.get("run_name", run.name),
-            simulated=any(is_simulated(s) for s in experiment.models.all_specs()),
-            model_sources=scope.model_sources(experiment),
-            skipped=scope.skipped_work(experiment, select_tasks(experiment)),
-            config={**resolved, "config_hash": config.get("config_hash")},
-            tasks=[t["task_id"] for t in tasks],
-            task_benchmarks={t["task_id"]: t["benchmark"] for t in tasks},
-            **lists,
-        )
+    return assemble_results(
+        experiment,
+        {**resolved, "config_hash": config.get("config_hash")},
+        {t["task_id"]: t["benchmark"] for t in tasks},
+        select_tasks(experiment),
+        result_lists(checkpointed),  # the records of the arms wait for results.json
     )

@@ -5,7 +5,7 @@ feedback arm refined, with the same refiner. On the instances every arm has (the
 feedback reliability:
 
 - :func:`side_by_side`: each arm's transitions, P(Pass->Fail | passed before) and P(Fail->Pass | failed before),
-  with the cluster-bootstrap intervals of every RQ2 share (:mod:`tfr_helpers.analysis.units`);
+  with the cluster-bootstrap intervals of every RQ2 share (:mod:`tfr_helpers.analysis.inference.units`);
 - :func:`content_effects`: the effect of the feedback's content = the feedback arm's rate minus each control's on
   the same instances, with a paired cluster-bootstrap interval (both rates on the same task and code-sample
   resamples) and an exact McNemar test on the discordant pairs (:func:`mcnemar_exact`), Holm-adjusted across the
@@ -22,12 +22,12 @@ import pandas as pd
 from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
 
-from tfr_helpers.analysis.clustered import ratio
-from tfr_helpers.analysis.frames import refinements_frame
+from tfr_helpers.analysis.inference.clustered import ratio
+from tfr_helpers.analysis.inference.stats import pct
+from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, interval_columns, rows_resampler, share_columns
 from tfr_helpers.analysis.rq2 import CONDITIONAL, RELIABILITIES, TRANSITIONS
-from tfr_helpers.analysis.sources import source_of
-from tfr_helpers.analysis.stats import pct
-from tfr_helpers.analysis.units import SHARE_COLUMNS, interval_columns, rows_resampler, share_columns
+from tfr_helpers.analysis.tidy.frames import refinements_frame
+from tfr_helpers.analysis.tidy.sources import source_of
 from tfr_helpers.records import Results
 
 FEEDBACK = "feedback"

@@ -12,10 +12,10 @@ import seaborn as sns
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis.arms.controls import ALPHA, FEEDBACK, content_effects, present, side_by_side
-from tfr_helpers.analysis.frames import frame_records
 from tfr_helpers.analysis.rq2 import CONDITIONAL
-from tfr_helpers.analysis.sources import source_label
 from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, share_cell
+from tfr_helpers.analysis.tidy.frames import frame_records
+from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
 
 TABLE = "rq2_controls"

@@ -18,11 +18,11 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.frames import frame_records
+from tfr_helpers.analysis.inference.stats import N_RESAMPLES, bootstrap_ratio, pct, share_columns, wilson
 from tfr_helpers.analysis.rq2 import TRANSITIONS
-from tfr_helpers.analysis.sources import source_label, source_of
-from tfr_helpers.analysis.stats import N_RESAMPLES, bootstrap_ratio, pct, share_columns, wilson
 from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, share_cell
+from tfr_helpers.analysis.tidy.frames import frame_records
+from tfr_helpers.analysis.tidy.sources import source_label, source_of
 from tfr_helpers.pipeline.arms.oracle.rewrite import REASON_KEYS, reason_key
 from tfr_helpers.records import RefinedEvaluation, Results
 

@@ -15,10 +15,10 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.frames import frame_records
-from tfr_helpers.analysis.sources import source_label
-from tfr_helpers.analysis.stats import mean_se, wilson
+from tfr_helpers.analysis.inference.stats import mean_se, wilson
 from tfr_helpers.analysis.tables import caption
+from tfr_helpers.analysis.tidy.frames import frame_records
+from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
 from tfr_helpers.records.rounds import RoundChain
 
@@ -234,7 +234,7 @@ def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, 
     Returns:
         The axes.
     """
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after analysis.figures picks the backend (Agg outside a notebook)
 
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.5))

@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 
 from tfr_helpers.analysis.arms import oracle, rounds
-from tfr_helpers.analysis.arms.headline import headline_numbers
+from tfr_helpers.analysis.arms.headline_intervals import headline_numbers
 from tfr_helpers.analysis.arms.seeds import over_seeds
-from tfr_helpers.analysis.stats import mean_se
+from tfr_helpers.analysis.inference.stats import mean_se
 from tfr_helpers.records import Results
 
 ROUND_METRICS = {
@@ -84,7 +84,7 @@ def plot_rounds_over_seeds(
     frame: pd.DataFrame, metrics: tuple[str, ...] = ("suite_precision", "collision_probability")
 ) -> Any:
     """One panel per metric of :func:`rounds_over_seeds`: mean per round with a mean +- SE band over seeds."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after analysis.figures picks the backend (Agg outside a notebook)
 
     fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 3.5), squeeze=False)
     for ax, metric in zip(axes[0], metrics, strict=True):

@@ -43,7 +43,7 @@ class AnthropicProvider(Provider):
     api_flavour = "messages"
 
     def __init__(self, settings: ModelSettings) -> None:
-        import anthropic
+        import anthropic  # the SDKs load only when a live provider is used
         import httpx2
 
         creds = resolve_credentials("anthropic", settings)

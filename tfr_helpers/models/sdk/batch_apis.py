@@ -53,7 +53,7 @@ class OpenAIBatches:
 
     async def results(self, provider: Any, batch_id: str, bodies: dict[str, dict[str, object]]) -> Answers:
         """Answers from the output file, errors from the error file."""
-        from openai.types.chat import ChatCompletion
+        from openai.types.chat import ChatCompletion  # the SDK loads only when a batch API is used
 
         batch = await provider._client.batches.retrieve(batch_id)
         out: Answers = {}

@@ -47,7 +47,7 @@ class OpenAIChatProvider(Provider):
     max_tokens_field = "max_completion_tokens"
 
     def __init__(self, settings: ModelSettings) -> None:
-        import httpx2
+        import httpx2  # the SDKs load only when a live provider is used
         import openai
 
         creds = resolve_credentials(self.provider_name, settings)

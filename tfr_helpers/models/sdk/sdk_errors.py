@@ -66,7 +66,7 @@ def _status_error(status: int, message: str, headers: Mapping[str, str] | None, 
 
 def normalise_sdk_error(exc: BaseException) -> me.ModelError | None:
     """Our error type for an SDK exception, or None when it is not a provider failure (a bug: re-raise)."""
-    import anthropic
+    import anthropic  # the SDKs load only when a live provider is used
     import openai
 
     if isinstance(exc, me.ModelError):

@@ -62,7 +62,7 @@ def _shared_sandbox() -> Any:
     """One lazily started sandbox per process (a worker per core, closed at exit); None when unavailable."""
     with _LOCK:
         if not _SANDBOX:
-            from tfr_helpers.sandbox import Limits, Sandbox
+            from tfr_helpers.sandbox import Limits, Sandbox  # the pool loads when the simulated judge first runs
 
             box = Sandbox(Limits(timeout_s=TIMEOUT_S, hypothesis_max_examples=30))
             box.__enter__()
@@ -74,7 +74,7 @@ def _shared_sandbox() -> Any:
 def _run_in_sandbox(reference: str, test: str) -> bool | None:
     """Run in the project's sandbox (None when it cannot be used, so the caller falls back)."""
     try:
-        from tfr_helpers.sandbox import TestSpec
+        from tfr_helpers.sandbox import TestSpec  # inside the try: no usable sandbox falls back to a subprocess
         from tfr_helpers.sandbox.cache import ExecutionCache
 
         # Sandbox.run is thread-safe (workers are handed out from a queue): judges run concurrently; an

@@ -17,17 +17,17 @@ from tfr_helpers.models.base import (
     TaskLookup,
     VerdictLookup,
 )
-from tfr_helpers.models.sim.ebt import write_ebts
 from tfr_helpers.models.sim.feedback import test_source
 from tfr_helpers.models.sim.judge import judge_answer
 from tfr_helpers.models.sim.misconception import has_misconception, shared_mutant
 from tfr_helpers.models.sim.mutate import mutate
 from tfr_helpers.models.sim.oracle import reference_passes
-from tfr_helpers.models.sim.pbt import write_pbts
 from tfr_helpers.models.sim.rates import SimRates, rates_for, validate_options
 from tfr_helpers.models.sim.refine import blind_refine, refine
 from tfr_helpers.models.sim.response import code_answer, no_code_answer, tests_answer
 from tfr_helpers.models.sim.seeding import request_rng
+from tfr_helpers.models.sim.tester.ebt import write_ebts
+from tfr_helpers.models.sim.tester.pbt import write_pbts
 from tfr_helpers.records import Task, TaskView
 
 TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning", "retry", "placebo")

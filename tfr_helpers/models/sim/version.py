@@ -14,8 +14,10 @@ from pathlib import Path
 
 @cache
 def sim_version() -> str:
-    """The first 16 hex digits of a sha256 over every ``.py`` file of this package (names and text)."""
+    """The first 16 hex digits of a sha256 over every ``.py`` file of this package and its subpackages (their
+    paths inside the package, and text)."""
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

@@ -15,29 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
-from tfr_helpers.records import (
-    BenchmarkVerdict,
-    GeneratedCode,
-    GeneratedTest,
-    PairEvaluation,
-    RefinedEvaluation,
-    Refinement,
-    Results,
-    ScreeningDecision,
-    TestGenerationFailure,
-)
-
-RESULTS_FIELDS: dict[type[BaseModel], str] = {
-    GeneratedCode: "generated_codes",
-    GeneratedTest: "generated_tests",
-    TestGenerationFailure: "test_generation_failures",
-    BenchmarkVerdict: "benchmark_verdicts",
-    PairEvaluation: "pair_evaluations",
-    ScreeningDecision: "screening",
-    Refinement: "refinements",
-    RefinedEvaluation: "refined_evaluations",
-}
-"""Every record type a stage checkpoints, and the :class:`Results` list it ends up in."""
+from tfr_helpers.records import RESULTS_FIELDS, Results
 
 RECORD_TYPES: dict[str, type[BaseModel]] = {cls.__name__: cls for cls in RESULTS_FIELDS}
 """Checkpointed record types by the ``type`` name stored beside each record."""

@@ -13,9 +13,9 @@ their inputs would be incomplete (a code evaluated without its missing tests wou
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from tfr_helpers.errors import TfrError
 from tfr_helpers.records import ModelCallRecord
@@ -46,6 +46,29 @@ def call_fault(result: CallResult) -> str | None:
     if result.text is not None:
         return None
     return result.record.error or "no reply"
+
+
+class SampledJob(Protocol):
+    """A stage's item asking one model ``samples`` times (its checkpoint key names it)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def samples(self) -> int: ...
+
+
+J = TypeVar("J", bound=SampledJob)
+
+
+def item_replies(items: Sequence[J], results: Iterable[CallResult]) -> Iterator[tuple[J, list[CallResult] | Undone]]:
+    """Each item with its ``samples`` replies (``results`` holds them item after item), or its :class:`Undone`
+    when one of its calls got no reply."""
+    replies = iter(results)
+    for item in items:
+        mine = [next(replies) for _ in range(item.samples)]
+        faults = [f for f in map(call_fault, mine) if f is not None]
+        yield item, (Undone(item.key, faults[0]) if faults else mine)
 
 
 def note_truncation(error: str, record: ModelCallRecord) -> str:

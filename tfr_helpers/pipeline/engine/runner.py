@@ -7,6 +7,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -139,8 +140,6 @@ def _run_in_flight(
     A chunk that raises stops new chunks from starting; those in flight finish and are checkpointed, then the
     error is raised (a rerun resumes from what was recorded). An interrupt (Ctrl-C) in this thread returns at
     once: the chunks in flight are abandoned unrecorded (closing the run's sandbox ends their programs)."""
-    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-
     todo = iter(chunks)
     running: dict[Future[list[Any]], list[Any]] = {}
     error: BaseException | None = None

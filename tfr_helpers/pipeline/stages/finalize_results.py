@@ -5,45 +5,23 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from tfr_helpers.models.providers import is_simulated
 from tfr_helpers.pipeline.arms.controls.results import controls_results
 from tfr_helpers.pipeline.arms.oracle.results import oracle_results
 from tfr_helpers.pipeline.arms.rounds.results import rounds_results
-from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.engine.assemble import assemble_results, result_lists
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
-from tfr_helpers.records import (
-    BenchmarkVerdict,
-    CallTotals,
-    ControlsResults,
-    GeneratedCode,
-    GeneratedTest,
-    ModelCallRecord,
-    OracleRepairResults,
-    PairEvaluation,
-    RefinedEvaluation,
-    Refinement,
-    Results,
-    Role,
-    ScreeningDecision,
-    TestGenerationFailure,
-)
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.records import CallTotals, ControlsResults, ModelCallRecord, OracleRepairResults, Results, Role
 from tfr_helpers.records.rounds import RoundsResults
 
 
 @dataclass(frozen=True)
 class RunRecords:
-    """All records of a run, each list in canonical (configuration) order."""
+    """All records of a run: the lists of :class:`Results` by field name, each in canonical (configuration) order."""
 
-    generated_codes: list[GeneratedCode]
-    generated_tests: list[GeneratedTest]
-    test_generation_failures: list[TestGenerationFailure]
-    benchmark_verdicts: list[BenchmarkVerdict]
-    pair_evaluations: list[PairEvaluation]
-    screening: list[ScreeningDecision]
-    refinements: list[Refinement]
-    refined_evaluations: list[RefinedEvaluation]
+    lists: dict[str, list[Any]]
     stage_seconds: dict[str, float]
     rounds: RoundsResults | None = None
     """Multi-round backprompting, None unless ``refinement.rounds`` > 1."""
@@ -56,16 +34,17 @@ class RunRecords:
 def call_totals(records: RunRecords) -> list[CallTotals]:
     """Calls, cache hits, errors, tokens and cost per (model, role, stage); one response counted once."""
     calls: dict[str, ModelCallRecord] = {}
-    for code in records.generated_codes:
+    lists = records.lists
+    for code in lists["generated_codes"]:
         calls[f"code|{code.model}|{code.task_id}|{code.sample_index}"] = code.call
-    for test in records.generated_tests:
+    for test in lists["generated_tests"]:
         calls[f"test|{test.model}|{test.task_id}|{test.kind}|{test.sample_index}"] = test.call
-    for fail in records.test_generation_failures:
+    for fail in lists["test_generation_failures"]:
         calls[f"test|{fail.model}|{fail.task_id}|{fail.kind}|{fail.sample_index}"] = fail.call
-    for dec in records.screening:
+    for dec in lists["screening"]:
         if dec.call is not None:
             calls[f"screen|{dec.strategy}|{dec.feedback_id}"] = dec.call
-    for ref in records.refinements:
+    for ref in lists["refinements"]:
         calls[f"refine|{ref.feedback_id}"] = ref.call
     for chain in records.rounds.chains if records.rounds else []:
         for step in chain.steps:
@@ -118,22 +97,12 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
     config = ctx.config
     out = []
     for records in items:
-        results = Results(
-            run_name=config.run_name,
-            simulated=any(is_simulated(spec) for spec in config.models.all_specs()),
-            config={**config.model_dump(mode="json"), "config_hash": config.config_hash()},
-            tasks=list(ctx.tasks),
-            task_benchmarks={tid: task.benchmark for tid, task in ctx.tasks.items()},
-            generated_codes=records.generated_codes,
-            generated_tests=records.generated_tests,
-            test_generation_failures=records.test_generation_failures,
-            benchmark_verdicts=records.benchmark_verdicts,
-            pair_evaluations=records.pair_evaluations,
-            screening=records.screening,
-            refinements=records.refinements,
-            refined_evaluations=records.refined_evaluations,
-            model_sources=scope.model_sources(config),
-            skipped=scope.skipped_work(config, ctx.tasks),
+        results = assemble_results(
+            config,
+            {**config.model_dump(mode="json"), "config_hash": config.config_hash()},
+            {tid: task.benchmark for tid, task in ctx.tasks.items()},
+            ctx.tasks,
+            records.lists,
             call_totals=call_totals(records),
             stage_seconds=records.stage_seconds,
             rounds=records.rounds,
@@ -147,17 +116,9 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
 
 def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
     """The one item: every record of the run, plus the stage times recorded so far."""
-    pairs = records_of(records, "evaluate_code_test_pairs")
     seconds = ctx.store.root / "stage_seconds.json"
     bundle = RunRecords(
-        generated_codes=records_of(records, "generate_codes"),
-        generated_tests=records_of(records, "generate_tests", GeneratedTest),
-        test_generation_failures=records_of(records, "generate_tests", TestGenerationFailure),
-        benchmark_verdicts=[r for r in pairs if isinstance(r, BenchmarkVerdict)],
-        pair_evaluations=[r for r in pairs if isinstance(r, PairEvaluation)],
-        screening=records_of(records, "screen_feedback"),
-        refinements=records_of(records, "refine_codes"),
-        refined_evaluations=records_of(records, "evaluate_refined_codes"),
+        lists=result_lists(r for stage in records.values() for r in stage),
         stage_seconds=ctx.store.read_json("stage_seconds.json") if seconds.exists() else {},
         rounds=rounds_results(ctx, records),
         oracle_repair=oracle_results(ctx, records),

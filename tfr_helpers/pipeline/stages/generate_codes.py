@@ -11,7 +11,7 @@ from tfr_helpers.models.providers import is_replayed
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
+from tfr_helpers.pipeline.engine.faults import Undone, item_replies, note_truncation
 from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords
 from tfr_helpers.records import GeneratedCode, Task, sample_index_suffix
 from tfr_helpers.replay.units import published_program
@@ -49,13 +49,10 @@ def generate_codes(items: Sequence[CodeJob], ctx: RunContext) -> list[GeneratedC
         for item in items
         for i in range(item.samples)
     ]
-    results = iter(ctx.call_models(jobs, stage="generate_codes"))
     out: list[GeneratedCode | Undone] = []
-    for item in items:
-        mine = [next(results) for _ in range(item.samples)]
-        faults = [f for f in map(call_fault, mine) if f is not None]
-        if faults:
-            out.append(Undone(item.key, faults[0]))
+    for item, mine in item_replies(items, ctx.call_models(jobs, stage="generate_codes")):
+        if isinstance(mine, Undone):
+            out.append(mine)
             continue
         out += [_code(ctx, item, i, result) for i, result in enumerate(mine)]
     return out

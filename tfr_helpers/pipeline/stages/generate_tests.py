@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfr_helpers.models import parse_tests
-from tfr_helpers.models.jobs import CallJob, CallResult, task_variables
+from tfr_helpers.models.jobs import CallResult
 from tfr_helpers.models.providers import is_replayed
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
+from tfr_helpers.pipeline.engine.faults import Undone, item_replies
 from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords
+from tfr_helpers.pipeline.steps.test_replies import reply_tests, tester_call
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 
 
@@ -51,24 +51,14 @@ def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedT
         the response held no parseable test; one :class:`Undone` for a job one of whose calls got no reply.
     """
     jobs = [
-        CallJob(
-            item.tester,
-            "tester",
-            item.kind,
-            {**task_variables(item.task), "n_tests": str(item.count) if item.count is not None else "several"},
-            item.task,
-            sample_index=i,
-        )
+        tester_call(item.tester, item.task, item.kind, item.count, sample_index=i)
         for item in items
         for i in range(item.samples)
     ]
-    results = iter(ctx.call_models(jobs, stage="generate_tests"))
     out: list[GeneratedTest | TestGenerationFailure | Undone] = []
-    for item in items:
-        mine = [next(results) for _ in range(item.samples)]
-        faults = [f for f in map(call_fault, mine) if f is not None]
-        if faults:
-            out.append(Undone(item.key, faults[0]))
+    for item, mine in item_replies(items, ctx.call_models(jobs, stage="generate_tests")):
+        if isinstance(mine, Undone):
+            out.append(mine)
             continue
         numbered = 0
         for sample, result in enumerate(mine):
@@ -85,40 +75,12 @@ def _sample_tests(
 
     task_id = item.task.task_id
     call = save_call(ctx, item.model, task_id, item.kind + sample_index_suffix(sample), result)
-    parsed = parse_tests(result.text or "", item.kind, item.task.entry_point, max_tests=item.count)
-    dropped = [f"{d.name}: {d.reason}" for d in parsed.dropped]  # extras beyond count, broken tests
-    if not parsed.tests:
-        return [
-            TestGenerationFailure(
-                model=item.model,
-                task_id=task_id,
-                kind=item.kind,
-                parse_error=note_truncation(parsed.error or "no test found in the response", call),
-                call=call,
-                sample_index=sample,
-                dropped_tests=dropped,
-            )
-        ]
-    out: list[GeneratedTest | TestGenerationFailure] = []
+
+    def place(index: int) -> tuple[str, str]:
+        return f"{item.model}|{task_id}|{item.kind}|{index}", f"tests/{item.kind}_{index}.py"
+
     durable = not scope.compact_artifacts(ctx.config, item.model)
-    for index, test in enumerate(parsed.tests, start=first):
-        path = ctx.store.artifact(item.model, task_id, f"tests/{item.kind}_{index}.py", test.source, durable)
-        out.append(
-            GeneratedTest(
-                test_id=f"{item.model}|{task_id}|{item.kind}|{index}",
-                model=item.model,
-                task_id=task_id,
-                kind=item.kind,
-                index=index,
-                sample_index=sample,
-                name=test.name,
-                source=test.source,
-                call=call,
-                test_path=path,
-                dropped_tests=dropped,
-            )
-        )
-    return out
+    return reply_tests(ctx, item.model, item.task, item.kind, (result, call, sample), item.count, first, place, durable)
 
 
 def test_jobs(ctx: RunContext) -> list[TestJob]:

@@ -17,6 +17,7 @@ from tfr_helpers.pipeline.arms.rounds.generate_round_tests import fresh_suites
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
+from tfr_helpers.pipeline.steps.lookups import tests_by_id
 from tfr_helpers.records import BenchmarkVerdict, GeneratedCode, GeneratedTest, PairEvaluation, Task
 from tfr_helpers.records.rounds import RoundSuite, RoundTests
 
@@ -64,7 +65,7 @@ def chain_items(ctx: RunContext, records: StageRecords) -> list[ChainJob]:
     rounds = config.refinement.rounds
     if rounds < 2:
         return []
-    tests = {t.test_id: t for t in records_of(records, "generate_tests", GeneratedTest)}
+    tests = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
     pairs: dict[tuple[str, str, int], list[PairEvaluation]] = {}
     verdicts: dict[tuple[str, str, int], bool] = {}
     for r in records_of(records, "evaluate_code_test_pairs"):
@@ -103,7 +104,7 @@ def _fresh_suites(records: StageRecords) -> dict[tuple[str, str, int], tuple[Sui
     tests = suite_tests(records_of(records, "generate_round_tests", RoundTests))
     out = {}
     for suite in records_of(records, "evaluate_round_suites", RoundSuite):
-        mine = {t.test_id: t for t in tests.get((suite.model, suite.task_id, suite.round), [])}
+        mine = tests_by_id(tests.get((suite.model, suite.task_id, suite.round), []))
         entries = zip(suite.test_ids, suite.reference_passed, strict=True)
         out[(suite.model, suite.task_id, suite.round)] = tuple(SuiteEntry(mine[i], ok) for i, ok in entries)
     return out

@@ -13,15 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfr_helpers.models import parse_tests
-from tfr_helpers.models.jobs import CallJob, task_variables
 from tfr_helpers.models.providers import is_replayed
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
+from tfr_helpers.pipeline.engine.faults import Undone, item_replies
 from tfr_helpers.pipeline.engine.stage import CONTROL_ARM_PARTS, Stage, StageRecords
+from tfr_helpers.pipeline.steps.test_replies import TestPlace, reply_tests, tester_call
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 from tfr_helpers.records.rounds import RoundTests
 
@@ -90,24 +89,14 @@ def generate_round_tests(items: Sequence[RoundTestJob], ctx: RunContext) -> list
     """
 
     jobs = [
-        CallJob(
-            item.tester,
-            "tester",
-            item.kind,
-            {**task_variables(item.task), "n_tests": str(item.count)},
-            item.task,
-            sample_index=(item.round - 1) * item.samples + s,
-        )
+        tester_call(item.tester, item.task, item.kind, item.count, sample_index=(item.round - 1) * item.samples + s)
         for item in items
         for s in range(item.samples)
     ]
-    results = iter(ctx.call_models(jobs, stage="generate_round_tests"))
     out: list[RoundTests | Undone] = []
-    for item in items:
-        mine = [next(results) for _ in range(item.samples)]
-        faults = [f for f in map(call_fault, mine) if f is not None]
-        if faults:
-            out.append(Undone(item.key, faults[0]))
+    for item, mine in item_replies(items, ctx.call_models(jobs, stage="generate_round_tests")):
+        if isinstance(mine, Undone):
+            out.append(mine)
             continue
         task_id = item.task.task_id
         tests: list[GeneratedTest] = []
@@ -115,43 +104,24 @@ def generate_round_tests(items: Sequence[RoundTestJob], ctx: RunContext) -> list
         for s, result in enumerate(mine):
             sample = (item.round - 1) * item.samples + s
             call = save_call(ctx, item.model, task_id, f"r{item.round}_{item.kind}" + sample_index_suffix(s), result)
-            parsed = parse_tests(result.text or "", item.kind, item.task.entry_point, max_tests=item.count)
-            dropped = [f"{d.name}: {d.reason}" for d in parsed.dropped]
-            if not parsed.tests:
-                error = note_truncation(parsed.error or "no test found in the response", call)
-                failures.append(
-                    TestGenerationFailure(
-                        model=item.model,
-                        task_id=task_id,
-                        kind=item.kind,
-                        parse_error=error,
-                        call=call,
-                        sample_index=sample,
-                        dropped_tests=dropped,
-                    )
-                )
-            for test in parsed.tests:
-                index = len(tests)
-                name = f"rounds/r{item.round}/tests/{item.kind}_{index}.py"
-                tests.append(
-                    GeneratedTest(
-                        test_id=f"{item.model}|{task_id}|{item.kind}|r{item.round}|{index}",
-                        model=item.model,
-                        task_id=task_id,
-                        kind=item.kind,
-                        index=index,
-                        sample_index=sample,
-                        name=test.name,
-                        source=test.source,
-                        call=call,
-                        test_path=ctx.store.artifact(item.model, task_id, name, test.source),
-                        dropped_tests=dropped,
-                    )
-                )
+            place = _round_place(item)
+            for record in reply_tests(
+                ctx, item.model, item.task, item.kind, (result, call, sample), item.count, len(tests), place
+            ):
+                if isinstance(record, GeneratedTest):
+                    tests.append(record)
+                else:
+                    failures.append(record)
         out.append(
             RoundTests(model=item.model, task_id=task_id, kind=item.kind, round=item.round, tests=tests, failures=failures)
         )
     return out
+
+
+def _round_place(item: RoundTestJob) -> TestPlace:
+    """A round's test ids and artifacts: ``<coder>|<task>|<kind>|r<k>|<i>``, ``rounds/r<k>/tests/<kind>_<i>.py``."""
+    prefix, folder = f"{item.model}|{item.task.task_id}|{item.kind}|r{item.round}", f"rounds/r{item.round}/tests"
+    return lambda index: (f"{prefix}|{index}", f"{folder}/{item.kind}_{index}.py")
 
 
 STAGE = Stage(

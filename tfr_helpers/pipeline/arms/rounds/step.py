@@ -23,7 +23,7 @@ from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncati
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.labels import transition_of
 from tfr_helpers.pipeline.steps.pair_runs import benchmark_specs, test_spec
-from tfr_helpers.records import ModelCallRecord, ProgramRun
+from tfr_helpers.records import ModelCallRecord, ProgramRun, code_index_suffix
 from tfr_helpers.records.rounds import RoundAction, RoundStep
 
 
@@ -131,7 +131,7 @@ def run_round(
         if fault is not None:
             out[item.key] = Undone(item.key, fault)
             continue
-        suffix = f"_c{item.code_index}" if item.code_index else ""
+        suffix = code_index_suffix(item.code_index)
         call = save_call(ctx, item.model, item.task.task_id, f"r{k}_refine{suffix}", result)
         parsed = parse_code(result.text or "", item.task.entry_point)
         error = None if parsed.code else note_truncation(parsed.error or "no code in the response", call)
@@ -182,7 +182,7 @@ def _step(
             parse_error=error or "no benchmark run",
             **common,  # type: ignore[arg-type]
         )
-    suffix = f"_c{item.code_index}" if item.code_index else ""
+    suffix = code_index_suffix(item.code_index)
     tid = item.task.task_id
     code_path = ctx.store.artifact(item.model, tid, f"rounds/r{k}/code{suffix}.py", code)
     run_path = ctx.store.artifact(item.model, tid, f"rounds/r{k}/benchmark{suffix}.json", run.model_dump_json(indent=1))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 import random
 
-from tfr_helpers.models.sim.corrupt import bad_argument, perturb_value, rename_calls, replace_first_arg
-from tfr_helpers.models.sim.examples import Example, extract_examples, unittest_methods
 from tfr_helpers.models.sim.misconception import has_misconception, outputs, shared_mutant
 from tfr_helpers.models.sim.rates import SimRates
 from tfr_helpers.models.sim.response import indent
+from tfr_helpers.models.sim.tester.corrupt import bad_argument, perturb_value, rename_calls, replace_first_arg
+from tfr_helpers.models.sim.tester.examples import Example, extract_examples, unittest_methods
 from tfr_helpers.records import Task
 
 CORRUPTIONS = (

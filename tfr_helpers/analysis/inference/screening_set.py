@@ -20,9 +20,10 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from tfr_helpers.analysis.clustered import Resampler, resampler
-from tfr_helpers.analysis.frames import refinements_frame, screening_frame
-from tfr_helpers.analysis.units import samples_per_task
+from tfr_helpers.analysis.inference.clustered import Resampler, resampler
+from tfr_helpers.analysis.inference.units import samples_per_task
+from tfr_helpers.analysis.tidy.frames import refinements_frame, screening_frame
+from tfr_helpers.pipeline.steps.lookups import code_texts
 from tfr_helpers.records import Results
 
 T = TypeVar("T")
@@ -125,7 +126,7 @@ def _common_sets(results: Results) -> dict[str, CommonSet]:
     frame = frame[frame["reliable"].notna()]
     reasons = {(s.strategy, s.feedback_id): s.reasoning for s in results.screening}
     refined = refinements_frame(results).set_index("feedback_id")["transition"]
-    codes_text = {(c.model, c.task_id, c.sample_index): c.code or "" for c in results.generated_codes}
+    codes_text = code_texts(results.generated_codes)
     prompt_of = {
         p.pair_id: (p.task_id, codes_text.get((p.model, p.task_id, p.code_index), ""), p.feedback.text)
         for p in results.pair_evaluations

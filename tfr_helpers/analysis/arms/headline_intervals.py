@@ -14,9 +14,9 @@ import pandas as pd
 
 from tfr_helpers.analysis import rq2, rq3
 from tfr_helpers.analysis.arms import oracle, rounds
-from tfr_helpers.analysis.frames import pairs_frame
-from tfr_helpers.analysis.sources import source_label
-from tfr_helpers.analysis.stats import pct, wilson
+from tfr_helpers.analysis.inference.stats import pct, wilson
+from tfr_helpers.analysis.tidy.frames import pairs_frame
+from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
 
 COLUMNS = ["model", "source", "number", "value", "low", "high", "interval"]

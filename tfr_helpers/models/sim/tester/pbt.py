@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 import random
 
-from tfr_helpers.models.sim.examples import Example, extract_examples, unittest_methods
 from tfr_helpers.models.sim.rates import SimRates
 from tfr_helpers.models.sim.response import indent
+from tfr_helpers.models.sim.tester.examples import Example, extract_examples, unittest_methods
 from tfr_helpers.records import Task
 
 PBT_IMPORTS = ["import copy", "from hypothesis import given, strategies as st"]

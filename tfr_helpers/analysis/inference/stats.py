@@ -1,6 +1,6 @@
 """Intervals for a single independent sample: Wilson for shares, a one-level bootstrap over tasks for ratios.
 
-The RQ1/RQ2/RQ3 tables use the cluster bootstrap of :mod:`tfr_helpers.analysis.clustered` instead (feedback
+The RQ1/RQ2/RQ3 tables use the cluster bootstrap of :mod:`tfr_helpers.analysis.inference.clustered` instead (feedback
 instances of one task are not independent; docs/inference.md). Wilson stays for a sample of independent units
 (e.g. one observation per task) and for a share at 0 or 100%, counted over tasks.
 

@@ -14,8 +14,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from tfr_helpers.analysis.clustered import N_RESAMPLES, SEED, Interval, Resampler, ratio, resampler, task_mean
-from tfr_helpers.analysis.stats import pct, wilson
+from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Interval, Resampler, ratio, resampler, task_mean
+from tfr_helpers.analysis.inference.stats import pct, wilson
 from tfr_helpers.records import Results
 
 SHARE_COLUMNS = ["k", "n", "pct", "low", "high", "method", "resamples", "clusters", "deff"]

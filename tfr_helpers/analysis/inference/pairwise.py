@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from tfr_helpers.analysis.clustered import N_RESAMPLES, SEED, Interval, counts_stat, ratio
-from tfr_helpers.analysis.measures import MEASURES, joint_cells, paired
-from tfr_helpers.analysis.screening_set import common_sets, last_of, set_resamplers
-from tfr_helpers.analysis.sources import skip_reason, source_of
-from tfr_helpers.analysis.stats import pct
+from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Interval, counts_stat, ratio
+from tfr_helpers.analysis.inference.measures import MEASURES, joint_cells, paired
+from tfr_helpers.analysis.inference.screening_set import common_sets, last_of, set_resamplers
+from tfr_helpers.analysis.inference.stats import pct
+from tfr_helpers.analysis.tidy.sources import skip_reason, source_of
 from tfr_helpers.records import Results
 
 COMPARED = ("precision", "recall", "f1", "specificity", "mcc")

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, get_args
 
-from tfr_helpers.analysis.sources import source_label
+from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Case, Results
 
 CASES: tuple[str, ...] = get_args(Case)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tfr_helpers.analysis.sources import source_of
+from tfr_helpers.analysis.tidy.sources import source_of
+from tfr_helpers.pipeline.steps.lookups import tests_by_id
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedCode,
@@ -101,7 +102,7 @@ def build_attempts(results: Results) -> list[Attempt]:
     Returns:
         The attempts, in the order of ``results.pair_evaluations``.
     """
-    tests = {t.test_id: t for t in results.generated_tests}
+    tests = tests_by_id(results.generated_tests)
     codes = {(c.model, c.task_id, c.sample_index): c for c in results.generated_codes}
     before = {(v.model, v.task_id, v.code_index): v for v in results.benchmark_verdicts if v.subject == "generated"}
     refinements = {r.feedback_id: r for r in results.refinements}

@@ -14,7 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from tfr_helpers.analysis.sources import source_of
+from tfr_helpers.analysis.tidy.sources import source_of
+from tfr_helpers.pipeline.steps.lookups import code_texts
 from tfr_helpers.records import PairEvaluation, Results
 
 PAIR_COLUMNS = [
@@ -124,7 +125,7 @@ def refinements_frame(results: Results) -> pd.DataFrame:
     rows with one key are one refinement counted several times.
     """
     pairs = {p.pair_id: p for p in results.pair_evaluations}
-    codes = {(c.model, c.task_id, c.sample_index): c.code or "" for c in results.generated_codes}
+    codes = code_texts(results.generated_codes)
     prompts: dict[tuple[str, str, str, str], int] = {}
     rows = []
     for ev in results.refined_evaluations:

@@ -1,0 +1,1 @@
+"""The study's inference: cluster bootstrap, single-sample intervals, classifier measures, the common screening set."""

@@ -1,0 +1,1 @@
+"""A run's records as tidy rows: where each model's numbers come from, the frames, the refinement attempts."""
