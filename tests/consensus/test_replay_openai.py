@@ -8,12 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers.fake_llm_server import FakeLLMServer
-from tests.pipeline.study_server import RIGHT_KEY, Responder
+from tests.pipeline.study_server import openai_served
 from tfr_helpers.analysis import load_results
 from tfr_helpers.analysis.rq3 import screening_and_downstream
 from tfr_helpers.benchmarks import load_tasks
-from tfr_helpers.models import credentials
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 
@@ -34,11 +32,7 @@ def test_replay_openai_judges_and_consensus_screen_the_same_real_feedback(
     assert {"llm_judge", "llm_judge_reasoning", "consensus_codet_top", "consensus_b4"} <= set(screeners)
     data["tasks"] = 2  # the file's 20 tasks shrunk for the test; everything else as shipped
     tasks = load_tasks("humaneval")[:2]
-    with FakeLLMServer(responder=Responder(tasks), api_key=RIGHT_KEY) as srv:
-        data["model_settings"]["base_urls"] = {"openai": srv.base_url + "/v1"}
-        data["model_settings"]["retry"] = {"max_attempts": 2, "backoff_base_s": 0.01, "backoff_max_s": 0.02}
-        monkeypatch.setenv("OPENAI_API_KEY", RIGHT_KEY)
-        monkeypatch.setattr(credentials, "_dotenv_loaded", True)
+    with openai_served(data, tasks, monkeypatch) as srv:
         run_stages(config_from_dict(data), tmp_path / "run", progress=False)
         models = {r.body.get("model") for r in srv.requests}
     assert models == {"gpt-5-mini"}  # the judge and refiner calls went to the provider, none to a simulator

@@ -19,8 +19,14 @@ ALL = {
 
 
 def test_every_role_has_a_versioned_template():
-    assert set(TEMPLATES) == {"codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning"}
+    assert set(TEMPLATES) == {"codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning", "retry", "placebo"}
     assert all(TEMPLATE_VERSIONS[name] for name in TEMPLATES)
+
+
+def test_the_control_templates_hold_no_feedback_slot_but_the_placebo_keeps_the_refine_text():
+    assert "feedback" not in load_template("retry").variables  # retry: the task and the code only
+    assert "FEEDBACK-SENTINEL" not in "\n".join(m.content for m in render_prompt("retry", **ALL))
+    assert load_template("placebo").sections == load_template("refine").sections  # same sections, same framing
 
 
 @pytest.mark.parametrize("name", ["judge", "judge_reasoning"])

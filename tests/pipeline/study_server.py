@@ -8,10 +8,16 @@ happen), one example-based test built from the task's example, the reference as 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.benchmarks import load_tasks
+from tfr_helpers.models import credentials
 from tfr_helpers.records import Task
 
 MODEL = "openai-compatible:fake-coder"
@@ -95,3 +101,15 @@ def write_params(path: Path, base_url: str) -> Path:
 
     path.write_text(yaml.safe_dump(params(base_url)))
     return path
+
+
+@contextmanager
+def openai_served(data: dict[str, Any], tasks: list[Task], monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
+    """The fake server answering as :class:`Responder` for the ``openai`` provider of params ``data`` (its base URL
+    and quick retries set in ``data``, the right key in the environment) while the block runs."""
+    with FakeLLMServer(responder=Responder(tasks), api_key=RIGHT_KEY) as srv:
+        data["model_settings"]["base_urls"] = {"openai": srv.base_url + "/v1"}
+        data["model_settings"]["retry"] = {"max_attempts": 2, "backoff_base_s": 0.01, "backoff_max_s": 0.02}
+        monkeypatch.setenv("OPENAI_API_KEY", RIGHT_KEY)
+        monkeypatch.setattr(credentials, "_dotenv_loaded", True)
+        yield srv

@@ -101,21 +101,22 @@ def test_fail_rate_option_is_checked() -> None:
         parse_fail_rate("0.6,0.2")
 
 
-def test_cli_prints_the_table_offline_for_the_openai_params(tmp_path: Path, shared_benchmarks: Path) -> None:
+def tfr_estimate(params: str, home: Path, shared_benchmarks: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``tfr estimate --params <params>`` offline (no key, a fresh cache), as a user would run it."""
     tfr = Path(sys.executable).parent / "tfr"
-    proc = subprocess.run(
-        [str(tfr), "estimate", "--params", "papermill_params/openai.yaml"],
+    base = {"PATH": "/usr/bin:/bin", "HOME": str(home), "TFR_CACHE_DIR": str(home)}
+    return subprocess.run(
+        [str(tfr), "estimate", "--params", params],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path),
-            "TFR_CACHE_DIR": str(tmp_path),
-            "TFR_BENCHMARK_DIR": str(shared_benchmarks),
-        },
+        timeout=600,
+        env=base | {"TFR_BENCHMARK_DIR": str(shared_benchmarks)} | env,
     )
+
+
+def test_cli_prints_the_table_offline_for_the_openai_params(tmp_path: Path, shared_benchmarks: Path) -> None:
+    proc = tfr_estimate("papermill_params/openai.yaml", tmp_path, shared_benchmarks)
     assert proc.returncode == 0, proc.stderr
     assert "generate_codes     openai:gpt-5-mini              coder                  60" in proc.stdout
     assert "total openai:gpt-5-mini: $" in proc.stdout and "projected" in proc.stdout

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import json
 import re
-import signal
-import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.analysis import test_export
 from tfr_helpers.analysis import analyze, load_results
@@ -18,7 +15,7 @@ from tfr_helpers.analysis.arms.oracle import TABLE, oracle_comparison, repair_re
 from tfr_helpers.views.progress import results_so_far
 
 from .conftest import results_json
-from .test_resume import lines, tfr_stage_all
+from .test_resume import finished_run, kill_then_rerun, shrunk
 
 SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "oracle_smoke.yaml"
 
@@ -27,30 +24,13 @@ pytestmark = pytest.mark.slow
 
 def params() -> dict[str, object]:
     """oracle_smoke.yaml, smaller, one item per checkpoint flush (a kill lands between items), no response cache."""
-    data = yaml.safe_load(SMOKE.read_text())
-    data |= {
-        "run_name": "oracle_resume",
-        "tasks": {"humaneval": 6, "mbpp": 6},
-        "concurrency": {"checkpoint_every": 1, "sandbox_workers": 2},
-        "sandbox": {"hypothesis_max_examples": 10},
-        "model_settings": {"cache_mode": "off"},
-    }
-    return data
+    return shrunk(SMOKE, "oracle_resume", {"humaneval": 6, "mbpp": 6})
 
 
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> tuple[Path, Path]:
     """An uninterrupted run (its params file and run directory)."""
-    import os
-
-    root = tmp_path_factory.mktemp("oracle_baseline")
-    path = root / "params.yaml"
-    path.write_text(yaml.safe_dump(params()))
-    os.environ.setdefault("TFR_BENCHMARK_DIR", str(shared_benchmarks))
-    proc = tfr_stage_all(path, root / "run")
-    _, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0, err.decode()[-2000:]
-    return path, root / "run"
+    return finished_run(params(), tmp_path_factory.mktemp("oracle_baseline"), shared_benchmarks)
 
 
 def test_study_runs_both_arms_and_writes_the_comparison(baseline: tuple[Path, Path], tmp_path: Path) -> None:
@@ -85,21 +65,9 @@ def test_sigkill_in_the_oracle_stage_then_rerun_equals_uninterrupted(
 ) -> None:
     params_path, expected_run = baseline
     run_dir = tmp_path / "run"
-    path = run_dir / "checkpoints" / f"{checkpoint}.jsonl"
-    proc = tfr_stage_all(params_path, run_dir)
-    deadline = time.monotonic() + 240
-    while lines(path) < 1 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.001)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
-    killed_at = lines(path)
-    assert not (run_dir / "results.json").exists()
-    assert results_so_far(run_dir).refinements  # a run in progress with the arm's records still has its provisional view
 
-    rerun = tfr_stage_all(params_path, run_dir)
-    _, err = rerun.communicate(timeout=300)
-    assert rerun.returncode == 0, err.decode()[-2000:]
+    def provisional(run: Path) -> None:  # a run in progress with the arm's records still has its provisional view
+        assert results_so_far(run).refinements
+
+    kill_then_rerun(params_path, run_dir, checkpoint, after_kill=provisional)
     assert results_json(run_dir) == results_json(expected_run)
-    keys = [json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()]
-    assert len(keys) == len(set(keys)) > killed_at >= 1, (len(keys), killed_at)

@@ -10,7 +10,7 @@ from pathlib import Path
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import figures
-from tfr_helpers.analysis.arms import oracle, rounds, test_strength
+from tfr_helpers.analysis.arms import controls, controls_report, oracle, rounds, test_strength
 from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import TABLES, caption_with
@@ -101,6 +101,11 @@ def analyze_run(run_dir: Path | str) -> AnalysisOutputs:
         tables[test_strength.TABLE] = atomic_write_text(
             out_dir / f"{test_strength.TABLE}.tex",
             to_latex(test_strength.strength_table(results), f"tab:{test_strength.TABLE}"),
+        )
+    if controls.present(results):  # RQ2 with controls, only for runs that have the control arm
+        tables[controls_report.TABLE] = atomic_write_text(
+            out_dir / f"{controls_report.TABLE}.tex",
+            to_latex(controls_report.controls_table(results), f"tab:{controls_report.TABLE}"),
         )
     written = figures.save_figures(results, out_dir / "figures")
     log.info("analysis of %s written to %s", results.run_name, out_dir)

@@ -19,7 +19,7 @@ import seaborn as sns  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 
 from tfr_helpers.analysis import rq1, rq2, rq3  # noqa: E402
-from tfr_helpers.analysis.arms import rounds
+from tfr_helpers.analysis.arms import controls, controls_report, rounds
 from tfr_helpers.analysis.inference.units import rows_resampler, share_columns  # noqa: E402
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS  # noqa: E402
 from tfr_helpers.analysis.tidy.frames import pairs_frame  # noqa: E402
@@ -149,7 +149,12 @@ def plot_screening_pr(results: Results, ax: Axes | None = None) -> Axes:
     return ax
 
 
-FIGSIZES = {"rq1_four_cases": (8.0, 4.0), "rq2_transitions": (7.0, 4.0), "rq3_screening_pr": (5.0, 5.0)}
+FIGSIZES = {
+    "rq1_four_cases": (8.0, 4.0),
+    "rq2_transitions": (7.0, 4.0),
+    "rq3_screening_pr": (5.0, 5.0),
+    "rq2_controls": (9.0, 4.5),
+}
 PLOTS = {
     "rq1_four_cases": plot_four_cases,
     "rq2_transitions": plot_transitions,
@@ -168,6 +173,8 @@ def save_figures(results: Results, out_dir: Path) -> list[Path]:
     written = []
     with sns.axes_style("whitegrid"):
         extra = {rounds.FIGURE: rounds.plot_rounds} if rounds.present(results) else {}  # runs with rounds only
+        if controls.present(results):  # runs with the control arm only
+            extra[controls_report.FIGURE] = controls_report.plot_controls
         for stem, plot in {**PLOTS, **extra}.items():
             fig, ax = plt.subplots(figsize=FIGSIZES.get(stem, (5, 3.5)))
             plot(results, ax=ax)

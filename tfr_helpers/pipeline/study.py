@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+from tfr_helpers.pipeline.arms.controls import control_evaluate, control_refine
 from tfr_helpers.pipeline.arms.oracle import oracle_evaluate_refined, oracle_refine_codes, oracle_repair_tests
 from tfr_helpers.pipeline.arms.rounds import backprompt_rounds, evaluate_round_suites, generate_round_tests
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
@@ -33,12 +34,14 @@ RUN_ORDER: tuple[Stage, ...] = (
     oracle_repair_tests.STAGE,
     oracle_refine_codes.STAGE,
     oracle_evaluate_refined.STAGE,
+    *control_refine.STAGES,
+    control_evaluate.STAGE,
     generate_round_tests.STAGE,
     evaluate_round_suites.STAGE,
     backprompt_rounds.STAGE,
     finalize_results.STAGE,
 )
-"""The study's stages in the order they run: the base study, the oracle-repaired arm, the rounds, and the
+"""The study's stages in the order they run: the base study, the oracle-repaired arm, the controls, the rounds, and the
 consolidation into ``results.json``. Each is registered with order 10, 20, 30... by its place here."""
 
 ORDER_STEP = 10

@@ -16,8 +16,8 @@ from tfr_helpers.errors import ConfigError
 from tfr_helpers.prompts.messages import Message, ModelRequest
 from tfr_helpers.records import Role, Task, TaskView
 
-TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning")
-"""Template names, one per role."""
+TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning", "retry", "placebo")
+"""Template names, one per role (``retry`` and ``placebo``: the controls of refinement, docs/controls.md)."""
 
 VARIABLES = ("description", "entry_point", "signature", "code", "feedback", "n_tests")
 """Every variable a template may use; anything else passed to :func:`render_prompt` is an error."""

@@ -1,9 +1,16 @@
 """tfr_helpers.records: the typed records of a run, from a task to ``results.json`` (the lowest layer).
 
-core (labels, tasks, program runs, model calls) <- study, oracle, rounds <- results (``Results``, imported by no
+core (labels, tasks, program runs, model calls) <- study, oracle, rounds, controls <- results (``Results``, imported by no
 other record module).
 """
 
+from tfr_helpers.records.controls import (
+    Control,
+    ControlRefinedEvaluation,
+    ControlRefinement,
+    ControlsResults,
+    control_key,
+)
 from tfr_helpers.records.core import (
     SCHEMA_VERSION,
     TEST_CODE_ERRORS,
@@ -75,6 +82,10 @@ __all__ = [
     "BenchmarkVerdict",
     "CallTotals",
     "Case",
+    "Control",
+    "ControlRefinedEvaluation",
+    "ControlRefinement",
+    "ControlsResults",
     "Cause",
     "FailureMode",
     "Decision",
@@ -118,6 +129,7 @@ __all__ = [
     "TestOutcome",
     "Transition",
     "Usage",
+    "control_key",
     "pair_id",
     "require_view",
     "code_index_suffix",

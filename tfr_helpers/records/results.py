@@ -6,6 +6,7 @@ from typing import get_args, get_origin
 
 from pydantic import Field
 
+from tfr_helpers.records.controls import ControlsResults
 from tfr_helpers.records.core import (
     SCHEMA_VERSION,
     BenchmarkName,
@@ -79,6 +80,8 @@ class Results(Record):
     """The per-test time-limit policy of generated and refined code (``sandbox.time_limit``), in words."""
     rounds: RoundsResults | None = None
     """Multi-round backprompting (None unless ``refinement.rounds`` > 1): ``tfr_helpers.records.rounds``."""
+    controls: ControlsResults | None = None
+    """The control arm of RQ2 (None unless ``refinement.controls``): ``tfr_helpers.records.controls``."""
 
 
 COMPUTED_LISTS = ("model_sources", "skipped", "call_totals")

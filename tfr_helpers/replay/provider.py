@@ -78,7 +78,7 @@ class ReplayProvider(Provider):
         if task_id is None:
             raise ConfigError(f"{spec} answers only pipeline requests that carry a task; this one has none")
         dataset = await asyncio.to_thread(self.dataset, spec)
-        task = dataset.tasks.get(task_id)
+        task = dataset.task(task_id)
         if task is None:
             raise ReplayGap(f"replay dataset {dataset.name} has no task {task_id}")
         index = request.sample_index

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import Field
 
+from tfr_helpers.benchmarks.registry import benchmark_of_id
+from tfr_helpers.errors import DataError
 from tfr_helpers.records import BenchmarkName, Record, TestKind
 
 Origin = Literal["published", "imported"]
@@ -100,6 +102,23 @@ class ReplayDataset(Record):
     """One sentence for every output that uses the dataset, e.g. "real generations by GPT-4, published ..."."""
     tasks: dict[str, ReplayTask]
     """Tasks by task id, in benchmark order."""
+
+    def task(self, task_id: str) -> ReplayTask | None:
+        """The task with this id, or the same task under the id it has in this dataset's benchmark.
+
+        A benchmark that keeps another's tasks names the other's id prefix among its ``id_aliases`` (HumanEval+'s
+        ``HumanEval+/0`` is HumanEval's ``HumanEval/0``: same prompt, same entry point), so a dataset of HumanEval
+        generations serves HumanEval+ too; its tasks' reference and benchmark tests are HumanEval+'s.
+        """
+        found = self.tasks.get(task_id)
+        if found is not None:
+            return found
+        try:
+            entry = benchmark_of_id(task_id)
+        except DataError:
+            return None
+        rest = task_id[len(entry.id_prefix) :]
+        return next((self.tasks[a + rest] for a in entry.id_aliases if a + rest in self.tasks), None)
 
     @property
     def kinds(self) -> list[TestKind]:

@@ -3,6 +3,7 @@
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.views.browser import CaseBrowser
 from tfr_helpers.views.cases import ALL, Filters, load_run_results
+from tfr_helpers.views.controls import controls_report
 from tfr_helpers.views.display import (
     config_markdown,
     generation_overview,
@@ -26,6 +27,7 @@ __all__: list[str] = [
     "Filters",
     "build_attempts",
     "config_markdown",
+    "controls_report",
     "generation_overview",
     "headline",
     "lines",

@@ -19,6 +19,7 @@ from tfr_helpers.analysis.tidy.sources import real_note
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.records import Decision, Transition
 from tfr_helpers.views.cases import ALL, Attempt, Filters, build_attempts, strategies
+from tfr_helpers.views.controls import controls_rows
 from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.render import header_html, rows_html
 from tfr_helpers.views.rounds import rounds_rows
@@ -120,7 +121,8 @@ class CaseBrowser:
     def pane(self, attempt: Attempt) -> W.Widget:
         """The precomputed pane of one attempt: a header and an Accordion of the four rows."""
         if attempt.feedback_id not in self._panes:
-            rows = rows_html(attempt, self.run_dir) + rounds_rows(self.results, attempt, self.run_dir)
+            rows = rows_html(attempt, self.run_dir) + controls_rows(self.results, attempt, self.run_dir)
+            rows += rounds_rows(self.results, attempt, self.run_dir)
             accordion = W.Accordion(
                 children=[W.HTML(body) for _, body in rows],
                 titles=[t for t, _ in rows],

@@ -35,6 +35,8 @@ Behaviour per template:
         the examples), some false of the reference (a wrong result type; ``pbt_falsified``).
     ``refine``: repair (the reference, reformatted), overfit (special-case the failing input to return
         what the test demanded, or raise what it expected), another mutant, or no code.
+    ``retry`` / ``placebo`` (the controls): the same draw at the same ``refine_*`` rates, except that ``overfit``
+        keeps the code (there is no failing input to special-case). The ``resample`` control is ``codegen``.
     ``judge`` / ``judge_reasoning``: measures the truth by running the feedback's test against the reference
         (project sandbox when available, else a resource-limited subprocess), then errs at ``judge_error`` /
         the lower ``judge_reasoning_error``; ``judge_undecided`` answers name neither decision.

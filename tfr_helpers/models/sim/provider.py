@@ -23,14 +23,14 @@ from tfr_helpers.models.sim.misconception import has_misconception, shared_mutan
 from tfr_helpers.models.sim.mutate import mutate
 from tfr_helpers.models.sim.oracle import reference_passes
 from tfr_helpers.models.sim.rates import SimRates, rates_for, validate_options
-from tfr_helpers.models.sim.refine import refine
+from tfr_helpers.models.sim.refine import blind_refine, refine
 from tfr_helpers.models.sim.response import code_answer, no_code_answer, tests_answer
 from tfr_helpers.models.sim.seeding import request_rng
 from tfr_helpers.models.sim.tester.ebt import write_ebts
 from tfr_helpers.models.sim.tester.pbt import write_pbts
 from tfr_helpers.records import Task, TaskView
 
-TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning")
+TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning", "retry", "placebo")
 
 _AST_LOCK = threading.Lock()
 """Serialises the simulated model's source-code work (parse, mutate, unparse) across threads.
@@ -120,6 +120,9 @@ class SimProvider(Provider):
         elif request.template == "refine":
             code, _ = _locked(refine, task, variables.get("code", ""), variables.get("feedback", ""), rng, rates)
             text = no_code_answer(model) if code is None else code_answer(model, code, "Here is the refined code")
+        elif request.template in ("retry", "placebo"):  # the controls: no test to read (docs/controls.md)
+            code, _ = _locked(blind_refine, task, variables.get("code", ""), rng, rates)
+            text = no_code_answer(model) if code is None else code_answer(model, code, "Here is the revised code")
         elif request.template in ("judge", "judge_reasoning"):
             reliable = await self._reliable(task, variables.get("feedback", ""))
             text = judge_answer(model, reliable, request.template == "judge_reasoning", rng, rates)

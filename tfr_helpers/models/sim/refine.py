@@ -1,4 +1,8 @@
-"""The simulated refiner: repair toward the reference, overfit to the failing test, a mutant, or no code."""
+"""The simulated refiner: repair toward the reference, overfit to the failing test, a mutant, or no code.
+
+Without a test to read (the ``retry`` and ``placebo`` controls, docs/controls.md) the same draw applies with the
+same rates; only ``overfit`` changes: there is no failing input to special-case, so the code is kept as it is.
+"""
 
 from __future__ import annotations
 
@@ -79,6 +83,26 @@ def refine(task: Task, code: str, feedback: str, rng: random.Random, rates: SimR
         if patched is not None:
             return patched, action
         action = "mutant"
+    if action == "mutant":
+        found = mutate(task.reference, rng, avoid=(_normal(current),))
+        if found is not None:
+            return found[0], action
+    return ast.unparse(ast.parse(task.reference)), "repair"
+
+
+def blind_refine(task: Task, code: str, rng: random.Random, rates: SimRates) -> tuple[str | None, str]:
+    """The refined program when the request holds no test or failure (``retry``, ``placebo``).
+
+    The draw of :func:`pick_action` with the same rates: ``repair`` and ``mutant`` as with feedback, ``no_code``
+    gives no program, and ``overfit`` (special-casing the failing input) has no input to special-case, so the
+    current code is kept (action ``kept``).
+    """
+    action = pick_action(rng, rates)
+    current = code.strip() or task.reference
+    if action == "no_code":
+        return None, action
+    if action == "overfit":
+        return current, "kept"
     if action == "mutant":
         found = mutate(task.reference, rng, avoid=(_normal(current),))
         if found is not None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from tfr_helpers.benchmarks.registry import benchmark_names, get_benchmark
 from tfr_helpers.replay.datasets import DATASETS
 
 
@@ -88,10 +89,14 @@ def as_entry(coder: Coder) -> CoderEntry:
 
 
 def default_benchmarks(model: str) -> list[str] | None:
-    """The benchmark a registered replay dataset serves (``replay:codet-...`` -> ``[humaneval]``), else None."""
+    """The benchmarks a registered replay dataset serves (``replay:codet-...`` -> ``[humaneval, humaneval_plus,
+    humaneval_plus_mini]``: its own and those keeping its tasks under their ``id_aliases``), else None."""
     provider, _, name = model.partition(":")
     if provider != "replay":
         return None
 
     spec = DATASETS.get(name)
-    return [spec.benchmark] if spec is not None else None
+    if spec is None:
+        return None
+    prefix = get_benchmark(spec.benchmark).id_prefix
+    return [spec.benchmark, *(b for b in benchmark_names() if prefix in get_benchmark(b).id_aliases)]

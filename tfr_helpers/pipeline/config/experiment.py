@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -24,6 +24,7 @@ from tfr_helpers.models.settings import ModelSettings, SamplingSettings
 from tfr_helpers.pipeline.config.coders import Coder, CoderEntry, as_entry, check_spec, coder_item, default_benchmarks
 from tfr_helpers.pipeline.config.fingerprint import fingerprint
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
+from tfr_helpers.records import Control
 from tfr_helpers.replay import register_import
 
 BenchmarkChoice = str
@@ -157,7 +158,7 @@ class SandboxSettings(_Strict):
 
 
 class RefinementSettings(_Strict):
-    """Refinement beyond one attempt per feedback: backprompting rounds and the oracle-repaired arm."""
+    """Refinement beyond one attempt per feedback: backprompting rounds, the oracle-repaired arm, the controls."""
 
     rounds: int = Field(default=1, ge=1)
     """Refinement rounds per code sample (1: the seed study, one independent attempt per feedback). With R > 1,
@@ -169,6 +170,24 @@ class RefinementSettings(_Strict):
     oracle_repair: bool = False
     """Also refine on oracle-repaired feedback: each unreliable EBT whose input the reference accepts gets the
     reference's output as its expected value (GenX stage 1). Uses the reference: an upper bound, never a screener."""
+    controls: list[Control] = Field(default_factory=list)
+    """Controls of the feedback arm, run on exactly the feedback instances it refines with the same refiner and
+    sampling: ``resample`` (a fresh generation from the task alone), ``retry`` (the task and the code, a neutral
+    request to check and fix it, no test or failure), ``placebo`` (the refinement prompt with its test and failure
+    replaced by content-free text of the same shape). See docs/controls.md."""
+
+    @field_validator("controls", mode="before")
+    @classmethod
+    def _known_controls(cls, value: Any) -> Any:
+        known = get_args(Control)
+        if not isinstance(value, list | tuple):
+            raise ValueError(f"give a list of controls, e.g. [{', '.join(known)}]; got {value!r}")
+        unknown = [v for v in value if v not in known]
+        if unknown:
+            raise ValueError(f"unknown control {unknown[0]!r}; use any of {', '.join(known)}")
+        if len(set(value)) != len(value):
+            raise ValueError(f"a control is listed twice in {list(value)}; list each once")
+        return value
 
 
 class Concurrency(_Strict):

@@ -22,6 +22,7 @@ from tfr_helpers.replay import load_replay
 if TYPE_CHECKING:
     from tfr_helpers.pipeline.config.experiment import ExperimentConfig
     from tfr_helpers.replay import ReplayDataset
+    from tfr_helpers.replay.records import ReplayTask
 
 NO_REFINER = "not run: no refiner"
 NO_JUDGE = "not run: no judge"
@@ -56,25 +57,33 @@ def _replayed_roles(config: ExperimentConfig, coder: str) -> list[tuple[str, Rep
     return [(spec, ds) for spec in specs if (ds := dataset_of(spec)) is not None]
 
 
+def _task(dataset: ReplayDataset, task_id: str) -> ReplayTask:
+    found = dataset.task(task_id)
+    assert found is not None, task_id  # only served tasks are asked for
+    return found
+
+
 def coder_tasks(config: ExperimentConfig, tasks: Mapping[str, Task], coder: str) -> list[Task]:
     """The tasks ``coder`` is run on: its benchmarks' tasks that every replayed role's dataset holds."""
     benchmarks = set(config.benchmarks_for(coder))
     datasets = [ds for _, ds in _replayed_roles(config, coder)]
-    return [t for t in tasks.values() if t.benchmark in benchmarks and all(t.task_id in ds.tasks for ds in datasets)]
+    return [
+        t for t in tasks.values() if t.benchmark in benchmarks and all(ds.task(t.task_id) is not None for ds in datasets)
+    ]
 
 
 def code_samples(config: ExperimentConfig, coder: str, task_id: str) -> int:
     """Code samples of ``coder`` for one task: the configured count, cut to what a replayed coder holds."""
     wanted = config.code_samples_for(coder)
     dataset = dataset_of(coder)
-    return wanted if dataset is None else min(wanted, len(dataset.tasks[task_id].code_samples))
+    return wanted if dataset is None else min(wanted, len(_task(dataset, task_id).code_samples))
 
 
 def test_samples(config: ExperimentConfig, coder: str, task_id: str, kind: TestKind) -> int:
     """Test samples (tester calls) of one kind for ``coder``'s task, cut to what a replayed tester holds."""
     wanted = config.test_samples_for(coder)
     dataset = dataset_of(config.models.tester_for(coder))
-    return wanted if dataset is None else min(wanted, len(dataset.tasks[task_id].samples_of_kind(kind)))
+    return wanted if dataset is None else min(wanted, len(_task(dataset, task_id).samples_of_kind(kind)))
 
 
 def refines(config: ExperimentConfig, coder: str) -> bool:
@@ -107,7 +116,7 @@ def skipped_work(config: ExperimentConfig, tasks: Mapping[str, Task]) -> list[Sk
         in_scope = [t for t in tasks.values() if t.benchmark in benchmarks]
         for spec, ds in _replayed_roles(config, coder):
             for task in in_scope:
-                if task.task_id not in ds.tasks:
+                if ds.task(task.task_id) is None:
                     out.append(SkippedWork(model=coder, task_id=task.task_id, stage="all", reason=_gap(spec, ds)))
         served = coder_tasks(config, tasks, coder)
         out += _short_samples(config, coder, served)

@@ -30,13 +30,24 @@ StageRecords = dict[str, list[Any]]
 ENTRY_POINT_GROUP = "tfr.stages"
 """Entry point group of stage modules defined outside the package."""
 
-BASE_STUDY_UNAFFECTED_BY = ("screening", "refinement")
+CONTROL_ARM_PARTS = ("refinement.controls", "template:retry", "template:placebo")
+"""Fingerprint parts only the control arm reads (its list of controls and the templates of two of them): every
+other stage is unaffected by them, so turning the controls on in a finished run keeps its records."""
+
+BASE_STUDY_UNAFFECTED_BY = ("screening", "refinement", "template:retry", "template:placebo")
 """Keys the base study's six checkpointed stages never read: every feedback is refined whatever the screening
 (a screening strategy's decisions are items of their own), and the rounds and the oracle-repaired arm are stages of
 their own, so turning them on in a finished run keeps its records."""
 
-ORACLE_ARM_UNAFFECTED_BY = ("screening", "refinement.rounds", "refinement.round_tests", "refinement.stop_when_passing")
+ROUND_PARTS = ("refinement.rounds", "refinement.round_tests", "refinement.stop_when_passing")
+"""Keys only the rounds read."""
+
+ORACLE_ARM_UNAFFECTED_BY = ("screening", *ROUND_PARTS, *CONTROL_ARM_PARTS)
 """Keys the oracle-repaired arm's stages never read (it takes every unreliable EBT feedback of round 1)."""
+
+CONTROL_ARM_UNAFFECTED_BY = ("screening", *ROUND_PARTS, "refinement.oracle_repair", "refinement.controls")
+"""Keys the control arm's stages never read (each takes every feedback the feedback arm refines; a control's
+stage has no items unless its control is listed, and records of items no longer yielded are simply not loaded)."""
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ How: every stage that calls models runs its real item builder and its real stage
 so nothing is written). The calls counted are therefore the calls a run makes:
 
 - ``generate_codes`` / ``generate_tests`` depend on the configuration only: **exact** counts and prompts;
-- ``screen_feedback`` / ``refine_codes`` run once per test-fail feedback, which is an outcome. With ``run_dir``
-  holding a finished ``evaluate_code_test_pairs`` they are **exact** (built from its records); otherwise they
-  are **projected**: each (coder, task) gets one stand-in feedback (the reference as the code, the task's first
-  example as the failing test) whose calls are recorded, times the expected feedbacks: generated tests x code
-  samples x a fail rate range (default :data:`DEFAULT_FAIL_RATE`, stated in the report).
+- ``screen_feedback`` / ``refine_codes`` (and each listed control's stage) run once per test-fail feedback, which
+  is an outcome. With ``run_dir`` holding a finished ``evaluate_code_test_pairs`` they are **exact** (built from
+  its records); otherwise they are **projected**: each (coder, task) gets one stand-in feedback (the reference as
+  the code, the task's first example as the failing test) whose calls are recorded, times the expected feedbacks:
+  generated tests x code samples x a fail rate range (default :data:`DEFAULT_FAIL_RATE`, stated in the report).
 
 Tokens: no tokenizer is available offline (tiktoken downloads its encodings), so input tokens are the rendered
 prompt's characters divided by :data:`CHARS_PER_TOKEN` (low / point / high). When the response cache holds
@@ -41,7 +41,7 @@ from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import registered_stages
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
-from tfr_helpers.pipeline.estimate.report import Line, Range, StudyEstimate
+from tfr_helpers.pipeline.estimate.report import CONTROL_STAGES, Line, Range, StudyEstimate
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.records import ModelCallRecord
 
@@ -50,8 +50,9 @@ CHARS_PER_TOKEN = (5.2, 4.4, 3.2)
 o200k and cl100k tokenizers (``benchmarks/perf/token_estimate.py``): 3.3 to 5.2, mean 4.2 to 4.6 per template."""
 DEFAULT_FAIL_RATE = (0.1, 0.5)
 """Assumed share of (generated test, code sample) pairs that fail, when no evaluated run is given."""
-PROJECTED = ("screen_feedback", "refine_codes")
-"""Stages whose work items are test-fail feedbacks (an outcome of ``evaluate_code_test_pairs``)."""
+PROJECTED = ("screen_feedback", "refine_codes", *CONTROL_STAGES)
+"""Stages whose work items are test-fail feedbacks (an outcome of ``evaluate_code_test_pairs``); a control's stage
+only when ``refinement.controls`` lists the control."""
 
 
 @dataclass
@@ -125,6 +126,8 @@ def plan_calls(
                 outcomes_known = bool(items) and {i.key for i in items} <= keys
                 records[stage.name] = loaded
                 continue
+            if not outcomes_known and stage.name in CONTROL_STAGES and not _listed(config, stage.name):
+                continue  # a control not listed: its stage has no items
             if not outcomes_known and stage.name in PROJECTED:
                 modes[stage.name] = "projected"
                 _project(ctx, stage, records, fail_rate)
@@ -142,6 +145,11 @@ def plan_calls(
             complete = complete and not pending
             records[stage.name] = loaded
         return ctx.planned, modes, done_calls
+
+
+def _listed(config: ExperimentConfig, stage_name: str) -> bool:
+    """Whether the control of a control stage (``control_retry``) is listed in ``refinement.controls``."""
+    return stage_name.removeprefix("control_") in config.refinement.controls
 
 
 def _done_calls(planned: list[Planned], pending: Sequence[Any], done_items: int) -> int:

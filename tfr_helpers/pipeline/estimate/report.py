@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+CONTROL_STAGES = ("control_resample", "control_retry", "control_placebo")
+"""The control arm's model stages (``refinement.controls``), totalled on a line of their own."""
+
 Range = tuple[float, float, float]
 """(low, point, high)."""
 
@@ -87,6 +90,18 @@ class StudyEstimate:
                 total = _add(total, _add(ln.calls, (ln.cached, ln.cached, ln.cached)))
         return total
 
+    def control_totals(self) -> tuple[Range, Range] | None:
+        """Calls (cache hits included) and cost of the control arm's stages, or None when it plans none."""
+        mine = [ln for ln in self.lines if ln.stage in CONTROL_STAGES]
+        if not mine:
+            return None
+        calls: Range = (0.0, 0.0, 0.0)
+        cost: Range = (0.0, 0.0, 0.0)
+        for ln in mine:
+            calls = _add(calls, _add(ln.calls, (ln.cached, ln.cached, ln.cached)))
+            cost = _add(cost, ln.cost_usd)
+        return calls, cost
+
     def cost_by_model(self) -> dict[str, Range]:
         """Cost range per model."""
         out: dict[str, Range] = {}
@@ -116,6 +131,10 @@ class StudyEstimate:
         for model, cost in self.cost_by_model().items():
             out.append(f"total {model}: {_usd(cost)}")
         out.append(f"total: {_usd(self.total_cost)}")
+        controls = self.control_totals()
+        if controls is not None:
+            calls, cost = controls
+            out.append(f"of which controls ({', '.join(CONTROL_STAGES)}): {_calls(calls)} calls, {_usd(cost)}")
         if self.budget_usd is not None:
             low, point, high = self.total_cost
             verdict = (

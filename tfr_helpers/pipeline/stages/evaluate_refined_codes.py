@@ -7,11 +7,9 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
-from tfr_helpers.pipeline.steps.labels import transition_of
-from tfr_helpers.pipeline.steps.lookups import tests_by_id
+from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, evaluate_refined
+from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
-from tfr_helpers.pipeline.steps.test_strength import tiers_of
-from tfr_helpers.pipeline.steps.time_limits import run_benchmark
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedTest,
@@ -48,56 +46,20 @@ def evaluate_refined_codes(items: Sequence[RefinedJob], ctx: RunContext) -> list
     Returns:
         One :class:`RefinedEvaluation` per job, in order.
     """
-    runnable = [item for item in items if item.refinement.code]
-    jobs = [(i.refinement.code or "", i.task) for i in runnable]
-    bench = run_benchmark(ctx, jobs, "refined: benchmark tests")
-    tiers = tiers_of(ctx, jobs, bench, "refined: EvalPlus tiers")
-    gen = ctx.run_programs(
-        [(i.refinement.code or "", [test_spec(i.test)]) for i in runnable],
-        desc="refined: generated test",
-        generated=True,
-    )
-    runs = {id(item): (b, g) for item, b, g in zip(runnable, bench, gen, strict=True)}
-    tiers_after = {id(item): t for item, t in zip(runnable, tiers, strict=True)}
-    out = []
+    checks = []
     for item in items:
-        ref = item.refinement
-        if id(item) not in runs:
-            out.append(
-                RefinedEvaluation(
-                    feedback_id=ref.feedback_id,
-                    model=ref.model,
-                    task_id=ref.task_id,
-                    benchmark_before=item.before,
-                    benchmark_after=None,
-                    generated_test_after=None,
-                    transition="no_code",
-                )
-            )
-            continue
-        bench_run, gen_run = runs[id(item)]
-        stem = f"{item.test.kind}_{item.test.index}" + sample_suffix(ref.feedback_id)
-        path = ctx.store.artifact(
-            ref.model,
-            ref.task_id,
-            f"executions/refined_{stem}_benchmark.json",
-            bench_run.model_dump_json(indent=1),
-        )
-        ctx.store.artifact(ref.model, ref.task_id, f"executions/refined_{stem}_test.json", gen_run.model_dump_json(indent=1))
-        out.append(
-            RefinedEvaluation(
-                feedback_id=ref.feedback_id,
-                model=ref.model,
-                task_id=ref.task_id,
-                benchmark_before=item.before,
-                benchmark_after=bench_run.passed,
-                generated_test_after=gen_run.outcomes[0] if gen_run.outcomes else None,
-                transition=transition_of(item.before, bench_run.passed),
-                benchmark_run_path=path,
-                tiers_after=tiers_after[id(item)],
+        stem = f"{item.test.kind}_{item.test.index}" + sample_suffix(item.refinement.feedback_id)
+        checks.append(
+            RefinedCheck(
+                item.refinement,
+                item.task,
+                test_spec(item.test),
+                item.before,
+                f"executions/refined_{stem}_benchmark.json",
+                f"executions/refined_{stem}_test.json",
             )
         )
-    return out
+    return evaluate_refined(checks, ctx, "refined", RefinedEvaluation)
 
 
 def refined_jobs(
@@ -107,7 +69,7 @@ def refined_jobs(
     refinements: list[Refinement],
 ) -> list[RefinedJob]:
     """One job per refinement, with the generated code's benchmark verdict as ``before``."""
-    before = {(v.model, v.task_id, v.code_index): v.passed for v in verdicts}
+    before = code_verdicts(verdicts)
     test_of = tests_by_id(tests)
     jobs = []
     for r in refinements:

@@ -7,12 +7,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfr_helpers.pipeline.arms.controls.results import controls_results
 from tfr_helpers.pipeline.arms.oracle.results import oracle_results
 from tfr_helpers.pipeline.arms.rounds.results import rounds_results
 from tfr_helpers.pipeline.engine.assemble import assemble_results, result_lists
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
-from tfr_helpers.records import CallTotals, ModelCallRecord, OracleRepairResults, Results, Role, SkippedWork
+from tfr_helpers.records import (
+    CallTotals,
+    ControlsResults,
+    ModelCallRecord,
+    OracleRepairResults,
+    Results,
+    Role,
+    SkippedWork,
+)
 from tfr_helpers.records.rounds import RoundsResults
 
 
@@ -28,6 +37,8 @@ class RunRecords:
     """The oracle-repaired arm, None unless ``refinement.oracle_repair``."""
     skipped: list[SkippedWork] = field(default_factory=list)
     """Tasks a stage excluded in this run, with the reason (a reference failing its own benchmark tests)."""
+    controls: ControlsResults | None = None
+    """The control arm, None unless ``refinement.controls``."""
 
 
 def call_totals(records: RunRecords) -> list[CallTotals]:
@@ -56,6 +67,8 @@ def call_totals(records: RunRecords) -> list[CallTotals]:
             calls[f"round_test|{f.model}|{f.task_id}|{f.kind}|{f.sample_index}"] = f.call
     for ref in records.oracle_repair.refinements if records.oracle_repair else []:
         calls[f"oracle_refine|{ref.feedback_id}"] = ref.call
+    for ctl in records.controls.refinements if records.controls else []:
+        calls[f"control_{ctl.control}|{ctl.feedback_id}"] = ctl.call
     sums: dict[tuple[str, Role, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
     for call in calls.values():
         acc = sums[(call.model, call.role, call.stage)]
@@ -106,6 +119,7 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
             oracle_repair=records.oracle_repair,
             skipped=records.skipped,
             time_limit=config.sandbox.time_limit.describe(),
+            controls=records.controls,
         )
         ctx.store.write_results(results)
         out.append(results)
@@ -121,6 +135,7 @@ def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
         rounds=rounds_results(ctx, records),
         oracle_repair=oracle_results(ctx, records),
         skipped=[r for stage in records.values() for r in stage if isinstance(r, SkippedWork)],
+        controls=controls_results(ctx, records),
     )
     return [bundle]
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
 from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
-from tfr_helpers.pipeline.steps.lookups import code_texts, test_fail_feedback, tests_by_id
-from tfr_helpers.pipeline.steps.refine import RefineJob, request_refinements
+from tfr_helpers.pipeline.steps.refine import RefineJob, refine_jobs, request_refinements
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, Refinement
 
 
@@ -27,27 +25,6 @@ def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement
     return request_refinements(
         items, ctx, "refine_codes", Refinement, lambda stem: (f"refine_{stem}", f"refinements/{stem}.py")
     )
-
-
-def refine_jobs(
-    ctx: RunContext, codes: list[GeneratedCode], tests: list[GeneratedTest], pairs: list[PairEvaluation]
-) -> list[RefineJob]:
-    """One job per test-fail feedback of a coder that has a refiner (never a replay dataset)."""
-    code_of = code_texts(codes)
-    refined = {m: scope.refines(ctx.config, m) for m in ctx.config.models.coder_names}
-    test_of = tests_by_id(tests)
-    return [
-        RefineJob(
-            p.model,
-            ctx.config.models.refiner_for(p.model),
-            ctx.tasks[p.task_id],
-            code_of[(p.model, p.task_id, p.code_index)],
-            test_of[p.test_id],
-            fb,
-        )
-        for p, fb in test_fail_feedback(pairs)
-        if refined[p.model]
-    ]
 
 
 def refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJob]:

@@ -17,7 +17,7 @@ from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
 from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.lookups import code_texts, tests_by_id
-from tfr_helpers.pipeline.steps.refine import RefineJob, request_refinements
+from tfr_helpers.pipeline.steps.refine import RefineJob, refine_job, request_refinements
 from tfr_helpers.records import GeneratedCode, GeneratedTest, OracleRefinement, RepairedTest
 
 NAME = "oracle_refine_codes"
@@ -48,15 +48,12 @@ def oracle_refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJo
     """One job per repaired feedback (the code failed the repaired test) of a coder that has a refiner."""
     code_of = code_texts(records_of(records, "generate_codes", GeneratedCode))
     test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
+
+    def repaired(r: RepairedTest) -> GeneratedTest:
+        return repaired_test(test_of[r.test_id], r)
+
     return [
-        RefineJob(
-            r.model,
-            ctx.config.models.refiner_for(r.model),
-            ctx.tasks[r.task_id],
-            code_of[(r.model, r.task_id, r.code_index)],
-            repaired_test(test_of[r.test_id], r),
-            r.feedback,
-        )
+        refine_job(ctx, r.model, r.task_id, code_of[(r.model, r.task_id, r.code_index)], repaired(r), r.feedback)
         for r in records_of(records, "oracle_repair_tests", RepairedTest)
         if r.feedback is not None and scope.refines(ctx.config, r.model)
     ]

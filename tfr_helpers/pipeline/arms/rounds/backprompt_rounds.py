@@ -17,7 +17,7 @@ from tfr_helpers.pipeline.arms.rounds.step import run_round, state_of
 from tfr_helpers.pipeline.engine.codec import decode_records, encode_records, register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
-from tfr_helpers.pipeline.engine.stage import Stage
+from tfr_helpers.pipeline.engine.stage import CONTROL_ARM_PARTS, Stage
 from tfr_helpers.records.rounds import RoundChain, RoundStep
 
 register_record_type(RoundChain)
@@ -98,5 +98,5 @@ STAGE = Stage(
     "round_chains",
     lambda r: r.chain_id,
     sandboxed=True,
-    unaffected_by=("screening", "refinement.oracle_repair"),  # chains read neither
+    unaffected_by=("screening", "refinement.oracle_repair", *CONTROL_ARM_PARTS),  # chains read none of them
 )

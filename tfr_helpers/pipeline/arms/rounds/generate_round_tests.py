@@ -19,7 +19,7 @@ from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, item_replies
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.engine.stage import CONTROL_ARM_PARTS, Stage, StageRecords
 from tfr_helpers.pipeline.steps.test_replies import TestPlace, reply_tests, tester_call
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 from tfr_helpers.records.rounds import RoundTests
@@ -32,9 +32,10 @@ SUITE_UNAFFECTED_BY = (
     "refinement.stop_when_passing",
     "refinement.rounds",
     "refinement.round_tests",
+    *CONTROL_ARM_PARTS,
 )
 """Parts whose change leaves the fresh suites valid: round k's suite does not depend on R, on the suite mode (with
-``same`` there are no items, so no suite is loaded), on stopping, screening or the oracle arm."""
+``same`` there are no items, so no suite is loaded), on stopping, screening, the oracle arm or the controls."""
 
 
 @dataclass(frozen=True)

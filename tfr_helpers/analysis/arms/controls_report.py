@@ -1,0 +1,134 @@
+"""The control arm's outputs: the ``rq2_controls`` table, the ``controls`` section of summary.json and a figure.
+
+Numbers come from :mod:`.controls`; every row is one model (simulated and replayed models never pooled).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import seaborn as sns
+from pandas.io.formats.style import Styler
+
+from tfr_helpers.analysis.arms.controls import ALPHA, FEEDBACK, content_effects, present, side_by_side
+from tfr_helpers.analysis.rq2 import CONDITIONAL
+from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, share_cell
+from tfr_helpers.analysis.tidy.frames import frame_records
+from tfr_helpers.analysis.tidy.sources import source_label
+from tfr_helpers.records import Results
+
+TABLE = "rq2_controls"
+"""File stem of the LaTeX table (written only for runs with ``refinement.controls``)."""
+FIGURE = "rq2_controls"
+"""Stem of the figure (``analysis/figures/rq2_controls.png``)."""
+CONDITIONAL_LABELS = {"pass->fail": "P(Pass->Fail | passed)", "fail->pass": "P(Fail->Pass | failed)"}
+CAPTION = (
+    "RQ2 with controls: per model and feedback reliability, the feedback arm and each control on the same "
+    "feedback instances (same refiner and sampling): P(Pass->Fail | passed before) and P(Fail->Pass | failed before), "
+    "percent [95 percent cluster-bootstrap interval]; on control rows, the effect of the feedback's content "
+    "(feedback minus control, percentage points [paired cluster-bootstrap interval]) and its exact McNemar p on the "
+    "discordant pairs, Holm-adjusted across the model's comparisons."
+)
+DEFINITIONS = {
+    "arms": "feedback: the refinement prompt with the failing test and its failure (RQ2). resample: a fresh "
+    "generation from the task alone (the coder's own prompt), one per instance. retry: the task and the code with a "
+    "neutral request to check and fix it, no test or failure. placebo: the refinement prompt with its test and "
+    "failure replaced by shape-matched filler that carries no information about the task (docs/controls.md).",
+    "instances": "The feedback instances every arm evaluated (the common set); a control runs on exactly the "
+    "instances the feedback arm refines, with the same refiner, sampling and output budget.",
+    "cond_<transition>": "P(Pass->Fail | passed before) and P(Fail->Pass | failed before) among the arm's attempts "
+    "(no_code keeps the code: in the denominator, never in the numerator); cluster bootstrap over tasks, then code "
+    "samples (see intervals).",
+    "diff_pp": "Effect of feedback content: 100 * (rate after feedback - rate after the control) on the same "
+    "instances; low/high: paired cluster-bootstrap interval (both rates on the same resamples); p_bootstrap its "
+    "two-sided bootstrap p.",
+    "feedback_only / control_only": "Discordant pairs: instances with the transition after feedback and not after "
+    "the control, and the reverse.",
+    "p_mcnemar": "Exact McNemar test: two-sided binomial test of feedback_only among the discordant pairs at 1/2 "
+    "(scipy.stats.binomtest); it treats instances as independent, the bootstrap interval does not.",
+    "p_holm": f"Holm adjustment of p_mcnemar across every comparison shown for the model; differs: p_holm < {ALPHA}.",
+}
+
+
+def _effect_cell(effects: pd.DataFrame, row: pd.Series, control: str, tr: str) -> str:
+    hit = effects[
+        (effects["model"] == row["model"])
+        & (effects["reliability"] == row["reliability"])
+        & (effects["control"] == control)
+        & (effects["transition"] == tr)
+    ]
+    if hit.empty or pd.isna(hit.iloc[0]["diff_pp"]):
+        return "--"
+    e = hit.iloc[0]
+    return f"{share_cell({'pct': e['diff_pp'], 'low': e['low'], 'high': e['high']})} Holm p={e['p_holm']:.3f}"
+
+
+def controls_table(results: Results) -> Styler:
+    """The ``rq2_controls`` table: per model, reliability and arm, attempts, the two rates and the effects."""
+    arms, effects = side_by_side(results), content_effects(results)
+    rows = []
+    for _, r in arms.iterrows():
+        row = {"Model": r["model"], "Reliability": r["reliability"], "Arm": r["arm"]}
+        row |= {"Source": source_label(results, str(r["model"])), "Attempts": str(int(r["attempts"]))}
+        row |= {lab: share_cell(r, f"cond_{tr}_", with_count=True) for tr, lab in CONDITIONAL_LABELS.items()}
+        for tr in CONDITIONAL:
+            label = f"Feedback - arm, {TRANSITION_LABELS[tr]} (pp)"
+            row[label] = "" if r["arm"] == FEEDBACK else _effect_cell(effects, r, str(r["arm"]), tr)
+        rows.append(row)
+    cols = ["Model", "Reliability", "Arm", "Source", "Attempts", *CONDITIONAL_LABELS.values()]
+    cols += [f"Feedback - arm, {TRANSITION_LABELS[tr]} (pp)" for tr in CONDITIONAL]
+    frame = pd.DataFrame(rows, columns=cols).fillna("--").set_index(["Model", "Reliability", "Arm"])
+    return frame.style.set_caption(caption_with(CAPTION, results))
+
+
+def summary_section(results: Results) -> dict[str, Any]:
+    """``{"controls": {...}}`` (definitions, the side-by-side rows, the effects), or ``{}`` without the arm."""
+    if not present(results):
+        return {}
+    assert results.controls is not None
+    return {
+        "controls": {
+            "controls": list(results.controls.controls),
+            "refinement_status": results.controls.refinement_status,
+            "definitions": DEFINITIONS,
+            "side_by_side": {"rows": frame_records(side_by_side(results))},
+            "content_effects": {"rows": frame_records(content_effects(results))},
+            TABLE: {"caption": caption_with(CAPTION, results)},
+        }
+    }
+
+
+def plot_controls(results: Results, ax: Any = None) -> Any:
+    """Bars of P(Pass->Fail | passed) and P(Fail->Pass | failed) per arm, one group per model, reliability and
+    rate, with the 95% intervals as error bars."""
+    import matplotlib.pyplot as plt  # the figure module sets the backend first; a notebook keeps its own
+
+    ax = ax if ax is not None else plt.subplots(figsize=(8, 4))[1]
+    arms = side_by_side(results)
+    long = []
+    for _, r in arms.iterrows():
+        for tr, lab in CONDITIONAL_LABELS.items():
+            group = f"{r['model']}\n{r['reliability']}\n{lab}"
+            long.append({"group": group, "arm": r["arm"], **{k: r[f"cond_{tr}_{k}"] for k in ("pct", "low", "high")}})
+    frame = pd.DataFrame(long, columns=["group", "arm", "pct", "low", "high"]).dropna(subset=["pct"])
+    order, hue_order = list(dict.fromkeys(frame["group"])), list(dict.fromkeys(frame["arm"]))
+    if frame.empty:
+        ax.text(0.5, 0.5, "no refined feedback", ha="center", va="center", transform=ax.transAxes)
+        return ax
+    sns.barplot(data=frame, x="group", y="pct", hue="arm", order=order, hue_order=hue_order, errorbar=None, ax=ax)
+    for arm, container in zip(hue_order, ax.containers, strict=False):
+        mine = frame[frame["arm"] == arm].set_index("group")
+        for group, bar in zip(order, container, strict=False):
+            if group in mine.index:
+                r = mine.loc[group]
+                cx = bar.get_x() + bar.get_width() / 2
+                yerr = [[r["pct"] - r["low"]], [r["high"] - r["pct"]]]
+                ax.errorbar(cx, r["pct"], yerr=yerr, fmt="none", ecolor="black", capsize=2, lw=0.8)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("")
+    ax.set_ylabel("percent of attempts")
+    note = " (simulated: demo numbers, not evidence)" if results.simulated else ""
+    ax.set_title(f"Feedback vs controls{note}", fontsize=9)
+    ax.tick_params(axis="x", labelsize=7)
+    return ax

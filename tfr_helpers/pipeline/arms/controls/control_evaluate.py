@@ -1,0 +1,98 @@
+"""Stage control_evaluate: every control attempt's code on the benchmark tests and on the generated test.
+
+Evaluated exactly like the feedback arm's refined code (:func:`tfr_helpers.pipeline.steps.evaluate_refined`):
+the benchmark tests decide the transition from the generated code's verdict; the outcome on the generated test
+behind the feedback instance is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline.arms.controls.control_refine import STAGES as CONTROL_STAGES
+from tfr_helpers.pipeline.engine.codec import register_record_type
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.stage import CONTROL_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, evaluate_refined
+from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
+from tfr_helpers.pipeline.steps.pair_runs import test_spec
+from tfr_helpers.records import (
+    BenchmarkVerdict,
+    ControlRefinedEvaluation,
+    ControlRefinement,
+    GeneratedTest,
+    Task,
+    control_key,
+    sample_suffix,
+    split_pair_id,
+)
+
+
+@dataclass(frozen=True)
+class ControlJob:
+    """Evaluate one control attempt; ``before`` is the generated code's benchmark verdict."""
+
+    task: Task
+    refinement: ControlRefinement
+    test: GeneratedTest
+    before: bool
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key: the control and the feedback instance."""
+        return control_key(self.refinement.control, self.refinement.feedback_id)
+
+
+def control_evaluate(items: Sequence[ControlJob], ctx: RunContext) -> list[ControlRefinedEvaluation]:
+    """Run each control attempt's program on its task's benchmark tests and on the instance's generated test.
+
+    Args:
+        items: One job per control attempt.
+        ctx: The run context.
+
+    Returns:
+        One :class:`ControlRefinedEvaluation` per job, in order (``no_code`` when there was no program).
+    """
+    checks = []
+    for item in items:
+        ref = item.refinement
+        stem = f"controls/{item.test.kind}_{item.test.index}{sample_suffix(ref.feedback_id)}_{ref.control}"
+        checks.append(
+            RefinedCheck(
+                ref,
+                item.task,
+                test_spec(item.test),
+                item.before,
+                f"{stem}_benchmark.json",
+                f"{stem}_test.json",
+                {"control": ref.control},
+            )
+        )
+    return evaluate_refined(checks, ctx, "controls", ControlRefinedEvaluation)
+
+
+def control_jobs(ctx: RunContext, records: StageRecords) -> list[ControlJob]:
+    """One job per control attempt, controls in run order, with the generated code's benchmark verdict."""
+    before = code_verdicts(records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict))
+    test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
+    refs = [r for stage in CONTROL_STAGES for r in records_of(records, stage.name, ControlRefinement)]
+    return [ControlJob(ctx.tasks[r.task_id], r, test_of[split_pair_id(r.feedback_id)[0]], before[_code(r)]) for r in refs]
+
+
+def _code(ref: ControlRefinement) -> tuple[str, str, int]:
+    """The code sample a control attempt stands beside: (coder, task id, code sample index)."""
+    return ref.model, ref.task_id, split_pair_id(ref.feedback_id)[1]
+
+
+register_record_type(ControlRefinedEvaluation)
+STAGE = Stage(
+    "control_evaluate",
+    control_evaluate,
+    control_jobs,
+    "control_evaluations",
+    lambda r: control_key(r.control, r.feedback_id),
+    sandboxed=True,
+    unaffected_by=CONTROL_ARM_UNAFFECTED_BY,
+    parallel_chunks=True,
+)

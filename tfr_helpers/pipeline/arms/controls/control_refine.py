@@ -1,0 +1,74 @@
+"""Stages control_resample, control_retry, control_placebo: one control attempt per refined feedback instance.
+
+Each control's stage has items only when ``refinement.controls`` lists it; its items are exactly the feedback
+arm's (:func:`tfr_helpers.pipeline.steps.refine.refine_jobs`: every test-fail feedback of a coder that has a
+refiner), asked of the same refiner with the same sampling; :mod:`.requests` builds what each control asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+from tfr_helpers.pipeline.arms.controls.requests import REQUESTS
+from tfr_helpers.pipeline.engine.codec import register_record_type
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.faults import Undone
+from tfr_helpers.pipeline.engine.stage import CONTROL_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.steps.refine import RefineJob, refine_jobs, request_refinements
+from tfr_helpers.records import Control, ControlRefinement, GeneratedCode, GeneratedTest, PairEvaluation
+
+
+def stage_name(control: Control) -> str:
+    """The stage of one control (``control_retry``)."""
+    return f"control_{control}"
+
+
+def control_items(control: Control, ctx: RunContext, records: StageRecords) -> list[RefineJob]:
+    """The feedback arm's jobs when ``control`` is listed in ``refinement.controls``, else none."""
+    if control not in ctx.config.refinement.controls:
+        return []
+    codes = records_of(records, "generate_codes", GeneratedCode)
+    tests = records_of(records, "generate_tests", GeneratedTest)
+    return refine_jobs(ctx, codes, tests, records_of(records, "evaluate_code_test_pairs", PairEvaluation))
+
+
+def control_refine(control: Control, items: Sequence[RefineJob], ctx: RunContext) -> list[ControlRefinement | Undone]:
+    """Ask the refiner once per job as ``control`` asks (no feedback content).
+
+    Args:
+        control: The control.
+        items: One job per refined feedback instance.
+        ctx: The run context.
+
+    Returns:
+        One :class:`ControlRefinement` per job (``code`` None when the response held no usable code), or
+        :class:`Undone` when the call got no reply.
+    """
+    return request_refinements(
+        items,
+        ctx,
+        stage_name(control),
+        partial(ControlRefinement, control=control),
+        lambda stem: (f"control_{control}_{stem}", f"controls/{stem}_{control}.py"),
+        REQUESTS[control],
+    )
+
+
+def _stage(control: Control) -> Stage:
+    return Stage(
+        stage_name(control),
+        partial(control_refine, control),
+        partial(control_items, control),
+        f"control_{control}_codes",
+        lambda r: r.feedback_id,
+        unaffected_by=CONTROL_ARM_UNAFFECTED_BY,
+    )
+
+
+register_record_type(ControlRefinement)
+RESAMPLE_STAGE = _stage("resample")
+RETRY_STAGE = _stage("retry")
+PLACEBO_STAGE = _stage("placebo")
+STAGES = (RESAMPLE_STAGE, RETRY_STAGE, PLACEBO_STAGE)
+"""The three control stages, in the order they run."""

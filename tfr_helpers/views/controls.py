@@ -1,0 +1,70 @@
+"""The case browser's Controls row: the selected attempt's control siblings (docs/controls.md).
+
+Each control (``resample``, ``retry``, ``placebo``) asked the same refiner again on this feedback instance without
+its content; the row shows, per control, its benchmark transition and verdict beside the feedback arm's, its
+outcome on the same generated test, its code, the diff against the generated code and its call.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from tfr_helpers.analysis.arms.controls import present
+from tfr_helpers.analysis.arms.controls_report import controls_table, plot_controls
+from tfr_helpers.records import ControlRefinedEvaluation, ControlRefinement, Results
+from tfr_helpers.views.cases import Attempt
+from tfr_helpers.views.render import _call, _details, _verdict, code_html, diff_html, outcome_html
+
+
+def siblings(
+    results: Results, attempt: Attempt
+) -> list[tuple[str, ControlRefinement | None, ControlRefinedEvaluation | None]]:
+    """``(control, attempt, evaluation)`` per listed control for the attempt's feedback (None: not run yet)."""
+    if results.controls is None:
+        return []
+    fid = attempt.feedback_id
+    refs = {r.control: r for r in results.controls.refinements if r.feedback_id == fid}
+    evs = {e.control: e for e in results.controls.refined_evaluations if e.feedback_id == fid}
+    return [(c, refs.get(c), evs.get(c)) for c in results.controls.controls]
+
+
+def controls_rows(results: Results, attempt: Attempt, run_dir: Path) -> list[tuple[str, str]]:
+    """``[("Controls", html)]`` for a run with the control arm, else ``[]``."""
+    found = siblings(results, attempt)
+    if not found:
+        return []
+    generated = attempt.code.code if attempt.code else None
+    intro = (
+        f"<p>feedback arm: transition <b>{html.escape(attempt.transition)}</b> · controls on the same instance, "
+        "same refiner, no feedback content:</p>"
+    )
+    parts = []
+    for control, ref, ev in found:
+        if ref is None:
+            parts.append(_details(f"{control}: not run yet", "<i>run the control stages</i>"))
+            continue
+        head = (
+            f"<p>transition <b>{html.escape(ev.transition if ev else 'not evaluated')}</b> · benchmark after: "
+            f"<b>{_verdict(ev.benchmark_after if ev else None)}</b></p>"
+        )
+        body = (
+            head
+            + (outcome_html("control's code on the generated test", ev.generated_test_after) if ev else "")
+            + _details(f"{control} code", code_html(ref.code), open_=True)
+            + _details("diff against the generated code", diff_html(generated, ref.code))
+            + _call(run_dir, ref.call, control)
+        )
+        parts.append(_details(f"{control}: {ev.transition if ev else 'not evaluated'}", body, open_=True))
+    return [("Controls (RQ2)", intro + "".join(parts))]
+
+
+def controls_report(results: Results) -> None:
+    """Notebook 02's controls section: the ``rq2_controls`` table and its figure, or how to switch the arm on."""
+    from IPython.display import Markdown, display  # notebooks only: the rest of the module renders HTML text
+
+    if not present(results):
+        display(Markdown("> This run has no control arm: set `refinement: {controls: [resample, retry, placebo]}`."))
+        return
+    display(controls_table(results))
+    plot_controls(results)
