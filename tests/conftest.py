@@ -11,7 +11,7 @@ import pytest
 from tests.helpers.env import NOT_APPLICABLE, benchmark_dir, in_ci
 from tests.helpers.smoke import SmokeStudy, run_smoke_study
 
-pytest_plugins = ["pytester"]  # tests/test_ci_skips.py runs small pytest sessions
+pytest_plugins = ["pytester", "tests.helpers.tiers"]  # pytester: tests/test_ci_skips.py runs small pytest runs
 
 REPO = Path(__file__).resolve().parents[1]
 
