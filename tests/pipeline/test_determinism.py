@@ -40,9 +40,7 @@ def canonical(results: object) -> bytes:
 
 
 @pytest.mark.slow
-def test_two_smoke_runs_are_identical_even_under_load(
-    tmp_path: Path, pipeline_env: Path, smoke_study: SmokeStudy
-) -> None:
+def test_two_smoke_runs_are_identical_even_under_load(tmp_path: Path, pipeline_env: Path, smoke_study: SmokeStudy) -> None:
     second = tmp_path / "second"
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])  # keeps one core busy
     try:
