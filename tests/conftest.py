@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.env import NOT_APPLICABLE, benchmark_dir, in_ci
+from tests.helpers.smoke import SmokeStudy, run_smoke_study
 
-pytest_plugins = ["pytester"]  # tests/test_ci_skips.py runs small pytest sessions
+pytest_plugins = ["pytester", "tests.helpers.tiers"]  # pytester: tests/test_ci_skips.py runs small pytest runs
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -44,6 +45,20 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, N
 def shared_benchmarks() -> Path:
     """The benchmark snapshots (``$TFR_BENCHMARK_DIR``, set by CI); missing: skip, or fail in CI."""
     return benchmark_dir()
+
+
+@pytest.fixture(scope="session")
+def smoke_study(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> SmokeStudy:
+    """The smoke study, run once for every test that only reads it (``tests/helpers/smoke.py``)."""
+    return run_smoke_study(tmp_path_factory.mktemp("smoke-study"), shared_benchmarks)
+
+
+@pytest.fixture(scope="session")
+def smoke_series(smoke_study: SmokeStudy):  # type: ignore[no-untyped-def]
+    """The notebook series executed once on :func:`smoke_study` (its stages are done, so the series resumes)."""
+    from tfr_helpers.notebooks import run_notebooks
+
+    return run_notebooks(smoke_study.params, smoke_study.run_dir)
 
 
 @pytest.fixture

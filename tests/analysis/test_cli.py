@@ -12,6 +12,7 @@ from tfr_helpers.cli import app, main
 from tfr_helpers.errors import RunDirError
 
 
+@pytest.mark.slow
 def test_analyze_and_cases_commands_write_files(tmp_path: Path) -> None:
     run = make_synthetic_run(tmp_path, n_tasks=4)
     runner = CliRunner()

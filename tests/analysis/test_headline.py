@@ -15,6 +15,7 @@ from tfr_helpers.notebooks.running import NotebookReport, NotebookRunSummary
 from tfr_helpers.pipeline import load_config, run_stages
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # every test reads one study run (replay and simulated coders)
 SIM = "sim:default"
 CODET = "replay:codet-codegen16b-humaneval"
 GPT4 = "replay:reflexion-gpt4-humaneval"

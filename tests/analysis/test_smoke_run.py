@@ -1,32 +1,23 @@
-"""Acceptance on a small real pipeline run of the simulated model: the checks of the synthetic run."""
+"""Acceptance on a real pipeline run of the simulated model (the shared smoke study): the checks of the synthetic
+run."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.analysis import test_cases, test_export
-from tests.helpers.env import benchmark_dir
+from tests.helpers.smoke import SmokeStudy
 from tfr_helpers.analysis import AnalysisOutputs, analyze, write_refinement_cases
-
-PARAMS = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
 
 
 @pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, AnalysisOutputs]:
-    """A reduced smoke run (sim model, few tasks) through every stage, then analysed."""
-    benchmarks = benchmark_dir()
-    from tfr_helpers.pipeline import load_config, run_stages
-
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TFR_BENCHMARK_DIR", str(benchmarks))
-    try:
-        config = load_config(PARAMS, {"tasks": {"humaneval": 4, "mbpp": 4, "bigcodebench": 2}})
-        run = tmp_path_factory.mktemp("smoke") / "smoke"
-        run_stages(config, run, progress=False)
-    finally:
-        mp.undo()
+def smoke_run(smoke_study: SmokeStudy, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, AnalysisOutputs]:
+    """A copy of the shared smoke study (sim model, every stage), then analysed (the copy keeps the study as run)."""
+    run = tmp_path_factory.mktemp("smoke") / "smoke"
+    shutil.copytree(smoke_study.run_dir, run)
     outputs = analyze(run)
     write_refinement_cases(run)
     return run, outputs

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.env import CHROMIUM, require_executable
-from tests.notebooks.smoke import ROOT, SMOKE_PARAMS, smoke_run
+from tests.notebooks.smoke import ROOT, SMOKE_PARAMS
 from tfr_helpers.notebooks.parameters import file_parameters
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -57,11 +57,11 @@ def _wait_http(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: floa
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def lab(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[tuple[str, Path]]:
     require_executable(str(CHROMIUM), "apt-get install chromium")
     import papermill as pm
 
-    run = smoke_run(tmp_path_factory.getbasetemp())
+    run = request.getfixturevalue("smoke_study").run_dir  # after the check: a missing browser skips first
     root = tmp_path_factory.mktemp("lab")
     pm.execute_notebook(
         str(ROOT / "notebooks" / "04_case_browser.ipynb"),

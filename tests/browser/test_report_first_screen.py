@@ -9,7 +9,7 @@ import pytest
 
 from tests.browser.test_static_export import CHROMIUM_ARGS
 from tests.helpers.env import CHROMIUM, require_executable
-from tests.notebooks.smoke import SMOKE_PARAMS, smoke_run
+from tests.helpers.smoke import series_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -17,12 +17,10 @@ FIRST_SCREEN_PX = 1400
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def report(request: pytest.FixtureRequest) -> Path:
     require_executable(str(CHROMIUM), "apt-get install chromium")
-    from tfr_helpers.notebooks import run_notebooks
-
-    run = smoke_run(tmp_path_factory.getbasetemp())
-    return run_notebooks(SMOKE_PARAMS, run, names=("01_rq1_feedback_reliability.ipynb",)).notebooks[0].html
+    series = request.getfixturevalue("smoke_series")  # after the check: a missing browser skips before the study
+    return series_notebook(series, "01_rq1_feedback_reliability.ipynb").html
 
 
 def test_the_first_screen_shows_the_question_the_sources_and_a_table(report: Path) -> None:

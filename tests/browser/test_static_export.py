@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.env import CHROMIUM, require_executable
-from tests.notebooks.smoke import ROOT, SMOKE_PARAMS, smoke_run
+from tests.helpers.smoke import series_notebook
+from tests.notebooks.smoke import ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -17,15 +18,12 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The smoke run and the HTML of its executed case browser notebook."""
+def exported(request: pytest.FixtureRequest) -> tuple[Path, Path]:
+    """The smoke run and the HTML of its executed case browser notebook (from the shared notebook series)."""
     require_executable(str(CHROMIUM), "apt-get install chromium")
     require_executable("npm", "apt-get install npm: the export takes the widget manager from the npm registry")
-    from tfr_helpers.notebooks.running import run_notebooks
-
-    run = smoke_run(tmp_path_factory.getbasetemp())
-    report = run_notebooks(SMOKE_PARAMS, run, names=("04_case_browser.ipynb",)).notebooks[0]
-    return run, report.html
+    series = request.getfixturevalue("smoke_series")  # after the checks: a missing browser skips before the study
+    return series.run_dir, series_notebook(series, "04_case_browser.ipynb").html
 
 
 def test_export_references_no_network(exported: tuple[Path, Path]) -> None:

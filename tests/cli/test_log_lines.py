@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from tqdm import tqdm
 
 from tfr_helpers.cli.log_lines import LogLines
@@ -36,6 +37,7 @@ def test_each_bar_shows_its_first_and_last_line() -> None:
     assert [line.split(":")[0] for line in lines] == ["a", "a", "b", "b"]
 
 
+@pytest.mark.slow  # runs the 164 HumanEval references in the sandbox
 def test_benchmarks_verify_into_a_pipe_writes_plain_lines() -> None:
     tfr = os.path.join(os.path.dirname(sys.executable), "tfr")
     done = subprocess.run([tfr, "benchmarks", "verify", "--benchmark", "humaneval"], capture_output=True, text=True)

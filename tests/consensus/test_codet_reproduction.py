@@ -1,14 +1,20 @@
-"""CodeT's published number on its published generations, with its released protocol (slow: 164 x 100 x 100).
+"""CodeT's released protocol end to end, from scratch, on a subset of its published CodeGen-16B HumanEval generations.
 
-Builds (or, with matching fingerprints, loads) the packed matrices of the CodeGen-16B HumanEval generations:
-in ``$TFR_SELECT_DIR`` when set, else in the project's ``runs/select_codet-codegen16b-humaneval`` (what
-``tfr select --semantics packed`` writes), so a machine that ran the command checks the stored result in seconds,
-and a fresh one executes everything (about 13 minutes on 2 busy cores).
+Every 8th task (21 of 164): every unique program runs on every unique generated test of its task (packed semantics,
+0.1 s per test) and on the benchmark tests, in a fresh run directory; the selection on those matrices must give
+what ``benchmarks/perf/reproduce_codet.py`` measured for the same tasks inside its full run. That script executes
+all 164 tasks (about 7 minutes on 2 quiet cores) and checks the published number, CodeT pass@1 36.7; it printed
+(``TFR_BENCHMARK_DIR=... TFR_REPLAY_DIR=... uv run python benchmarks/perf/reproduce_codet.py``):
+
+    all 164 tasks: codet 36.74, codet_paper 35.93, random 22.12 (pass@1, percent)
+    subset (every 8th task, 21 tasks): codet 51.16, codet_paper 52.27, random 24.14; pass@10 codet 66.65
+
+A task's matrix depends on that task alone, so the subset's numbers are the same whether it runs alone or in the
+full run.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -17,19 +23,30 @@ from tfr_helpers.consensus.execute import build_matrices
 from tfr_helpers.consensus.report import selection_report
 from tfr_helpers.replay import load_replay
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
-PROJECT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+SUBSET_STRIDE = 8
+"""As ``SUBSET_STRIDE`` in ``benchmarks/perf/reproduce_codet.py``."""
+MEASURED = {"codet": (51.16, 66.65), "codet_paper": (52.27, 66.65), "random": (24.14, 58.84)}
+"""Strategy -> (pass@1, pass@10) in percent on the subset, from the script's full run."""
 
 
 @pytest.mark.usefixtures("benchmark_data")
-def test_codet_pass_at_1_reproduces_the_published_36_7(shared_replay: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_codet_protocol_on_a_subset_gives_the_full_runs_numbers(
+    shared_replay: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TFR_REPLAY_DIR", str(shared_replay))
     dataset = load_replay("codet-codegen16b-humaneval")
-    run_dir = Path(os.environ.get("TFR_SELECT_DIR") or PROJECT / "runs" / "select_codet-codegen16b-humaneval")
-    matrices, truths, _ = build_matrices(dataset, run_dir, "packed", timeout=0.1, workers=2)
-    report = selection_report(matrices, truths, ["codet", "codet_paper"], ks=(1, 10))
-    assert report.tasks == 164
-    assert abs(100 * report.row("codet").pass_at[1] - 36.7) <= 0.5
-    # the random baseline: the unbiased estimator on the same file (below the paper's 29.7, which used other samples)
-    assert 21.0 < 100 * report.row("random").pass_at[1] < 23.5
-    assert report.row("codet").pass_at[1] > report.row("random").pass_at[1] + 0.1
+    assert len(dataset.tasks) == 164
+    subset = dict(list(dataset.tasks.items())[::SUBSET_STRIDE])
+    dataset = dataset.model_copy(update={"tasks": subset})
+    matrices, truths, stats = build_matrices(dataset, tmp_path / "run", "packed", timeout=0.1, workers=2)
+    assert stats.cached_tasks == 0 and stats.executions > 0  # executed now, not loaded
+    report = selection_report(matrices, truths, list(MEASURED)[:2], ks=(1, 10))
+    assert report.tasks == 21
+    for strategy, (at_1, at_10) in MEASURED.items():
+        row = report.row(strategy).pass_at
+        # the benchmark verdicts (random) are exact; a ranking may move by a fraction of one task under load
+        tolerance = 0.01 if strategy == "random" else 1.0
+        assert abs(100 * row[1] - at_1) <= tolerance, (strategy, 100 * row[1])
+        assert abs(100 * row[10] - at_10) <= tolerance, (strategy, 100 * row[10])
+    assert report.row("codet").pass_at[1] > report.row("random").pass_at[1] + 0.2

@@ -44,6 +44,7 @@ def generations(tmp_path: Path) -> Path:
     return d
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("benchmark_data")
 def test_consensus_screeners_accept_reliable_and_reject_unreliable_feedback(generations, tmp_path, monkeypatch):
     monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path / "cache"))
@@ -84,6 +85,7 @@ def test_consensus_screeners_accept_reliable_and_reject_unreliable_feedback(gene
     assert {r.strategy for r in every.rows} == {*selector_names(), "random"} - {"mbr_outputs_hard", "mbr_outputs_soft"}
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("benchmark_data")
 def test_the_matrix_never_reads_the_reference(generations, tmp_path, monkeypatch):
     monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path / "cache"))

@@ -48,6 +48,7 @@ def test_llm_bad_role_is_a_config_error():
     assert isinstance(result.exception, ConfigError)
 
 
+@pytest.mark.slow  # a fresh interpreter with an empty cache directory imports the whole command line
 def test_llm_missing_key_is_one_line_exit_2(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TFR_CACHE_DIR": str(tmp_path / "c")}
     proc = subprocess.run(

@@ -55,6 +55,7 @@ def _reference_outcomes(box: Sandbox, tasks_: list[Task], kind: str, provider: S
     return [(s, o) for run, srcs in zip(runs, sources, strict=True) for s, o in zip(srcs, run.outcomes, strict=True)]
 
 
+@pytest.mark.slow
 def test_uncorrupted_ebts_and_true_properties_pass_on_the_reference(sandbox: Sandbox) -> None:
     provider = SimProvider(**NONE, pbt_falsified=0.0)
     for kind in ("ebt", "pbt"):

@@ -1,19 +1,10 @@
-"""One smoke run per test session (all stages on smoke.yaml), shared by the notebook and browser tests."""
+"""Paths of the smoke params; the smoke study and its notebook series are the ``smoke_study`` and
+``smoke_series`` fixtures of ``tests/conftest.py``, run once for all the notebook and browser tests."""
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
+from tests.helpers.smoke import SMOKE_PARAMS
 
-ROOT = Path(__file__).resolve().parents[2]
-SMOKE_PARAMS = ROOT / "papermill_params" / "smoke.yaml"
+ROOT = SMOKE_PARAMS.parents[1]
 
-
-@functools.cache
-def smoke_run(base: Path) -> Path:
-    """Run every stage on the smoke params under ``base`` once per session and return the run directory."""
-    from tfr_helpers.pipeline import load_config, run_stages
-
-    run = base / "smoke-run"
-    run_stages(load_config(SMOKE_PARAMS), run, "all", progress=False)
-    return run
+__all__ = ["ROOT", "SMOKE_PARAMS"]

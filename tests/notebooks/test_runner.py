@@ -33,6 +33,7 @@ def params(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_series_runs_injects_exports_and_reads_headlines(
     tmp_path: Path, params: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

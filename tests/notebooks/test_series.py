@@ -9,18 +9,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.notebooks.smoke import SMOKE_PARAMS, smoke_run
 from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
 from tfr_helpers.analysis.tables import TABLES
-from tfr_helpers.notebooks.running import NOTEBOOKS, run_notebooks
+from tfr_helpers.notebooks.running import NOTEBOOKS
 
 pytestmark = [pytest.mark.slow, pytest.mark.notebooks]
 
 
 @pytest.fixture(scope="module")
-def series(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    run = smoke_run(tmp_path_factory.getbasetemp())  # stages done first: the series must then resume
-    return run_notebooks(SMOKE_PARAMS, run)
+def series(smoke_series):  # type: ignore[no-untyped-def]
+    return smoke_series  # the smoke study's stages were done first: the series resumed them
 
 
 def test_every_notebook_executes_and_exports_html(series) -> None:  # type: ignore[no-untyped-def]

@@ -22,6 +22,7 @@ from tfr_helpers.pipeline.estimate.dry_run import estimate
 from .study_server import MODEL, RIGHT_KEY, Responder, params, study_tasks
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # the tests read one study run against the fake provider, or run `tfr estimate`
 FIRST = ["generate_codes", "generate_tests", "evaluate_code_test_pairs"]
 
 

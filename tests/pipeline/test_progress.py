@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tfr_helpers.cli.live import LiveProgress
@@ -85,6 +86,7 @@ def test_a_terminal_gets_one_line_redrawn_in_place(tmp_path: Path) -> None:
     assert screen[2] == ""  # stop() ends the status line
 
 
+@pytest.mark.slow
 def test_tfr_stage_prints_progress_in_logs_and_leaves_the_last_snapshot(tmp_path: Path, shared_benchmarks: Path) -> None:
     params = tmp_path / "p.yaml"
     study = {"run_name": "progress", "benchmarks": ["humaneval"], "tasks": 3, "screening": ["llm_judge"]}

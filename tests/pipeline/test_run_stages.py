@@ -2,31 +2,26 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.smoke import SmokeStudy
 from tfr_helpers.errors import ConfigError, RunDirError
 from tfr_helpers.pipeline import load_config, load_results, run_stages
 
 from .conftest import results_json
 
 PARAMS = Path(__file__).resolve().parents[2] / "papermill_params"
-SMALL = {
-    "tasks": {
-        "humaneval": ["HumanEval/0", "HumanEval/6", "HumanEval/7"],
-        "mbpp": ["MBPP/2"],
-        "bigcodebench": ["BigCodeBench/6"],
-    }
-}
-"""Five tasks whose simulated answers (sim:default, seed 0) produce every case, transition and decision; the full
-smoke.yaml run produces them too, this keeps the test under a minute."""
 
 
 @pytest.mark.slow
-def test_smoke_run_has_every_outcome_and_a_rerun_does_no_work(pipeline_env: Path, tmp_path: Path) -> None:
-    config = load_config(PARAMS / "smoke.yaml", SMALL)
-    first = run_stages(config, tmp_path / "run", progress=False)
+def test_smoke_run_has_every_outcome_and_a_rerun_does_no_work(
+    pipeline_env: Path, tmp_path: Path, smoke_study: SmokeStudy
+) -> None:
+    config, first = load_config(PARAMS / "smoke.yaml"), smoke_study.summary
+    shutil.copytree(smoke_study.run_dir, tmp_path / "run")  # the shared study, copied: the rerun below resumes it
     results = load_results(tmp_path / "run")
     assert results.simulated
     assert {p.case for p in results.pair_evaluations} == {"pass_pass", "pass_fail", "fail_pass", "fail_fail"}
@@ -44,6 +39,7 @@ def test_smoke_run_has_every_outcome_and_a_rerun_does_no_work(pipeline_env: Path
     assert first.model_calls > 0 and first.sandbox_runs > 0
 
     before = results_json(tmp_path / "run")
+    assert before == smoke_study.results
     again = run_stages(config, tmp_path / "run", progress=False)
     assert (again.model_calls, again.sandbox_runs) == (0, 0)
     assert results_json(tmp_path / "run") == before
