@@ -45,8 +45,9 @@ def test_codet_protocol_on_a_subset_gives_the_full_runs_numbers(
     assert report.tasks == 21
     for strategy, (at_1, at_10) in MEASURED.items():
         row = report.row(strategy).pass_at
-        # the benchmark verdicts (random) are exact; a ranking may move by a fraction of one task under load
-        tolerance = 0.01 if strategy == "random" else 1.0
+        # random is the mean benchmark verdict: a program near the protocol's 1 s wall-clock truth budget may flip
+        # under load (one program of the subset's 2,100 is 0.05 points); a ranking may move by a fraction of a task
+        tolerance = 0.15 if strategy == "random" else 1.0
         assert abs(100 * row[1] - at_1) <= tolerance, (strategy, 100 * row[1])
         assert abs(100 * row[10] - at_10) <= tolerance, (strategy, 100 * row[10])
     assert report.row("codet").pass_at[1] > report.row("random").pass_at[1] + 0.2

@@ -33,6 +33,7 @@ def test_controls_default_to_none_and_keep_their_order() -> None:
     assert config.refinement.controls == ["placebo", "resample"]
 
 
+@pytest.mark.slow
 def test_estimate_of_the_paid_recipe_prints_the_control_calls_separately(tmp_path: Path, shared_benchmarks: Path) -> None:
     replay = os.environ.get("TFR_REPLAY_DIR", "")
     proc = tfr_estimate("papermill_params/controls_openai.yaml", tmp_path, shared_benchmarks, TFR_REPLAY_DIR=replay)

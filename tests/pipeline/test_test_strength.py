@@ -44,6 +44,7 @@ def study(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> 
     return root / "run", load_results(root / "run")
 
 
+@pytest.mark.slow
 def test_every_generated_and_refined_verdict_carries_the_twins_tiers(study: tuple[Path, Results]) -> None:
     _, results = study
     generated = [v for v in results.benchmark_verdicts if v.subject == "generated"]

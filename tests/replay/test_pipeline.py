@@ -133,8 +133,9 @@ def test_identical_programs_and_tests_run_once_and_count_with_multiplicity(priva
     # 4 code samples x 6 tests (3 samples x 2 asserts) = 24 pairs; the correct program (3 copies) passes all 6,
     # `return 0.5` passes the first assert and fails the second (3 copies of each test)
     assert summary.cases == {"pass_pass": 3 * 6 + 3, "fail_pass": 3}
-    # one run per distinct program (2: benchmark and generated tests together) + the reference; no rerun
-    assert summary.sandbox_runs == 2 + 1
+    # one run per distinct program (2: benchmark and generated tests together) + the reference on the generated
+    # tests + the reference on its own benchmark tests (the oracle's check); no rerun
+    assert summary.sandbox_runs == 2 + 1 + 1
     results = load_results(tmp_path / "run")
     assert [v.passed for v in results.benchmark_verdicts] == [True, True, False, True]
     assert {len(v.run.outcomes) for v in results.benchmark_verdicts} == {1}  # HumanEval's check, split back out
