@@ -196,13 +196,12 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
             found.gen[key[2:]] = _split(run, combined[key], None)
         else:
             found.gen[key] = run
+    tasks = {i.task.task_id: i.task for i in items}
     if references:  # the limited benchmark tests that timed out starved of CPU, run again alone
         keys = list(found.bench)
-        by_id = {i.task.task_id: i.task for i in items}
-        jobs = [(k[0], code_benchmark_specs(ctx, by_id[k[1]], references)) for k in keys]
+        jobs = [(k[0], code_benchmark_specs(ctx, tasks[k[1]], references)) for k in keys]
         found.bench = dict(zip(keys, settle_benchmark(ctx, jobs, [found.bench[k] for k in keys]), strict=True))
-    by_task = {i.task.task_id: i.task for i in items}
-    found.bench.update({(by_task[t].reference, t): run for t, run in references.items()})
+    found.bench.update({(tasks[t].reference, t): run for t, run in references.items()})  # the oracle's own check
     found.broken_oracle = check_references(ctx, items, found.bench)
 
     # round 2: a reference non-pass runs again with another seed, to tell a wrong test from a nondeterministic
@@ -226,7 +225,6 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
     found.alone = rerun_alone(ctx, items, found)
     found.harder = check_reference_harder(ctx, items, found)
     keys = list(found.bench)
-    tasks = {i.task.task_id: i.task for i in items}
     tiers = tiers_of(ctx, [(k[0], tasks[k[1]]) for k in keys], [found.bench[k] for k in keys], "EvalPlus tiers")
     found.tiers = {(k[0], k[1]): t for k, t in zip(keys, tiers, strict=True) if t is not None}
     found.corrected = corrected_reference(
