@@ -41,6 +41,23 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, N
     _fail_skip_in_ci(outcome.get_result())  # type: ignore[attr-defined]
 
 
+SHARED_STUDY_FIXTURES = ("smoke_study", "smoke_series")
+"""Session fixtures that run a whole study: under pytest-xdist (``addopts`` in ``pyproject.toml``) their users share
+one worker, so the study runs once per pytest run, not once per worker."""
+SHARED_STUDY_MODULES = ("tests/browser/",)
+"""Modules that fetch those fixtures lazily (``request.getfixturevalue``), so pytest cannot see the use."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give every test an ``xdist_group`` (``--dist loadgroup`` runs a group on one worker): ``shared-study`` for
+    the users of a shared study, else its own module, so that a module's fixtures are built once. Without xdist
+    the mark changes nothing."""
+    for item in items:
+        uses = set(getattr(item, "fixturenames", ())) & set(SHARED_STUDY_FIXTURES)
+        shared = uses or item.nodeid.startswith(SHARED_STUDY_MODULES)
+        item.add_marker(pytest.mark.xdist_group("shared-study" if shared else item.nodeid.split("::")[0]))
+
+
 @pytest.fixture(scope="session")
 def shared_benchmarks() -> Path:
     """The benchmark snapshots (``$TFR_BENCHMARK_DIR``, set by CI); missing: skip, or fail in CI."""
