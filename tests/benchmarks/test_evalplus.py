@@ -78,7 +78,13 @@ def test_find_zero_oracle_and_the_float_rule() -> None:
     assert time_limits([0.0, 0.5]) == [1.0, 2.0]
 
 
-SPIN = "import time\ndef spin(cpu_s):\n    start = time.process_time()\n    while time.process_time() - start < cpu_s:\n        pass\n"
+SPIN = (
+    "import time\n"
+    "def spin(cpu_s):\n"
+    "    start = time.process_time()\n"
+    "    while time.process_time() - start < cpu_s:\n"
+    "        pass\n"
+)
 """A busy loop of ``cpu_s`` CPU seconds (stopped at 1 s by the harness's CPU time limit)."""
 
 

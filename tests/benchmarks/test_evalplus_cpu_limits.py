@@ -15,7 +15,13 @@ from tfr_helpers.benchmarks.evalplus.data import _PLUS, PlusData
 from tfr_helpers.records import ProgramRun, Task
 from tfr_helpers.sandbox import Limits, Sandbox
 
-SPIN = "import time\ndef spin(cpu_s):\n    start = time.process_time()\n    while time.process_time() - start < cpu_s:\n        pass\n"
+SPIN = (
+    "import time\n"
+    "def spin(cpu_s):\n"
+    "    start = time.process_time()\n"
+    "    while time.process_time() - start < cpu_s:\n"
+    "        pass\n"
+)
 """A busy loop of ``cpu_s`` CPU seconds, whatever the machine's load."""
 REFERENCE = "def triple(x):\n    return x * 3\n"
 PROGRAMS = {
