@@ -102,3 +102,13 @@ def test_a_busy_machine_fails_no_program_of_ordinary_speed(toy: Task, busy_cores
     assert verdicts["right"] == verdicts["steady"] == {"base": True, "plus": True}, runs["steady"].outcomes
     assert verdicts["slow"] == {"base": True, "plus": False}
     assert _plus_outcome(runs["slow"]) == "input #1: triple(4) gave no result within its CPU time limit of 1.00 s"
+
+
+def test_the_cache_key_names_the_clock(toy: Task, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tfr_helpers.benchmarks.evalplus import benchmark as evalplus
+
+    data = _PLUS[toy.task_id]
+    assert evalplus.CLOCK == "cpu"
+    cpu = evalplus.content_key(data)
+    monkeypatch.setattr(evalplus, "CLOCK", "wall")  # times of another clock: another cache entry
+    assert evalplus.content_key(data) != cpu
