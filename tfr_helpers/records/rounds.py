@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import Field
 
 from tfr_helpers.records.core import ModelCallRecord, Record, TestKind, Transition
-from tfr_helpers.records.study import GeneratedTest, SkippedWork, TestGenerationFailure
+from tfr_helpers.records.study import GeneratedTest, SkippedWork, TestGenerationFailure, TierVerdicts
 
 RoundAction = Literal["refined", "no_code", "stopped", "carried"]
 """What happened in one round of a chain: ``refined`` (the refiner returned code), ``no_code`` (its reply held
@@ -84,6 +84,10 @@ class RoundStep(Record):
     collision: bool | None = None
     """``refined`` only: the refined code equals (after normalisation) a code of an earlier round of the chain."""
     benchmark_run_path: str | None = None
+    tiers_after: TierVerdicts | None = None
+    """EvalPlus's base and plus verdicts of the chain's code after the round, as ``benchmark_after``: the refined
+    code's (``refined``), else the input code's (None: no EvalPlus benchmark or twin under ``plus_tiers``, or a
+    record from before rounds carried tiers)."""
 
 
 class RoundChain(Record):
@@ -101,6 +105,8 @@ class RoundChain(Record):
     """The suite mode the chain ran with (``same`` when its tester is replayed and cannot write fresh suites)."""
     initial_passed: bool
     """Benchmark verdict of round 0 (the generated code)."""
+    initial_tiers: TierVerdicts | None = None
+    """EvalPlus's tiers of round 0 (the generated code's ``BenchmarkVerdict.tiers``)."""
     steps: list[RoundStep]
     """Rounds 1.. in order; fewer than R when the chain stopped early."""
 

@@ -8,10 +8,11 @@ would reject (:mod:`tfr_helpers.benchmarks.evalplus.harness`). Its verdicts at t
 (:func:`tier_verdicts`): *base* passes when every ``base_*`` spec does, *plus* when every spec does (EvalPlus's
 "base + extra"); a program run's ``passed`` is the plus tier.
 
-Time limits follow EvalPlus: each input may take ``max(MIN_TIME_LIMIT, TIME_LIMIT_FACTOR x the reference's time
-on it)`` (1 s and 4.0, as in ``evalplus/config.py``); the sandbox's per-test budget stays the outer guard. The
-reference's times are measured in the sandbox when its outputs are computed and cached with them, so a verdict
-does not change with the load of a later run.
+Time limits follow EvalPlus's rule: each input may take ``max(MIN_TIME_LIMIT, TIME_LIMIT_FACTOR x the reference's
+time on it)`` (1 s and 4.0, as in ``evalplus/config.py``), but in CPU time where EvalPlus uses wall time (:data:`CLOCK`):
+the reference's CPU seconds per input, measured in the sandbox when its outputs are computed and cached with them,
+and a CPU-time limit on the candidate's call, so a verdict does not change with the machine's load. The sandbox's
+per-test wall budget stays the outer guard (it alone stops a call that blocks without using CPU).
 """
 
 from __future__ import annotations
@@ -56,11 +57,14 @@ GROUND_LIMITS = Limits(timeout_s=60.0, output_cap=400_000)
 """The reference's budget when its outputs are computed (its output is carried on stdout)."""
 HARNESS_SOURCE = Path(harness.__file__).read_text(encoding="utf-8")
 HARNESS_VERSION = hashlib.sha256(HARNESS_SOURCE.encode()).hexdigest()[:16]
+CLOCK = "cpu"
+"""What the reference's cached times count: CPU seconds (``time.process_time``). Part of the cache key, so
+expected outputs cached with wall-clock times (an earlier harness) are never read as CPU times."""
 
 
 @dataclass(frozen=True)
 class Expected:
-    """The reference's outputs (tagged JSON) and times (seconds) on a task's inputs, per tier."""
+    """The reference's outputs (tagged JSON) and times (CPU seconds) on a task's inputs, per tier."""
 
     base: list[Any]
     base_time: list[float]
@@ -83,10 +87,12 @@ def _loads(text: str) -> Any:
 
 
 def content_key(data: PlusData) -> str:
-    """What the expected outputs depend on: the harness, the reference, the entry point and the inputs."""
+    """What the expected outputs depend on: the harness and its clock, the reference, the entry point and the
+    inputs."""
     body = _dumps(
         [
             HARNESS_VERSION,
+            CLOCK,
             data.dataset,
             data.entry_point,
             data.reference,
@@ -142,7 +148,7 @@ def _parse_ground(stdout: str) -> tuple[list[Any], list[float]] | None:
 
 
 def compute_expected(datas: list[PlusData], sandbox: Sandbox) -> dict[str, Expected]:
-    """Run each reference on its inputs in ``sandbox`` (deep copies, timed) and return its outputs.
+    """Run each reference on its inputs in ``sandbox`` (deep copies, timed in CPU seconds) and return its outputs.
 
     Raises:
         DataError: A reference fails on one of its own inputs (the message names the task and the input).
@@ -222,7 +228,8 @@ def expected_outputs(
 
 
 def time_limits(times: list[float]) -> list[float]:
-    """EvalPlus's per-input limits: ``max(MIN_TIME_LIMIT, TIME_LIMIT_FACTOR x the reference's time)``."""
+    """EvalPlus's per-input limits: ``max(MIN_TIME_LIMIT, TIME_LIMIT_FACTOR x the reference's time)``, in CPU
+    seconds (the harness stops a call at its limit with ``ITIMER_PROF``)."""
     return [max(MIN_TIME_LIMIT, TIME_LIMIT_FACTOR * t) for t in times]
 
 

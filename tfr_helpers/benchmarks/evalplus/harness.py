@@ -13,7 +13,10 @@ The comparison follows ``evalplus/eval/__init__.py`` (v0.3.1): exact equality, t
 by entry point, then ``np.allclose(out, exp, rtol=1e-07, atol=atol)`` for outputs of the same type and
 length when ``atol`` is not zero. EvalPlus sets ``atol`` to 1e-6 once an expected output is a float, for the rest
 of that tier (:func:`_tfr_ep_next_atol`); a tier split over several specs passes each the state at its first
-input. Each input has its own time limit.
+input. Each input has its own time limit, in CPU time: the reference's time is measured with
+``time.process_time()`` and a candidate's call is stopped by ``ITIMER_PROF`` (SIGPROF, the process's user and
+system CPU), so neither side depends on the machine's load. A call that blocks without using CPU (a sleep, a
+deadlock) is left to the sandbox's per-test wall budget (EvalPlus's own harness uses wall time).
 """
 
 import copy as _tfr_ep_copy
@@ -169,7 +172,7 @@ def _tfr_ep_same(inp, out, exp, atol, dataset, entry_point):
 
 
 class _TfrEpTimeout(BaseException):
-    """Raised in the program when one input exceeds its time limit (not an Exception: ``except Exception``
+    """Raised in the program when one input exceeds its CPU time limit (not an Exception: ``except Exception``
     in the program cannot swallow it)."""
 
 
@@ -178,12 +181,13 @@ def _tfr_ep_alarm(signum, frame):
 
 
 def _tfr_ep_call(fn, args, limit):
-    _tfr_ep_signal.signal(_tfr_ep_signal.SIGALRM, _tfr_ep_alarm)
-    _tfr_ep_signal.setitimer(_tfr_ep_signal.ITIMER_REAL, limit)
+    """``fn(*args)``, stopped with :class:`_TfrEpTimeout` once the process has spent ``limit`` s of CPU in it."""
+    _tfr_ep_signal.signal(_tfr_ep_signal.SIGPROF, _tfr_ep_alarm)
+    _tfr_ep_signal.setitimer(_tfr_ep_signal.ITIMER_PROF, limit)
     try:
         return fn(*args)
     finally:
-        _tfr_ep_signal.setitimer(_tfr_ep_signal.ITIMER_REAL, 0)
+        _tfr_ep_signal.setitimer(_tfr_ep_signal.ITIMER_PROF, 0)
 
 
 def _tfr_ep_short(value, cap=300):
@@ -208,13 +212,14 @@ def _tfr_ep_shown(entry_point, args):
 
 
 def _tfr_ep_reference(fn, inputs, not_none):
-    """Run the reference on every input (a deep copy, timed); print the outputs and times as one line."""
+    """Run the reference on every input (a deep copy, timed in CPU seconds); print the outputs and times as
+    one line."""
     outputs, times = [], []
     for args in _tfr_ep_loads(inputs):
         args = _tfr_ep_copy.deepcopy(args)
-        start = _tfr_ep_time.perf_counter()
+        start = _tfr_ep_time.process_time()
         out = fn(*args)
-        times.append(_tfr_ep_time.perf_counter() - start)
+        times.append(_tfr_ep_time.process_time() - start)
         out = out is not None if not_none else out
         try:
             encoded = _tfr_ep_encode(out)
@@ -237,7 +242,8 @@ def _tfr_ep_judge(fn, inputs, expected, limits, atol, dataset, entry_point, firs
             out = _tfr_ep_call(fn, _tfr_ep_copy.deepcopy(args), limit)
         except _TfrEpTimeout:
             raise AssertionError(
-                f"input #{index}: {_tfr_ep_shown(entry_point, args)} gave no result within its time limit of {limit:.2f} s"
+                f"input #{index}: {_tfr_ep_shown(entry_point, args)} gave no result within its CPU time limit "
+                f"of {limit:.2f} s"
             ) from None
         if isinstance(exp, dict) and "__r" in exp:  # an output tagged JSON cannot carry: compared by repr
             ok = _tfr_ep_short(out, len(exp["__r"]) + 1) == exp["__r"]

@@ -86,6 +86,7 @@ def _chain(item: ChainJob, steps: list[RoundStep]) -> RoundChain:
         code_index=item.code_index,
         round_tests=item.round_tests,
         initial_passed=item.initial_passed,
+        initial_tiers=item.initial_tiers,
         steps=steps,
     )
 

@@ -18,7 +18,7 @@ from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
 from tfr_helpers.pipeline.steps.lookups import tests_by_id
-from tfr_helpers.records import BenchmarkVerdict, GeneratedCode, GeneratedTest, PairEvaluation, Task
+from tfr_helpers.records import BenchmarkVerdict, GeneratedCode, GeneratedTest, PairEvaluation, Task, TierVerdicts
 from tfr_helpers.records.rounds import RoundSuite, RoundTests
 
 
@@ -47,6 +47,8 @@ class ChainJob:
     """The suite mode this chain runs with."""
     suites: tuple[tuple[SuiteEntry, ...], ...]
     """Suite of round k at position k-1 (R suites)."""
+    initial_tiers: TierVerdicts | None = None
+    """Round 0's EvalPlus tiers (the generated code's benchmark verdict's)."""
 
     @property
     def key(self) -> str:
@@ -67,12 +69,12 @@ def chain_items(ctx: RunContext, records: StageRecords) -> list[ChainJob]:
         return []
     tests = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
     pairs: dict[tuple[str, str, int], list[PairEvaluation]] = {}
-    verdicts: dict[tuple[str, str, int], bool] = {}
+    verdicts: dict[tuple[str, str, int], BenchmarkVerdict] = {}
     for r in records_of(records, "evaluate_code_test_pairs"):
         if isinstance(r, PairEvaluation):
             pairs.setdefault((r.model, r.task_id, r.code_index), []).append(r)
         elif isinstance(r, BenchmarkVerdict):
-            verdicts[(r.model, r.task_id, r.code_index)] = r.passed
+            verdicts[(r.model, r.task_id, r.code_index)] = r
     fresh = _fresh_suites(records)
     jobs = []
     for code in records_of(records, "generate_codes", GeneratedCode):
@@ -91,9 +93,10 @@ def chain_items(ctx: RunContext, records: StageRecords) -> list[ChainJob]:
                 task=ctx.tasks[code.task_id],
                 code_index=code.sample_index,
                 code=code.code,
-                initial_passed=verdicts[unit],
+                initial_passed=verdicts[unit].passed,
                 round_tests=mode,
                 suites=(first, *[s for s in later if s is not None]),
+                initial_tiers=verdicts[unit].tiers,
             )
         )
     return jobs

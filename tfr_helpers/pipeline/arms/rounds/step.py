@@ -23,8 +23,9 @@ from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncati
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.labels import transition_of
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
+from tfr_helpers.pipeline.steps.test_strength import tiers_of
 from tfr_helpers.pipeline.steps.time_limits import run_benchmark
-from tfr_helpers.records import ModelCallRecord, ProgramRun, code_index_suffix
+from tfr_helpers.records import ModelCallRecord, ProgramRun, TierVerdicts, code_index_suffix
 from tfr_helpers.records.rounds import RoundAction, RoundStep
 
 
@@ -55,17 +56,19 @@ class ChainState:
     seen: frozenset[str]
     """Normalised codes of rounds 0.. so far."""
     stopped: bool
+    tiers: TierVerdicts | None = None
+    """The current code's EvalPlus tiers (None: none recorded)."""
 
 
 def state_of(item: ChainJob, steps: Sequence[RoundStep]) -> ChainState:
     """The chain's state after ``steps`` (its recorded rounds, in order)."""
-    code, passed, seen = item.code, item.initial_passed, {normal_code(item.code)}
+    code, passed, seen, tiers = item.code, item.initial_passed, {normal_code(item.code)}, item.initial_tiers
     for step in steps:
         if step.action == "refined" and step.code is not None:
             code = step.code
             seen.add(normal_code(code))
-        passed = step.benchmark_after
-    return ChainState(code, passed, frozenset(seen), bool(steps) and steps[-1].action == "stopped")
+        passed, tiers = step.benchmark_after, step.tiers_after
+    return ChainState(code, passed, frozenset(seen), bool(steps) and steps[-1].action == "stopped", tiers)
 
 
 Reply = tuple[str, ModelCallRecord, str | None]
@@ -138,8 +141,10 @@ def run_round(
         error = None if parsed.code else note_truncation(parsed.error or "no code in the response", call)
         refined[item.key] = (parsed.code or "", call, error)
     with_code = [i for i in failing if i.key in refined and refined[i.key][0]]
-    bench = run_benchmark(ctx, [(refined[i.key][0], i.task) for i in with_code], f"round {k}: benchmark")
-    runs = dict(zip([i.key for i in with_code], bench, strict=True))
+    jobs = [(refined[i.key][0], i.task) for i in with_code]
+    bench = run_benchmark(ctx, jobs, f"round {k}: benchmark")  # under the run's time-limit policy
+    tiers = tiers_of(ctx, jobs, bench, f"round {k}: EvalPlus tiers")
+    runs = {i.key: (run, t) for i, run, t in zip(with_code, bench, tiers, strict=True)}
     for item in items:
         if item.key not in out:
             out[item.key] = _step(
@@ -155,9 +160,9 @@ def _step(
     state: ChainState,
     failures: list[Failure],
     reply: Reply | None,
-    run: ProgramRun | None,
+    judged: tuple[ProgramRun, TierVerdicts | None] | None,
 ) -> RoundStep:
-    """The record of one chain's round k."""
+    """The record of one chain's round k (``judged``: the refined code's benchmark run and tiers)."""
     suite = item.suites[k - 1]
     failed = [entry for entry, _ in failures]
     base = {
@@ -170,17 +175,19 @@ def _step(
     }
     if reply is None:  # nothing failed
         action: RoundAction = "stopped" if suite and ctx.config.refinement.stop_when_passing else "carried"
-        return RoundStep(action=action, benchmark_after=state.passed, **base)  # type: ignore[arg-type]
+        return RoundStep(action=action, benchmark_after=state.passed, tiers_after=state.tiers, **base)  # type: ignore[arg-type]
     code, call, error = reply
     common = {**base, "feedback": combine_feedback([t for _, t in failures]), "call": call}
-    if not code or run is None:
+    if not code or judged is None:
         return RoundStep(
             action="no_code",
             benchmark_after=state.passed,
+            tiers_after=state.tiers,
             transition="no_code",
             parse_error=error or "no benchmark run",
             **common,  # type: ignore[arg-type]
         )
+    run, tiers = judged
     suffix = code_index_suffix(item.code_index)
     tid = item.task.task_id
     code_path = ctx.store.artifact(item.model, tid, f"rounds/r{k}/code{suffix}.py", code)
@@ -194,5 +201,6 @@ def _step(
         transition=transition_of(state.passed, after),
         collision=normal_code(code) in state.seen,
         benchmark_run_path=run_path,
+        tiers_after=tiers,
         **common,  # type: ignore[arg-type]
     )
