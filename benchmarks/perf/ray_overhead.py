@@ -40,7 +40,7 @@ from tfr_helpers.pipeline.engine.store import RunStore
 REPO = Path(__file__).resolve().parents[2]
 _make_executor = tfr_helpers.executors.make_executor
 DATASET = "replay:codet-codegen16b-humaneval"
-TIMING = {"duration_s", "latency_s", "stage_seconds", "cpu_s"}  # measurements, as in results_digest.py
+TIMING = {"duration_s", "latency_s", "stage_seconds", "cpu_s", "wait_s"}  # measurements, as in results_digest.py
 
 
 def _config(tasks: int, **concurrency: Any) -> Any:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 SHARED_KEY = "shared_values"
-# Fields that hold wall-clock and CPU-time measurements; everything else in results.json is determined by the inputs.
-TIMING_FIELDS = frozenset({"stage_seconds", "duration_s", "latency_s", "cpu_s"})
+# Fields that hold wall-clock, CPU-time and CPU-wait measurements; all else in results.json follows from the inputs.
+TIMING_FIELDS = frozenset({"stage_seconds", "duration_s", "latency_s", "cpu_s", "wait_s"})
 
 
 def strip_timing(value: Any) -> Any:

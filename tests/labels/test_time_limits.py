@@ -47,7 +47,8 @@ def test_a_limit_is_judged_in_cpu_time_a_starved_timeout_alone_is_indeterminate(
     assert settle(first, starved, 1.0, cpu_limit=True) == (starved, True)
     assert settle(first, spun, 1.0, cpu_limit=True) == (spun, False)
     assert settle(first, slow_wall, 1.0, cpu_limit=True) == (slow_wall, False)  # its CPU fits the limit
-    assert settle(first, passed(1.6, 1.7), 1.0, cpu_limit=True)[1]  # only with more than the limit
+    over, machine = settle(first, passed(1.6, 1.7), 1.0, cpu_limit=True)  # its CPU time past the limit
+    assert over.status == "timeout" and not machine
     assert settle(first, starved, 10.0) == (starved, False)  # the fixed budgets' rule is unchanged
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-TIMING_KEYS = {"duration_s", "cpu_s", "latency_s", "stage_seconds"}
+TIMING_KEYS = {"duration_s", "cpu_s", "wait_s", "latency_s", "stage_seconds"}
 """Fields that legitimately differ between two runs of the same configuration."""
 
 

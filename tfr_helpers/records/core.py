@@ -206,9 +206,13 @@ class TestOutcome(Record):
     stderr: str = ""
     """Captured standard error (capped)."""
     duration_s: float = 0.0
-    """Wall time of this test in seconds."""
+    """Wall time of this test in seconds (of a killed test: the wall time until the worker killed it)."""
     cpu_s: float = 0.0
     """CPU time of this test in seconds (the test process and its children; 0 when it did not report)."""
+    wait_s: float | None = None
+    """Seconds the test's process waited for a CPU during the test (the machine's load), which the worker
+    reads from ``/proc/<pid>/schedstat``; None where not measured (a kernel or ``/proc`` without it, a record
+    from before). ``duration_s - wait_s`` is the test's own time, by which the sandbox judges its budget."""
 
 
 class ProgramRun(Record):

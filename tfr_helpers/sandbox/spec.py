@@ -20,7 +20,7 @@ class TestSpec:
             ``unittest``: a module defining ``unittest.TestCase`` classes whose test methods are run.
         kind: How ``source`` is run (see above).
         setup: Statements run before ``source`` in the test namespace (MBPP ``test_imports``).
-        timeout_s: Wall-clock budget of this test alone, seconds, counted from its start (the program's load
+        timeout_s: Budget of this test alone in its own time (``sandbox.clock``), seconds, from its start (the program's load
             keeps the run's ``Limits.timeout_s``); None: the run's budget. Set by a time-limit policy that
             derives a test's limit from the reference's time on it.
     """
@@ -39,7 +39,8 @@ class Limits:
     """Resource limits for one program run (all per program, applied by the sandbox from outside).
 
     Attributes:
-        timeout_s: Wall-clock budget of one test, seconds (the worker kills the process tree after it).
+        timeout_s: Budget of one test (and of the program's load) in its own time, seconds: wall time less its
+            waits for a CPU (``sandbox.clock``); the worker kills the process tree after it.
         memory_mb: Address-space limit (RLIMIT_AS), MiB.
         nproc: Process limit (RLIMIT_NPROC; enforced only when the program runs as an unprivileged uid).
         fsize_mb: Largest file the program may write (RLIMIT_FSIZE), MiB.

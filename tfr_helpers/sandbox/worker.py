@@ -4,10 +4,13 @@ Started by :class:`tfr_helpers.sandbox.pool.Sandbox` as
 ``[unshare -n -m] python -I -m tfr_helpers.sandbox.worker``.
 Protocol on its original stdin/stdout: one JSON job per line in, one JSON result per line out.
 Per program: fresh working directory, fork, child drops privileges and applies rlimits, then runs the tests
-(:mod:`tfr_helpers.sandbox.runner`). The worker arms a wall-clock deadline per test, kills the child's
-process group (and, as root, every process of the worker's uid), reaps orphans (it is a child subreaper),
-and re-forks after a timeout or crash so that the remaining tests still run (and before every test spec with
-``Limits.fresh_per_test``: each then starts from a freshly loaded program).
+(:mod:`tfr_helpers.sandbox.runner`). The worker judges each phase (the program's load, one test) by the
+child's *own* time, wall time minus its wait for a CPU (:mod:`tfr_helpers.sandbox.clock`), with
+:data:`~tfr_helpers.sandbox.clock.WALL_GUARD` times the budget in wall time as the outer guard; at either it
+kills the child's process group (and, as root, every process of the worker's uid), reaps orphans (it is a child
+subreaper), and re-forks after a timeout or crash so that the remaining tests still run (and before every test
+spec with ``Limits.fresh_per_test``: each then starts from a freshly loaded program). Every outcome records
+the child's wait for a CPU during its test (``wait_s``) where it was measured.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import time
 from typing import Any
 
 from tfr_helpers.sandbox import privileges, runner, view  # runner: imported once here, not per child
+from tfr_helpers.sandbox.clock import PhaseClock, Reading
 from tfr_helpers.sandbox.spec import Limits
 
 LIGHT_PRELOAD = (
@@ -212,9 +216,7 @@ class Worker:
         return cpu
 
     @staticmethod
-    def _death(status: int | None, timed_out: bool, timeout_s: float) -> tuple[str, str]:
-        if timed_out:
-            return "timeout", f"no result within {timeout_s:g} s wall clock; process tree killed"
+    def _death(status: int | None) -> tuple[str, str]:
         if status is None:
             return "crashed", "the test process closed the result channel"
         if os.WIFSIGNALED(status):
@@ -246,26 +248,26 @@ class Worker:
             "done": False,
             "death": None,
         }
-        buf, deadline, status = b"", time.monotonic() + timeout, None
+        buf, clock = b"", PhaseClock(pid)
+        clock.start(timeout)  # the load phase, then one phase per message (a test's own budget while it runs)
         try:
             while not state["done"]:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    state["death"] = self._death(None, True, self._budget(job, state, timeout))
+                reading = clock.read()
+                if reading.expired:
+                    state["death"], state["phase"] = ("timeout", reading.message()), reading
                     break
-                ready, _, _ = select.select([rfd], [], [], left)
+                ready, _, _ = select.select([rfd], [], [], reading.sleep_s)
                 if not ready:
                     continue
                 chunk = os.read(rfd, 65536)
                 if not chunk:
-                    status = self._wait_exit(pid)
-                    state["death"] = self._death(status, False, timeout)
+                    state["death"], state["phase"] = self._death(self._wait_exit(pid)), clock.read()
                     break
                 buf += chunk
                 while b"\n" in buf and not state["done"]:
                     line, buf = buf.split(b"\n", 1)
-                    self._handle(line, nonce, state)
-                    deadline = time.monotonic() + self._budget(job, state, timeout)
+                    self._handle(line, nonce, state, clock.read())
+                    clock.start(self._budget(job, state, timeout))
                 if len(buf) > LINE_CAP:
                     state["death"] = ("crashed", "oversized message on the result channel")
                     break
@@ -279,11 +281,22 @@ class Worker:
 
     @staticmethod
     def _budget(job: dict[str, Any], state: dict[str, Any], timeout: float) -> float:
-        """The wall budget from now: the running test's own (``TestSpec.timeout_s``), else the run's."""
+        """The budget of the phase starting now, in own time: the running test's own (``TestSpec.timeout_s``),
+        else the run's."""
         if state["current"] is None:
             return timeout
         own = job["tests"][state["current"][0]].get("timeout_s")
         return timeout if own is None else float(own)
+
+    @staticmethod
+    def _measured(state: dict[str, Any]) -> dict[str, Any]:
+        """What the worker measured of a killed or dead child's last phase: its wall time (``duration_s``), its
+        wait for a CPU (``wait_s``, where measured) and the child's CPU (its program load and that phase)."""
+        phase: Reading | None = state.get("phase")
+        out: dict[str, Any] = {"duration_s": phase.wall_s if phase else 0.0, "cpu_s": state.get("cpu_s", 0.0)}
+        if phase is not None and phase.wait_s is not None:
+            out["wait_s"] = phase.wait_s
+        return out
 
     @staticmethod
     def _wait_exit(pid: int) -> int | None:
@@ -296,7 +309,8 @@ class Worker:
         return None
 
     @staticmethod
-    def _handle(line: bytes, nonce: bytes, state: dict[str, Any]) -> None:
+    def _handle(line: bytes, nonce: bytes, state: dict[str, Any], phase: Reading) -> None:
+        """Apply one message of the child to ``state``; a test's result gets the wait of its phase (``phase``)."""
         if not line.startswith(nonce + b" "):
             return
         try:
@@ -311,7 +325,10 @@ class Worker:
         elif kind == "start":
             state["current"] = (msg["spec"], msg["sub"], msg["name"])
         elif kind == "result":
-            state["results"].append(msg["outcome"])
+            outcome = msg["outcome"]
+            if phase.wait_s is not None and isinstance(outcome, dict):
+                outcome["wait_s"] = phase.wait_s
+            state["results"].append(outcome)
             state["current"] = None
             state["next"] = (msg["spec"] + 1, 0) if msg["sub"] < 0 else (msg["spec"], msg["sub"] + 1)
         elif kind == "done":
@@ -337,7 +354,7 @@ class Worker:
                     load_error = state["load_error"]
                 else:
                     status, message = state["death"] or ("crashed", "no result")
-                    load_error = {"name": "<program>", "status": status, "message": message}
+                    load_error = {"name": "<program>", "status": status, "message": message, **self._measured(state)}
                 if not first:
                     load_error = None
                 start = pos[0] + (1 if pos[1] > 0 else 0)
@@ -348,19 +365,7 @@ class Worker:
             if state["current"] is not None:
                 spec, sub, name = state["current"]
                 status, message = state["death"] or ("crashed", "no result")
-                outcomes.append(
-                    {
-                        "name": name,
-                        "status": status,
-                        "message": message,
-                        "duration_s": float(specs[spec].get("timeout_s") or job["limits"]["timeout_s"])
-                        if status == "timeout"
-                        else 0.0,
-                        # the killed child's CPU (its program load and this test): near the budget when the
-                        # test had a core all along, far below it when the machine's load starved it
-                        "cpu_s": state.get("cpu_s", 0.0),
-                    }
-                )
+                outcomes.append({"name": name, "status": status, "message": message, **self._measured(state)})
                 pos = (spec + 1, 0) if sub < 0 else (spec, sub + 1)
             else:
                 pos = state["next"]

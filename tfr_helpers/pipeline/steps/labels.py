@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from tfr_helpers.pipeline.steps.source_reading import expects_exception, unsupported_feature
+from tfr_helpers.pipeline.steps.time_limits import LOAD_BUDGET_FACTOR, over_limit, own_time, starved
 from tfr_helpers.records import TEST_CODE_ERRORS, Case, Cause, FailureMode, Reliability, TestKind, TestOutcome, Transition
 
 RESOURCE_ERRORS = frozenset({"MemoryError", "RecursionError", "TimeoutError"})
@@ -55,25 +56,34 @@ def settle(
 ) -> tuple[TestOutcome, bool]:
     """The outcome that decides a label, and whether it still depends on the machine.
 
-    ``alone`` is the same test run again alone with a larger budget after ``first`` timed out or crashed (or did
-    not run because the program's load did). Its outcome replaces the first one. A run alone that finished
-    within the study's budget shows the first was the machine's load; one that finished only with more than
-    the budget, or crashed again, leaves a verdict that depends on the machine (``indeterminate``). One that
-    timed out again, with 3x the budget, is the program's own timeout.
+    ``alone`` is the same test run again alone, with :data:`LOAD_BUDGET_FACTOR` times the budget, after
+    ``first`` hit the sandbox's wall-clock guard or crashed, or did not run because the program's load did
+    (a timeout decided by the test's own time is final and never runs alone). Its outcome replaces the first:
 
-    ``cpu_limit``: ``budget_s`` is a limit the time-limit policy set from the reference's CPU time, and it is
-    judged in CPU time, so the load cannot decide: a run alone that finished is settled when its CPU time fits
-    the limit; one that timed out again is the program's own only when it spent at least the limit in CPU
-    time (a starved one is ``indeterminate``).
+    - it finished: judged against ``budget_s`` by its own time (wall time less its waits for a CPU), by its CPU
+      time under ``cpu_limit`` (a limit the time-limit policy set from the reference's CPU time), never by a wall
+      time the load could inflate. Within it, it decides; past it, it is the program's own timeout. Only where
+      the sandbox did not measure the wait does a wall time past the budget leave a verdict that depends on
+      the machine (``indeterminate``);
+    - it timed out again: the program's own timeout, unless the wall-clock guard decided again (the load
+      starved it even alone: ``indeterminate``); where the wait was not measured, under ``cpu_limit``, one that
+      spent less than the limit in CPU time is ``indeterminate``;
+    - it crashed again (or did not run): ``indeterminate``.
     """
     if alone is None:
         return first, False
     if alone.status == "timeout":
-        return alone, cpu_limit and alone.cpu_s < budget_s
+        if alone.wait_s is None:
+            return alone, cpu_limit and alone.cpu_s < budget_s
+        return alone, starved(alone, LOAD_BUDGET_FACTOR * budget_s)
     if alone.status in ("crashed", "not_run"):
         return alone, True
-    spent = alone.cpu_s if cpu_limit and alone.cpu_s > 0 else alone.duration_s
-    return alone, spent > budget_s
+    if cpu_limit and alone.cpu_s > 0:
+        return (over_limit(alone, budget_s, "CPU time"), False) if alone.cpu_s > budget_s else (alone, False)
+    own = own_time(alone)
+    if own is None:
+        return alone, alone.duration_s > budget_s
+    return (over_limit(alone, budget_s, "its own time"), False) if own > budget_s else (alone, False)
 
 
 def harder_verdict(reference: TestOutcome, harder: TestOutcome | None) -> TestOutcome:

@@ -60,9 +60,9 @@ MACHINE_STATUSES = frozenset({"timeout", "crashed"})
 
 
 def _needs_alone(outcome: TestOutcome, budget_s: float) -> bool:
-    """Whether a non-pass may be the machine's doing: a crash, or a timeout the load may have starved of CPU
-    (a timeout that used :data:`SPUN_SHARE` of its budget in CPU time had a core all along: a loop that never
-    ends, so it is not run again)."""
+    """Whether a non-pass (a test's, or a load error's) may be the machine's doing: a crash, or a timeout of the
+    sandbox's wall-clock guard (:func:`~.time_limits.starved`). A timeout decided by the test's own time is
+    the program's own (a loop that never ends, a sleep past the budget) and is not run again."""
     return starved(outcome, budget_s)
 
 
@@ -286,10 +286,10 @@ def check_reference_harder(ctx: RunContext, items: Sequence[PairJob], found: Pai
 
 
 def rerun_alone(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> dict[tuple[str, str], TestOutcome]:
-    """Every generated test that timed out or crashed on a program (code or reference), or did not run because
-    the program's load did, run again alone, one at a time, with :data:`LOAD_BUDGET_FACTOR` times the budget.
-    A timeout that used nearly all of its budget in CPU time (:data:`SPUN_SHARE`) is the program's own: the
-    limit is CPU time where the sandbox can measure it, with the wall clock as the outer guard.
+    """Every generated test that hit the wall-clock guard or crashed on a program (code or reference), or did
+    not run because the program's load did so, run again alone, one at a time, with :data:`LOAD_BUDGET_FACTOR`
+    times the budget (:func:`_needs_alone`). A timeout the test's own time decided, its own or its load's, is
+    final: the sandbox judged it by the time the program itself took, whatever the machine's load.
 
     Returns:
         (program, test source) -> the outcome of that run.
@@ -303,7 +303,8 @@ def rerun_alone(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> d
             run = found.gen.get((program, *sources))
             if run is None:
                 continue
-            load_hit = run.load_error is not None and run.load_error.status in MACHINE_STATUSES
+            load_budget = ctx.config.sandbox.generated_test_timeout_s  # the load phase has the run's budget
+            load_hit = run.load_error is not None and _needs_alone(run.load_error, load_budget)
             for source, outcome in zip(sources, run.outcomes, strict=True):
                 limit = found.limits.get((item.task.reference, source)) if program != item.task.reference else None
                 budget = limit or ctx.config.sandbox.generated_test_timeout_s

@@ -6,10 +6,11 @@ time on the same test)``, at most the study's budget (which stays the outer guar
 budget. The reference's time is its CPU time (the sandbox measures it per test), so a limit does not move with
 the machine's load.
 
-Load-proofing, as for the fixed budgets: a test that timed out under its limit without using
-:data:`~tfr_helpers.pipeline.steps.pair_runs.SPUN_SHARE` of it in CPU time (the load may have starved it) runs
-again alone, serially, with :data:`LOAD_BUDGET_FACTOR` times its limit; the alone run's outcome decides
-(:func:`settle_benchmark` for benchmark tests; ``labels.settle`` for generated tests).
+Load-proofing, as for the fixed budgets: the sandbox judges every limit by the test's *own* time (wall time
+less its waits for a CPU, ``sandbox.clock``), so a timeout is the program's own unless the sandbox's wall-clock
+guard decided it (:func:`starved`). A guard timeout or a crash runs again alone, serially, with
+:data:`LOAD_BUDGET_FACTOR` times its limit; the alone run's outcome decides (:func:`settle_benchmark` for
+benchmark tests; ``labels.settle`` for generated tests).
 """
 
 from __future__ import annotations
@@ -22,11 +23,15 @@ from tfr_helpers.benchmarks import benchmark_tests
 from tfr_helpers.pipeline.config.experiment import TimeLimitPolicy
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.records import ProgramRun, Task, TestOutcome
+from tfr_helpers.sandbox.clock import WALL_GUARD
 
 LOAD_BUDGET_FACTOR = 3.0
 """A test that timed out or crashed runs again alone with this many times its budget."""
 SPUN_SHARE = 0.9
-"""A timeout whose process used at least this share of its budget in CPU time had a core all along."""
+"""Where the sandbox did not measure a test's wait for a CPU: a timeout whose process used at least this share
+of its budget in CPU time had a core all along."""
+OWN_SLACK_S = 1e-6
+"""Rounding slack when a recorded time is compared with the budget the sandbox compared it with."""
 
 
 def policy_on(ctx: RunContext) -> bool:
@@ -79,17 +84,39 @@ def code_benchmark_specs(ctx: RunContext, task: Task, references: dict[str, Prog
     return with_limits(ctx, benchmark_tests(task), references.get(task.task_id), generated=False)
 
 
+def own_time(outcome: TestOutcome) -> float | None:
+    """A test's own time: its wall time less its wait for a CPU (None where the sandbox did not measure it)."""
+    return None if outcome.wait_s is None else max(0.0, outcome.duration_s - outcome.wait_s)
+
+
 def starved(outcome: TestOutcome, budget_s: float) -> bool:
-    """A timeout the load may have starved of CPU, or a crash: the machine, not the program, may have decided."""
+    """A verdict the machine, not the program, may have decided: a crash, or a timeout of the sandbox's
+    wall-clock guard (its wall time reached :data:`~tfr_helpers.sandbox.clock.WALL_GUARD` times ``budget_s``,
+    or its own time stayed under ``budget_s``: the load starved it). A timeout decided by own
+    time is the program's own, final: a loop that never ends and a test that sleeps past its budget alike.
+    Where the sandbox did not measure the wait: a timeout that used less than :data:`SPUN_SHARE` of the budget
+    in CPU time."""
     if outcome.status == "timeout":
-        return outcome.cpu_s < SPUN_SHARE * budget_s
+        own = own_time(outcome)
+        if own is None:
+            return outcome.cpu_s < SPUN_SHARE * budget_s
+        return outcome.duration_s >= WALL_GUARD * budget_s - OWN_SLACK_S or own < budget_s - OWN_SLACK_S
     return outcome.status == "crashed"
 
 
+def over_limit(outcome: TestOutcome, limit_s: float, unit: str) -> TestOutcome:
+    """A finished outcome that needed more than its limit, as the timeout the limit makes it (the message in
+    words that do not depend on the machine)."""
+    return outcome.model_copy(
+        update={"status": "timeout", "message": f"finished only past its limit of {limit_s:g} s of {unit}"}
+    )
+
+
 def settle_benchmark(ctx: RunContext, jobs: Sequence[tuple[str, Sequence[Any]]], runs: list[ProgramRun]) -> list[ProgramRun]:
-    """Runs whose limited benchmark tests (a spec with its own ``timeout_s``) timed out starved of CPU, with
-    those tests run again alone, serially, with :data:`LOAD_BUDGET_FACTOR` times the limit. The alone run passes
-    the test only when it passed within the limit in CPU time; otherwise the test stays a timeout."""
+    """Runs whose limited benchmark tests (a spec with its own ``timeout_s``) hit the wall-clock guard or
+    crashed (:func:`starved`), with those tests run again alone, serially, with :data:`LOAD_BUDGET_FACTOR` times
+    the limit. The alone run passes the test only when it passed within the limit in CPU time (the policy's
+    limits come from the reference's CPU time); otherwise the test is a timeout."""
     out = []
     for (program, specs), run in zip(jobs, runs, strict=True):
         outcomes = list(run.outcomes)
@@ -103,9 +130,7 @@ def settle_benchmark(ctx: RunContext, jobs: Sequence[tuple[str, Sequence[Any]]],
             )
             got = alone.outcomes[0] if alone.outcomes else outcome
             if got.status == "passed" and got.cpu_s > limit:
-                got = got.model_copy(
-                    update={"status": "timeout", "message": f"needed {got.cpu_s:.2f} s CPU, over its limit of {limit:.2f} s"}
-                )
+                got = over_limit(got, limit, "CPU time")
             outcomes[i] = got
         out.append(run.model_copy(update={"outcomes": outcomes}) if outcomes != run.outcomes else run)
     return out
