@@ -9,6 +9,7 @@ Only test code is rewritten; the program under test is executed as written.
 from __future__ import annotations
 
 import ast
+import re
 import unittest
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +29,14 @@ _OPS: dict[type, str] = {
     ast.NotIn: "not in",
 }
 _AssertionError = AssertionError  # the class as it was before any program ran
+_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
+
+
+def mask_addresses(text: str) -> str:
+    """``text`` with every object address of a default repr (``<generator object f at 0x7f...>``) written
+    ``at 0x...``: an address changes from run to run, so a message or repr that carried it would make the same
+    test's feedback (and the prompts built from it) differ between two identical runs."""
+    return _ADDRESS.sub("at 0x...", text) if "0x" in text else text
 
 
 def safe_repr(value: Any, cap: int = REPR_CAP) -> str:
@@ -36,6 +45,7 @@ def safe_repr(value: Any, cap: int = REPR_CAP) -> str:
         text = repr(value)
     except BaseException as exc:  # noqa: BLE001 - hostile __repr__
         text = f"<repr failed: {type(exc).__name__}>"
+    text = mask_addresses(text)
     return text if len(text) <= cap else text[: cap - 3] + "..."
 
 

@@ -24,7 +24,7 @@ import unittest
 from json.encoder import encode_basestring_ascii as _enc_str
 from typing import Any
 
-from tfr_helpers.sandbox.rewrite import CMP_ATTR, assert_helpers, compile_test, patch_unittest, safe_repr
+from tfr_helpers.sandbox.rewrite import CMP_ATTR, assert_helpers, compile_test, mask_addresses, patch_unittest, safe_repr
 from tfr_helpers.sandbox.spec import Limits
 
 _REAL_BUILTINS = dict(builtins.__dict__)
@@ -170,11 +170,12 @@ def machine_paths(workdir: str) -> list[tuple[str, str]]:
 
 
 def scrub(text: str) -> str:
-    """``text`` with every machine-dependent path prefix replaced (see :func:`machine_paths`)."""
+    """``text`` with every machine-dependent path prefix replaced (see :func:`machine_paths`) and every object
+    address masked (:func:`~tfr_helpers.sandbox.rewrite.mask_addresses`)."""
     for prefix, instead in _MACHINE_PATHS:
         if prefix in text:
             text = text.replace(prefix, instead)
-    return text
+    return mask_addresses(text)
 
 
 def exc_outcome(name: str, exc: BaseException, keep: set[str], **extra: Any) -> dict[str, Any]:

@@ -55,8 +55,6 @@ class PairJob:
 REFERENCE_EXAMPLES_FACTOR = 10
 """The reference's harder check of a PBT it passed: this many times the study's examples, another seed (and as
 many times the time budget)."""
-MACHINE_STATUSES = frozenset({"timeout", "crashed"})
-"""Statuses whose verdict may come from the machine's load rather than from the program and the test."""
 
 
 def _needs_alone(outcome: TestOutcome, budget_s: float) -> bool:
