@@ -16,11 +16,12 @@ def test_marked():
 """
 
 
-def test_unmarked_tests_over_the_limit_are_listed_and_nothing_fails(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist workers"])
+def test_unmarked_tests_over_the_limit_are_listed_and_nothing_fails(pytester: pytest.Pytester, workers: list[str]) -> None:
     pytester.makeconftest('pytest_plugins = ["tests.helpers.tiers"]\n')
     pytester.makepyfile(test_tiers_demo=TESTS)
     # a limit of -1 s: every test is "over" it, so the report does not depend on how long anything took
-    result = pytester.runpytest_subprocess("-o", "slow_tier_seconds=-1", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-o", "slow_tier_seconds=-1", "-p", "no:cacheprovider", *workers)
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*1 tests over -1 s without the slow marker*", "*test_tiers_demo.py::test_unmarked*"])
     assert "test_marked" not in result.stdout.str()

@@ -19,10 +19,10 @@ class UnmarkedSlowTests:
         self.marked: set[str] = set()
         self.spent: dict[str, float] = {}
 
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        self.marked |= {item.nodeid for item in items if item.get_closest_marker("slow")}
-
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # the report's keywords hold its markers: under pytest-xdist only the workers collect, the reports arrive
+        if "slow" in report.keywords:
+            self.marked.add(report.nodeid)
         self.spent[report.nodeid] = self.spent.get(report.nodeid, 0.0) + report.duration
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
