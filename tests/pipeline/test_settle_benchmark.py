@@ -8,7 +8,6 @@ on the load."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -86,7 +85,6 @@ def test_starved_limited_timeouts_are_settled_alone_and_others_are_kept(ctx: Run
     assert quick.outcomes[0].status == "passed" and quick.passed
     outcome = hungry.outcomes[0]
     assert outcome.status == "timeout" and not hungry.passed
-    needed = re.fullmatch(r"needed (\d+\.\d\d) s CPU, over its limit of 1\.00 s", outcome.message or "")
-    assert needed is not None, outcome.message
-    assert float(needed.group(1)) > LIMIT
+    assert outcome.message == "finished only past its limit of 1 s of CPU time"  # no figure: the same in every run
+    assert outcome.cpu_s > LIMIT
     assert unlimited is forced[2] and spun is forced[3]  # unchanged, the very records passed in
