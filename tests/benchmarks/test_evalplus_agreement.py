@@ -80,16 +80,18 @@ def test_verdicts_agree_with_evalplus(benchmark: str, evalplus_python: Path, tmp
     theirs_file = tmp_path / "evalplus.json"
     dataset = "humaneval" if benchmark.startswith("humaneval") else "mbpp"
     side = Path(__file__).with_name("evalplus_side.py")
-    done = subprocess.run(
+    # their harness (one process) runs while ours judges the same samples in the sandbox: the two are independent
+    with subprocess.Popen(
         [str(evalplus_python), str(side), dataset, str(located), str(samples), str(theirs_file)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=3000,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    ) as evalplus:
+        with Sandbox(Limits(timeout_s=20.0)) as sandbox:
+            found = evaluate_samples(benchmark, samples, sandbox)
+        _, stderr = evalplus.communicate(timeout=3000)
+    assert evalplus.returncode == 0, stderr[-3000:]
     theirs = json.loads(theirs_file.read_text())
-    with Sandbox(Limits(timeout_s=20.0)) as sandbox:
-        found = evaluate_samples(benchmark, samples, sandbox)
     ours: dict[str, list[dict[str, bool]]] = {}
     for line in found.results_path.read_text().splitlines():
         record = json.loads(line)
