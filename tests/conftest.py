@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,31 +44,40 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, N
 
 
 SHARED_STUDY_FIXTURES = ("smoke_study", "smoke_series")
-"""Session fixtures that run a whole study: under pytest-xdist (``addopts`` in ``pyproject.toml``) their users share
-one worker, so the study runs once per pytest run, not once per worker."""
-SHARED_STUDY_MODULES = ("tests/browser/",)
-"""Modules that fetch those fixtures lazily (``request.getfixturevalue``), so pytest cannot see the use."""
-
-
-WORKERS_MAX = 4
-"""At most this many pytest-xdist workers (``-n auto``)."""
+"""Session fixtures that run a whole study, once per pytest process."""
+SHARED_STUDY_MODULES = (
+    "tests/analysis/test_smoke_run.py",
+    "tests/browser/",
+    "tests/notebooks/test_series.py",
+    "tests/pipeline/test_determinism.py",
+    "tests/pipeline/test_exec_cache_study.py",
+    "tests/pipeline/test_run_stages.py",
+)
+"""The modules that use them (``tests/test_xdist_scopes.py`` checks that none is missing): under pytest-xdist they
+share one worker, so the study and its notebook series run once per pytest run, not once per worker."""
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: one worker more than the cores, at most :data:`WORKERS_MAX`. A third of a worker's time is
-    spent waiting on the programs, kernels and browsers it started (CPU time was 64% of two cores' wall time
-    with two workers), so one more worker fills the cores."""
-    return min((len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1) + 1, WORKERS_MAX)
+    """``-n auto``: one worker per core (three workers on two cores made the suite slower: 18 min against 16)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Give every test an ``xdist_group`` (``--dist loadgroup`` runs a group on one worker): ``shared-study`` for
-    the users of a shared study, else its own module, so that a module's fixtures are built once. Without xdist
-    the mark changes nothing."""
-    for item in items:
-        uses = set(getattr(item, "fixturenames", ())) & set(SHARED_STUDY_FIXTURES)
-        shared = uses or item.nodeid.startswith(SHARED_STUDY_MODULES)
-        item.add_marker(pytest.mark.xdist_group("shared-study" if shared else item.nodeid.split("::")[0]))
+def scope_of(nodeid: str) -> str:
+    """The scope a test is scheduled in: ``shared-study`` for the users of the shared study, else its module (so
+    that a module's fixtures are built once)."""
+    module = nodeid.split("::", 1)[0]
+    return "shared-study" if module.startswith(SHARED_STUDY_MODULES) else module
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist's scope scheduling (a whole scope goes to one worker) with the scopes of :func:`scope_of`."""
+    from xdist.scheduler import LoadScopeScheduling  # only where xdist runs the tests
+
+    class SharedStudyScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return scope_of(nodeid)
+
+    return SharedStudyScheduling(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from tests.benchmarks.programs import SPIN
 from tfr_helpers.benchmarks import BENCHMARKS, benchmark_names, load_tasks
 from tfr_helpers.benchmarks.evalplus import compute_expected, expected_outputs, plus_specs, tier_verdicts, time_limits
 from tfr_helpers.benchmarks.evalplus import harness as h
@@ -76,16 +77,6 @@ def test_find_zero_oracle_and_the_float_rule() -> None:
     assert h._tfr_ep_next_atol(0, 2, "humaneval", "f") == 0
     assert h._tfr_ep_next_atol(0, 2.0, "humaneval", "find_zero") == 0
     assert time_limits([0.0, 0.5]) == [1.0, 2.0]
-
-
-SPIN = (
-    "import time\n"
-    "def spin(cpu_s):\n"
-    "    start = time.process_time()\n"
-    "    while time.process_time() - start < cpu_s:\n"
-    "        pass\n"
-)
-"""A busy loop of ``cpu_s`` CPU seconds (stopped at 1 s by the harness's CPU time limit)."""
 
 
 @pytest.fixture

@@ -10,19 +10,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.benchmarks.programs import SPIN
 from tfr_helpers.benchmarks.evalplus import expected_outputs, plus_specs, tier_verdicts
 from tfr_helpers.benchmarks.evalplus.data import _PLUS, PlusData
 from tfr_helpers.records import ProgramRun, Task
 from tfr_helpers.sandbox import Limits, Sandbox
 
-SPIN = (
-    "import time\n"
-    "def spin(cpu_s):\n"
-    "    start = time.process_time()\n"
-    "    while time.process_time() - start < cpu_s:\n"
-    "        pass\n"
-)
-"""A busy loop of ``cpu_s`` CPU seconds, whatever the machine's load."""
 REFERENCE = "def triple(x):\n    return x * 3\n"
 PROGRAMS = {
     "right": REFERENCE,

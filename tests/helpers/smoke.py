@@ -50,3 +50,19 @@ def run_smoke_study(base: Path, benchmarks: Path) -> SmokeStudy:
 def series_notebook(series: Any, name: str) -> Any:
     """The report (``NotebookReport``) of one notebook of an executed series, e.g. ``04_case_browser.ipynb``."""
     return next(r for r in series.notebooks if r.name == name)
+
+
+def run_params_study(root: Path, params: dict[str, Any], benchmarks: Path) -> Path:
+    """Every stage of a study given as a params mapping, into ``root/run`` with a fresh cache under ``root``;
+    returns the run directory."""
+    import yaml
+
+    from tfr_helpers.pipeline import load_config, run_stages
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TFR_BENCHMARK_DIR", str(benchmarks))
+        mp.setenv("TFR_CACHE_DIR", str(root / "cache"))
+        path = root / "params.yaml"
+        path.write_text(yaml.safe_dump(params))
+        run_stages(load_config(path), root / "run", progress=False)
+    return root / "run"

@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from tfr_helpers.pipeline import load_config, run_stages
+from tests.helpers.smoke import run_params_study
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 from tfr_helpers.records.rounds import RoundChain, RoundStep
@@ -32,14 +31,7 @@ PARAMS: dict[str, Any] = {
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> Results:
-    root = tmp_path_factory.mktemp("rounds_tiers")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("TFR_BENCHMARK_DIR", str(shared_benchmarks))
-        mp.setenv("TFR_CACHE_DIR", str(root / "cache"))
-        params = root / "params.yaml"
-        params.write_text(yaml.safe_dump(PARAMS))
-        run_stages(load_config(params), root / "run", progress=False)
-    return load_results(root / "run")
+    return load_results(run_params_study(tmp_path_factory.mktemp("rounds_tiers"), PARAMS, shared_benchmarks))
 
 
 def _chains(results: Results, benchmark: str) -> list[RoundChain]:

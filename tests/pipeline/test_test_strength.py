@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from tests.helpers.smoke import run_params_study
 from tfr_helpers.analysis.arms import test_strength
 from tfr_helpers.analysis.export import analyze_run
-from tfr_helpers.pipeline import load_config, run_stages
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 from tfr_helpers.records import TestOutcome as Outcome
@@ -33,15 +32,12 @@ PARAMS: dict[str, Any] = {
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> tuple[Path, Results]:
-    root = tmp_path_factory.mktemp("strength")
+    run = run_params_study(tmp_path_factory.mktemp("strength"), PARAMS, shared_benchmarks)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TFR_BENCHMARK_DIR", str(shared_benchmarks))
-        mp.setenv("TFR_CACHE_DIR", str(root / "cache"))
-        params = root / "params.yaml"
-        params.write_text(yaml.safe_dump(PARAMS))
-        run_stages(load_config(params), root / "run", progress=False)
-        analyze_run(root / "run")
-    return root / "run", load_results(root / "run")
+        mp.setenv("TFR_CACHE_DIR", str(run.parent / "cache"))
+        analyze_run(run)
+    return run, load_results(run)
 
 
 @pytest.mark.slow

@@ -1,0 +1,31 @@
+"""The shared study runs once under pytest-xdist only if every module that uses it is scheduled in one scope."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.conftest import SHARED_STUDY_FIXTURES, scope_of
+
+TESTS = Path(__file__).resolve().parent
+NAMES = "|".join(SHARED_STUDY_FIXTURES)
+USE = re.compile(rf"[(,]\s*(?:{NAMES})\s*[:,)]|getfixturevalue\(\"(?:{NAMES})\"\)")
+"""A fixture taken as a test's or fixture's argument, or fetched by name."""
+
+
+def test_every_user_of_the_shared_study_is_in_the_shared_scope() -> None:
+    users = sorted(
+        str(path.relative_to(TESTS.parent))
+        for path in TESTS.rglob("test_*.py")
+        if path != Path(__file__).resolve() and USE.search(path.read_text())
+    )
+    assert len(users) >= 6  # the notebook, browser, determinism, execution-cache, run-stages and analysis tests
+    missing = [module for module in users if scope_of(f"{module}::test_x") != "shared-study"]
+    assert not missing, f"these modules use the shared study: add them to SHARED_STUDY_MODULES: {missing}"
+
+
+def test_other_tests_are_scheduled_by_module() -> None:
+    assert scope_of("tests/test_passk.py::test_pass_at_k_known_answers") == "tests/test_passk.py"
+    assert scope_of("tests/browser/test_static_export.py::test_x[a]") == "shared-study"
+    assert USE.search("def test_a(tmp_path: Path, smoke_study: SmokeStudy) -> None:")
+    assert not USE.search("def test_smoke_study_on_two_nodes_equals_local(cluster):")
