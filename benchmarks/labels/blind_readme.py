@@ -135,8 +135,17 @@ git add docs/labels/blind/reader_a.jsonl && git commit -m "Blind labels: reader 
 
 ## After both readers
 
+1. Check both files: `--check a`, `--check b` (above).
+2. Adjudicate, still without the key: for every item the readers label differently (list them with
+   `uv run python benchmarks/labels/join_blind_labels.py --items docs/labels/blind --disagreements`), a third reading
+   with both reasons in view decides. Write `adjudication.jsonl` here, one line per such item:
+   `{{"item": "B001", "label": "...", "cause": ..., "reason": "..."}}`, and commit it.
+3. Join with the key and print the report, then the section for `docs/labels.md`:
+
 ```bash
-uv run python benchmarks/labels/join_blind_labels.py --items docs/labels/blind --key KEY.jsonl
-uv run python benchmarks/labels/join_blind_labels.py --items docs/labels/blind --key KEY.jsonl --markdown
+uv run python benchmarks/labels/join_blind_labels.py --items docs/labels/blind --key KEY.jsonl \\
+    --adjudication docs/labels/blind/adjudication.jsonl
+uv run python benchmarks/labels/join_blind_labels.py --items docs/labels/blind --key KEY.jsonl \\
+    --adjudication docs/labels/blind/adjudication.jsonl --markdown
 ```
 """

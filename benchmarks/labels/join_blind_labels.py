@@ -246,6 +246,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--items", type=Path, required=True, help="the sample's directory (items.jsonl, reader_*.jsonl)")
     parser.add_argument("--key", type=Path, help="the key written by draw_blind_sample.py")
     parser.add_argument("--check", choices=READERS, help="check one reader's file alone (no key read)")
+    parser.add_argument("--disagreements", action="store_true", help="list the readers' disagreements (no key read)")
     parser.add_argument("--adjudication", type=Path, help="JSON lines {item, label, cause} for the disagreements")
     parser.add_argument("--markdown", action="store_true", help="print the section for docs/labels.md")
     parser.add_argument("--resamples", type=int, default=2000)
@@ -256,6 +257,14 @@ def main(argv: list[str] | None = None) -> None:
             path = args.items / f"reader_{args.check}.jsonl"
             labels = read_labels(path, read_items(args.items))
             print(f"{path}: {len(labels)} items, each labelled once: complete")
+            return
+        if args.disagreements:
+            items = read_items(args.items)
+            readers = {r.upper(): read_labels(args.items / f"reader_{r}.jsonl", items) for r in READERS}
+            found = disagreements(readers, "A", "B")
+            print(f"The readers disagree on {len(found)} of {len(items)} items:")
+            strata = {i: str(items[i].get("source", "")) for i in items}
+            print("\n".join(f"  {_line(Joined(items, strata, readers), i)}" for i in found))
             return
         if args.key is None:
             raise TfrError("--key is required (or --check a|b to check one reader's file)")

@@ -133,3 +133,12 @@ def test_a_reader_checks_a_file_alone(
 ) -> None:
     join.main(["--items", str(sample[0]), "--check", "a"])
     assert "4 items, each labelled once: complete" in capsys.readouterr().out
+
+
+def test_the_readers_disagreements_are_listed_without_the_key(
+    join: ModuleType, sample: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    join.main(["--items", str(sample[0]), "--disagreements"])
+    out = capsys.readouterr().out
+    assert "The readers disagree on 1 of 4 items:" in out and "B003 HumanEval/2" in out
+    assert "classifier" not in out and "invalid_input" not in out
