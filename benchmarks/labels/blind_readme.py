@@ -46,6 +46,7 @@ def readme(prov: dict[str, Any]) -> str:
     """The README text for the provenance ``prov`` (see ``draw_blind_sample.write``)."""
     causes = "\n".join(f"  - `{c}`: {text}" for c, text in CAUSES.items())
     others = ", ".join(prov["other_models"]) or "none"
+    alloc = ", ".join(f"{s} {k}" for s, k in ALLOCATION.items())
     note = f"\n\n{prov['note']}" if prov["note"] else ""
     runs = "\n".join(
         f"- Run `{r['dir']}` (run name `{r['name']}`, configuration hash `{r['config_hash']}`), "
@@ -62,9 +63,14 @@ reference does on the test's calls. Their labels are then joined with the classi
 
 {runs}
 - Drawn at commit `{prov["draw_commit"]}`.{note}
-- Command: `{prov["command"]}`
+- Command:
+
+  ```bash
+  {prov["command"]}
+  ```
+
 - Seed {prov["seed"]}, {prov["n"]} items. Strata are the sources, never the label. Allocation (stated in
-  `benchmarks/labels/blind_population.py`, for 120 items: {ALLOCATION}): CodeT's and Reflexion's real solutions
+  `benchmarks/labels/blind_population.py`, for 120 items: {alloc}): CodeT's and Reflexion's real solutions
   about equally, and a small share for Reflexion's empty published solutions (a protocol artefact).
 - Population: every replayed test-fail instance labelled `reliable` or `unreliable` by the run
   ({prov["indeterminate"]} instances whose verdict depends on the machine were left out); identical (task, code,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -127,6 +128,14 @@ def leaks(items: list[dict[str, Any]]) -> list[str]:
     return found
 
 
+def command(argv: list[str]) -> str:
+    """The command that drew the sample, its note left out (the README shows it)."""
+    shown = []
+    for arg in argv:
+        shown.append("'(the note above)'" if shown and shown[-1] == "--note" else shlex.quote(arg))
+    return "uv run python benchmarks/labels/draw_blind_sample.py " + " ".join(shown)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Draw the sample and write the items, the README and the key."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -194,7 +203,7 @@ def write(
         "drawn": counts(drawn),
         "budget_s": limits.timeout_s,
         "note": args.note,
-        "command": "uv run python benchmarks/labels/draw_blind_sample.py " + " ".join(sys.argv[1:]),
+        "command": command(sys.argv[1:]),
     }
     (args.out / "README.md").write_text(readme(provenance), encoding="utf-8")
     print(f"{len(items)} items -> {args.out / 'items.jsonl'}; key -> {args.key_out}")
