@@ -137,22 +137,19 @@ def tally_stage(path: Path, benchmarks: dict[str, str]) -> tuple[Tally, dict[str
 
 
 def execution_costs(log: Path) -> list[float]:
-    """Per test execution, the seconds of its job's wall time (on its worker) outside the tests' own time."""
+    """Per test execution, the seconds of its job's wall time on its worker (as the pool saw it) outside the own
+    time of the job's tests, shared equally by them (the run's ``executions/<stage>.jsonl``)."""
     costs: list[float] = []
     with open(log, encoding="utf-8") as fh:
         for line in fh:
             try:
                 entry = json.loads(line)
-            except json.JSONDecodeError:
+                job_s, tests = float(entry["job_s"]), entry["tests"]
+            except (ValueError, KeyError, TypeError):
                 continue
-            job_s = entry.get("job_s")
-            run = entry.get("run") or {}
-            outcomes = [o for o in [*(run.get("outcomes") or []), run.get("load_error")] if o]
-            if job_s is None or not outcomes:
-                continue
-            executed = [o for o in outcomes if o.get("status") != "not_run"] or outcomes
-            outside = max(0.0, float(job_s) - sum(float(o.get("duration_s") or 0.0) for o in executed))
-            costs += [outside / len(executed)] * len(executed)
+            if tests:
+                outside = max(0.0, job_s - sum(float(t[1]) for t in tests))
+                costs += [outside / len(tests)] * len(tests)
     return costs
 
 
