@@ -51,14 +51,12 @@ def test_every_link_resolves_at_run_root_and_elsewhere(analysed_run: tuple[Path,
 
 def test_missing_artifact_is_named_not_linked(analysed_run: tuple[Path, AnalysisOutputs], tmp_path: Path) -> None:
     run, _ = analysed_run
-    log = run / "artifacts" / "generate_codes.jsonl"  # the code samples' artifacts: drop the code files' lines
-    saved = log.read_bytes()
-    kept = [line for line in saved.splitlines(keepends=True) if not line.split(b'", "text"')[0].endswith(b"code.py")]
-    assert len(kept) < len(saved.splitlines())
-    log.write_bytes(b"".join(kept))
+    victim = next((run / "sim_default").rglob("code.py"))
+    saved = victim.read_text()
+    victim.unlink()
     try:
         out = write_refinement_cases(run, tmp_path / "cases.md")
         assert "(missing)" in out.read_text()
         _links_resolve(out)
     finally:
-        log.write_bytes(saved)
+        victim.write_text(saved)
