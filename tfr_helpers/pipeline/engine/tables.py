@@ -2,7 +2,8 @@
 
 Written beside ``results.json`` whenever it is (``RunStore.write_results``), from the same :class:`Results`: one
 JSON object per line, one line per record, nested records flattened into ``<field>_<subfield>`` columns
-(``generated_status``, ``call_usage_cost_usd``), no ``$shared`` indirection. The columns are documented in
+(``generated_status``, ``call_usage_cost_usd``; empty where the record has none), no ``$shared``
+indirection. The columns are documented in
 ``docs/records.md``. Each file is written atomically; :data:`TABLES` names them, and a stage of another arm adds
 its own with :func:`register_table`.
 """
@@ -12,12 +13,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
 from tfr_helpers.fsutil import atomic_write_text
-from tfr_helpers.records import Results
+from tfr_helpers.records import RefinedEvaluation, Results
 
 DROPPED = frozenset({"isolation", "stdout", "stderr", "traceback"})
 """Fields left out of the tables (in ``results.json``): the isolation record, the same for every run, and an
@@ -25,19 +27,18 @@ outcome's captured output and traceback."""
 
 
 def _refinements(results: Results) -> Iterable[dict[str, Any]]:
-    """One row per refinement, with its refined evaluation's columns (``after_*``) where it has one."""
+    """One row per refinement, with its refined evaluation's columns (``after_*``; empty where it has none)."""
     evaluations = {(e.model, e.feedback_id): e for e in results.refined_evaluations}
     for refinement in results.refinements:
-        row = flatten(refinement.model_dump(mode="json"))
+        row = flatten(refinement)
         evaluation = evaluations.get((refinement.model, refinement.feedback_id))
-        if evaluation is not None:
-            extra = flatten(evaluation.model_dump(mode="json", exclude={"model", "task_id", "feedback_id"}))
-            row.update({f"after_{k}": v for k, v in extra.items()})
+        extra = flatten(evaluation, model=RefinedEvaluation)
+        row.update({f"after_{k}": v for k, v in extra.items() if k not in ("model", "task_id", "feedback_id")})
         yield row
 
 
 def _rows(records: Iterable[BaseModel]) -> Iterable[dict[str, Any]]:
-    return (flatten(r.model_dump(mode="json")) for r in records)
+    return (flatten(r) for r in records)
 
 
 TABLES: dict[str, Callable[[Results], Iterable[dict[str, Any]]]] = {
@@ -54,18 +55,41 @@ def register_table(name: str, rows: Callable[[Results], Iterable[dict[str, Any]]
     TABLES[name] = rows
 
 
-def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """A record's JSON data as one flat row: a nested record's fields become ``<field>_<subfield>`` columns;
-    lists stay lists; :data:`DROPPED` fields are left out."""
+def _record_type(annotation: Any) -> type[BaseModel] | None:
+    """The record class of a field's annotation (``X`` or ``X | None``), or None for any other type."""
+    union = get_origin(annotation) in (Union, UnionType)
+    for candidate in get_args(annotation) if union else (annotation,):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
+
+
+def flatten(record: BaseModel | None, prefix: str = "", model: type[BaseModel] | None = None) -> dict[str, Any]:
+    """A record as one flat row: each field of a nested record (absent or not) becomes a ``<field>_<subfield>``
+    column, so every row of a table has the same columns; lists are kept as JSON lists; :data:`DROPPED` fields
+    are left out. ``model``: the record's class when ``record`` may be None."""
+    cls = model or type(record)
+    assert cls is not None and issubclass(cls, BaseModel)
     row: dict[str, Any] = {}
-    for key, value in record.items():
-        if key in DROPPED:
+    for name, info in cls.model_fields.items():
+        if name in DROPPED:
             continue
-        if isinstance(value, dict):
-            row.update(flatten(value, f"{prefix}{key}_"))
+        value = getattr(record, name) if record is not None else None
+        nested = _record_type(info.annotation)
+        if nested is not None:
+            row.update(flatten(value, f"{prefix}{name}_", nested))
         else:
-            row[f"{prefix}{key}"] = value
+            row[f"{prefix}{name}"] = _json(value)
     return row
+
+
+def _json(value: Any) -> Any:
+    """A field value in its JSON form (records in lists dumped, without their :data:`DROPPED` fields)."""
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    if isinstance(value, BaseModel):
+        return {k: v for k, v in value.model_dump(mode="json").items() if k not in DROPPED}
+    return value
 
 
 def write_tables(run: Path, results: Results) -> list[str]:
