@@ -20,7 +20,8 @@ def test_imports_pick_the_kind() -> None:
 
 def test_a_hypothesis_program_runs_where_only_hypothesis_is_preloaded() -> None:
     with Sandbox(Limits(timeout_s=10.0), workers=1) as sandbox:
-        run = sandbox.run(PROBE, [TestSpec("p", PBT + "def test_q():\n    assert PRELOADED == ['hypothesis']\n", "function")])
+        probe = PBT + "def test_q():\n    assert PRELOADED == ['hypothesis']\n"
+        run = sandbox.run(PROBE, [TestSpec("p", probe, "function")])
         assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
         assert sandbox._pools["hypothesis"].all and not sandbox._pools["heavy"].all
         (timing,) = sandbox.take_timings()
