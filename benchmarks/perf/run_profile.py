@@ -2,8 +2,9 @@
 
 Per stage (its ``stage_seconds.json`` wall time, times the sandbox workers it had):
 
-- ``test``: own time of the test executions that did not time out (``duration_s`` of each distinct outcome);
-- ``timeout``: time of the executions that timed out;
+- ``test``: wall time of the test executions that did not time out (``duration_s`` of each distinct outcome);
+- ``timeout``: wall time of the executions that timed out; ``own time``: both less their waits for a CPU
+  (``wait_s``: what the machine's load added);
 - ``outside``: worker-seconds not spent in any test: ``wall x workers - test - timeout`` (forks, program
   loads, transport, files, clean-up, idle workers), in total and per execution (the mean);
 - per benchmark and per kind (``benchmark`` tests, generated ``ebt``/``pbt``, the reference's ``rerun`` and
@@ -92,10 +93,11 @@ class Tally:
     """Executions, test time, timeout time and slow tests of one group."""
 
     def __init__(self) -> None:
-        self.n, self.test, self.timeout, self.slow_n, self.slow_s = 0, 0.0, 0.0, 0, 0.0
+        self.n, self.test, self.timeout, self.slow_n, self.slow_s, self.own = 0, 0.0, 0.0, 0, 0.0, 0.0
 
     def add(self, outcome: dict[str, Any]) -> None:
         seconds = float(outcome.get("duration_s") or 0.0)
+        self.own += max(0.0, seconds - float(outcome.get("wait_s") or 0.0))
         self.n += 1
         if outcome.get("status") == "timeout":
             self.timeout += seconds
@@ -108,7 +110,7 @@ class Tally:
     def line(self, label: str) -> str:
         return (
             f"  {label:<28} {self.n:>7} exec  test {self.test:8.1f} s  timeout {self.timeout:7.1f} s  "
-            f">{SLOW_S:g} s: {self.slow_n} ({self.slow_s:.1f} s)"
+            f"(own time {self.own:8.1f} s)  >{SLOW_S:g} s: {self.slow_n} ({self.slow_s:.1f} s)"
         )
 
 
@@ -186,7 +188,8 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
         if total.n:
             outside = wall * workers - total.test - total.timeout
             lines.append(
-                f"  executions {total.n}; test {total.test:.1f} s; timeout {total.timeout:.1f} s; outside "
+                f"  executions {total.n}; test {total.test:.1f} s; timeout {total.timeout:.1f} s (own time of both "
+                f"{total.own:.1f} s: less the waits for a CPU); outside "
                 f"{outside:.1f} worker-s = {1000 * outside / total.n:.1f} ms per execution (mean)"
             )
             log = run / "executions" / f"{stage}.jsonl"
