@@ -2,7 +2,9 @@
 
 Attempts are grouped like the base study's worked examples: regressions (Pass->Fail) after unreliable
 feedback first, then fixes (Fail->Pass) after reliable feedback, then all the others. Links are relative to
-the written file and point only to files that exist (a missing artifact is named, not linked).
+the written file and point only to files that exist: an artifact's own file (a run of the former layout), else
+its stage's log ``artifacts/<stage>.jsonl`` followed by the artifact's path, the line to look for (a missing
+artifact is named, not linked).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.analysis.tidy.sources import real_note, source_label
 from tfr_helpers.fsutil import atomic_write_text
+from tfr_helpers.pipeline.engine.artifact_log import artifact_location
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.records import (
@@ -50,10 +53,11 @@ class _Links:
     def __call__(self, label: str, rel: str | None) -> str:
         if not rel:
             return ""
-        target = self.run / rel
-        if not target.is_file():
+        target = artifact_location(self.run, rel)  # its own file (an older run), else its stage's artifact log
+        if target is None:
             return f"{label}: `{rel}` (missing)"
-        return f"[{label}]({quote(os.path.relpath(target, self.base))})"
+        link = f"[{label}]({quote(os.path.relpath(target, self.base))})"
+        return link if target == self.run / rel else f"{link} `{rel}`"
 
     def call(self, call: ModelCallRecord | None) -> list[str]:
         if call is None:
