@@ -41,7 +41,8 @@ def badge(source: str) -> str:
 
 
 def _table(rows: Sequence[Answer]) -> str:
-    head = "".join(f"<th style='{_CELL}'>{h}</th>" for h in ("source", "model", "measure", "answer [95% CI]", "of how many"))
+    answer = "answer [95% CI]" if any(a.low is not None for a in rows) else "answer"
+    head = "".join(f"<th style='{_CELL}'>{h}</th>" for h in ("source", "model", "measure", answer, "of how many"))
     body = "".join(
         "<tr>"
         f"<td style='{_CELL}'>{badge(a.source)}</td>"
