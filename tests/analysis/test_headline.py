@@ -137,7 +137,7 @@ def test_the_transitions_figure_keeps_models_apart(mixed: Path) -> None:
     results = analysis.load_results(mixed)
     weak = [r.model_copy(update={"model": "sim:weak"}) for r in results.refined_evaluations]
     two = results.model_copy(update={"refined_evaluations": results.refined_evaluations + weak})
-    ax = analysis.plot_transitions(two)
+    (ax,) = analysis.plot_transitions(two).axes  # both simulated: one panel (the replayed coders have no refiner)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["A · reliable", "A · unreliable", "B · reliable", "B · unreliable"]
     assert "A: sim:default (simulated)" in ax.get_xlabel() and "B: sim:weak" in ax.get_xlabel()
