@@ -85,6 +85,14 @@ def test_refinement_cases_name_the_sources(mixed_run: Path) -> None:
     assert f"- `{REPLAY}`: replayed (imported) (real generations by hand-written fixture" in text
     assert f"- `{REPLAY}` (replayed (imported): hand-written fixture): refinement not run: no refiner" in text
     assert "· simulated" in text  # every attempt heading names its source
+    from tfr_helpers.analysis.cases import feedback_file_name
+
+    name = feedback_file_name(REPLAY)  # the real feedback, never refined, in a file of its own, linked
+    results = analysis.load_results(mixed_run)
+    fails = [p for p in results.pair_evaluations if p.model == REPLAY and p.feedback is not None]
+    assert f"- [{name}]({name}): {len(fails)} feedback instances of `{REPLAY}`" in text
+    cases = (mixed_run / name).read_text()
+    assert cases.count("\n## ") == len(fails) and "| RQ2 | Code refinement | not refined | not run: no refiner |" in cases
 
 
 def test_a_run_in_progress_already_names_its_sources(mixed_run: Path, tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from tfr_helpers.views.display import (
     sources_table,
     tasks_overview,
 )
+from tfr_helpers.views.fit_table import fit
 from tfr_helpers.views.glue import read_headline, record_headline
 from tfr_helpers.views.headline_box import answers_box, headline_box, selection_box
 from tfr_helpers.views.offline_browser import OfflineCaseBrowser
@@ -34,6 +35,7 @@ __all__: list[str] = [
     "build_attempts",
     "config_markdown",
     "controls_report",
+    "fit",
     "generation_overview",
     "headline",
     "headline_box",
