@@ -115,6 +115,6 @@ def test_the_case_browser_opens_a_replayed_case_offline(series: Series) -> None:
             cases.locator(".tfr-search").fill(rows[1].task_id)
             expect(cases.locator(".tfr-status")).not_to_contain_text(f"{len(rows)} matching of")
             SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SCREENSHOT))
+            cases.screenshot(path=str(SCREENSHOT))  # the filters, the list and the opened case
         finally:
             browser.close()
