@@ -84,3 +84,21 @@ def test_the_embedded_json_interns_strings_and_cannot_close_its_script() -> None
     page = browser_html(rows)
     assert len(re.findall(r"<script", page)) == 2
     assert cap("x" * (TEXT_CAP + 5)).endswith("(5 more characters)")
+
+
+def test_the_selection_box_leads_with_the_published_data_and_relates_it_to_the_run(results: Results) -> None:
+    from tfr_helpers.consensus.report import SelectionReport, StrategyRow
+    from tfr_helpers.views.headline_box import selection_answers
+
+    def report(codet: float, random: float, tasks: int) -> SelectionReport:
+        rows = [StrategyRow("codet", {1: codet}), StrategyRow("random", {1: random})]
+        return SelectionReport(rows=rows, tasks=tasks, ks=(1,))
+
+    rows = selection_answers(
+        results, {"sim:default": report(0.5, 0.4, 6)}, {"codet-codegen16b-humaneval": report(0.3674, 0.2212, 164)}
+    )
+    assert [(a.model, a.source, a.value, a.n) for a in rows] == [
+        ("replay:codet-codegen16b-humaneval", "replayed", 36.74, 164),
+        ("sim:default", "simulated", 50.0, 6),
+    ]
+    assert "random: 22.12%" in rows[0].note and "not the paper's 36.7" in rows[1].note
