@@ -102,3 +102,28 @@ def test_the_selection_box_leads_with_the_published_data_and_relates_it_to_the_r
         ("sim:default", "simulated", 50.0, 6),
     ]
     assert "random: 22.12%" in rows[0].note and "not the paper's 36.7" in rows[1].note
+
+
+def test_a_wide_table_is_split_per_model_with_degenerate_rows_and_columns_said_once() -> None:
+    import pandas as pd
+
+    from tfr_helpers.views.fit_table import fit
+
+    real = [f"replay:x (replayed): s{i}" for i in range(7)]
+    columns = {
+        c: [
+            "1 (100.0 [100.0, 100.0])" if c.endswith("s6") else "0 (0.0 [0.0, 0.0])",
+            "50.0 [40.0, 60.0]",
+            "not run: no refiner",
+        ]
+        for c in real
+    }
+    columns["sim:default (simulated): accept_all"] = ["0 (0.0 [0.0, 0.0])", "30.0 [20.0, 40.0]", "12"]
+    frame = pd.DataFrame(columns, index=["Abstained", "F1", "Fixes lost"])
+    page = fit(frame).data
+    assert page.count("<table") == 3  # the real model's six strategies in two parts, the simulated model's one
+    assert page.index("replay:x (replayed)") < page.index("sim:default (simulated)")
+    assert "s6: abstained on every decision" in page and page.count(">s6<") == 0
+    assert "Fixes lost: not run: no refiner." in page and page.count(">12<") == 1  # collapsed only where it says so
+    degenerate = pd.DataFrame({"a": ["0.0 [0.0, 0.0] p=1.000", ""], "b": ["-2.0 [-4.0, 0.0] p=0.040*", "--"]})
+    assert "a: 0.0 [0.0, 0.0] in every cell" in fit(degenerate).data

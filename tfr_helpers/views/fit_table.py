@@ -54,16 +54,36 @@ def _abstaining(part: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return part.drop(columns=gone), [line]
 
 
+DEGENERATE = "0.0 [0.0, 0.0]"
+"""A difference or share with no spread at all: a comparison of strategies that decided alike on every feedback."""
+
+
+def _degenerate(part: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """``part`` without the columns whose every filled cell is a :data:`DEGENERATE` number, and one line for them."""
+    gone = []
+    for column in part.columns:
+        filled = {str(v) for v in part[column] if str(v).strip() not in ("", "nan", "--")}
+        if filled and all(v.lstrip("+-").startswith(DEGENERATE) for v in filled):
+            gone.append(str(column))
+    if not gone or len(gone) == len(part.columns):
+        return part, []
+    line = f"{', '.join(gone)}: {DEGENERATE} in every cell (they decided alike on every feedback: nothing to compare)."
+    return part.drop(columns=gone), [line]
+
+
 def fit(table: Styler | pd.DataFrame, max_columns: int = MAX_COLUMNS) -> HTML:
     """The table as HTML parts of at most ``max_columns`` columns, grouped by the columns' ``<group>: `` prefix,
     with collapsed rows and columns said in a line under their part; the caption once, on top."""
-    frame = table.data if isinstance(table, Styler) else table
+    frame = (table.data if isinstance(table, Styler) else table).astype(object)
+    frame = frame.where(frame.notna(), "--")  # an undefined number reads as --, as in the paper tables
     caption = str(table.caption or "") if isinstance(table, Styler) else ""
     out = [f"<p style='font-size:90%'>{html.escape(caption)}</p>"] if caption else []
     for group, columns in _groups([str(c) for c in frame.columns]).items():
         sub = frame.copy()
         sub.columns = [str(c) for c in sub.columns]
         sub, notes = _abstaining(sub[columns])
+        sub, more = _degenerate(sub)
+        notes += more
         if group:
             out.append(f"<h4 style='margin:8px 0 2px 0'>{html.escape(group)}</h4>")
         for part_columns in _chunks([str(c) for c in sub.columns], max_columns):
