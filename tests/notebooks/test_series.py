@@ -67,7 +67,7 @@ def test_case_browser_export_embeds_every_case(series) -> None:  # type: ignore[
     results = json.loads((series.run_dir / "results.json").read_text())
     fails = [p for p in results["pair_evaluations"] if p["feedback"] is not None]
     html = (series.run_dir / "notebooks" / "04_case_browser.html").read_text()
-    found = re.search(r"<script type='application/json' id='tfr-cases-[0-9a-f]+-data'>(.*?)</script>", html, re.S)
+    found = re.search(r"<script[^>]*tfr-cases-[0-9a-f]+-data[^>]*>(.*?)</script>", html, re.S)
     assert found, "no embedded cases"
     data = json.loads(found.group(1))
     assert len(data["rows"]) == len(fails)  # every test-fail feedback, not the first 100
