@@ -71,7 +71,7 @@ def test_case_browser_export_embeds_every_case(series) -> None:  # type: ignore[
     assert found, "no embedded cases"
     data = json.loads(found.group(1))
     assert len(data["rows"]) == len(fails)  # every test-fail feedback, not the first 100
-    assert sorted(data["s"][row[0]] for row in data["rows"]) == sorted(p["pair_id"] for p in fails)
+    assert sorted(data["s"][row[0]] for row in data["rows"]) == sorted(p["feedback"]["feedback_id"] for p in fails)
 
 
 def test_every_export_loads_its_scripts_from_the_run_directory(series) -> None:  # type: ignore[no-untyped-def]
