@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
+from tfr_helpers.pipeline.engine.artifact_log import read_artifact
 from tfr_helpers.records import ProgramRun, Results, TestOutcome
 
 TEXT_CAP = 4_000
@@ -99,10 +100,11 @@ def failing_test(run: ProgramRun | None) -> str:
 
 def read_run(run_dir: Path, rel: str | None) -> ProgramRun | None:
     """A recorded program run (an execution artifact), or None when the run did not keep it."""
-    if rel is None or not (run_dir / rel).is_file():
+    text = read_artifact(run_dir, rel)
+    if text is None:
         return None
     try:
-        return ProgramRun.model_validate(json.loads((run_dir / rel).read_text(encoding="utf-8")))
+        return ProgramRun.model_validate(json.loads(text))
     except ValueError:
         return None
 
