@@ -81,7 +81,7 @@ def test_find_zero_oracle_and_the_float_rule() -> None:
 
 @pytest.fixture
 def toy(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> tuple[Task, PlusData]:
-    from tfr_helpers.benchmarks.evalplus import benchmark as evalplus
+    from tfr_helpers.benchmarks.evalplus import expected as evalplus
 
     monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(evalplus, "_MEMORY", {})  # expected outputs of this test's own cache only
@@ -139,7 +139,7 @@ def test_expected_outputs_are_cached_by_content(toy: tuple[Task, PlusData], monk
     with Sandbox(Limits(timeout_s=10.0), workers=1, preload=("numpy",)) as sandbox:
         first = compute_expected([data], sandbox)[task.task_id]
         expected_outputs("toy_plus", sandbox)
-    from tfr_helpers.benchmarks.evalplus import benchmark as evalplus
+    from tfr_helpers.benchmarks.evalplus import expected as evalplus
 
     monkeypatch.setattr(evalplus, "_MEMORY", {})
     monkeypatch.setattr(evalplus, "compute_expected", lambda *a: pytest.fail("the cache was not used"))
