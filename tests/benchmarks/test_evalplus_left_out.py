@@ -98,6 +98,14 @@ def test_the_memory_rule_is_evalplus_own() -> None:
             memory_bytes(env=bad, machine=24 * GIB)
 
 
+def test_the_cache_key_names_the_memory_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = PlusData("ToyKey/0", "toy_key_plus", "mbpp", "grow", REFERENCE, [[1]], [[2]], 0.0, "")
+    monkeypatch.setenv("EVALPLUS_MAX_MEMORY_BYTES", str(GIB))
+    one_gib = evalplus.content_key(data)
+    monkeypatch.setenv("EVALPLUS_MAX_MEMORY_BYTES", str(2 * GIB))
+    assert evalplus.content_key(data) != one_gib  # outputs computed under another limit are not reused
+
+
 def test_a_spec_memory_limit_replaces_the_runs() -> None:
     grab = "b = bytearray(700 * 1024 * 1024)\n"
     with Sandbox(Limits(timeout_s=10.0, memory_mb=512), workers=1) as sandbox:
