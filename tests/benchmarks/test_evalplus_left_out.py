@@ -19,12 +19,12 @@ from tfr_helpers.benchmarks.evalplus import (
     left_out,
     memory_mb,
     plus_specs,
-    tier_verdicts,
 )
 from tfr_helpers.benchmarks.evalplus import expected as evalplus
 from tfr_helpers.benchmarks.evalplus.data import _PLUS, PlusData
 from tfr_helpers.benchmarks.evalplus.memory import DEFAULT_BYTES, MIB, memory_bytes
 from tfr_helpers.benchmarks.registry import _REGISTRY, BenchmarkEntry, register_benchmark
+from tfr_helpers.benchmarks.samples import evaluate_samples
 from tfr_helpers.benchmarks.sources import DataSource
 from tfr_helpers.cli import app, sandbox_cmds
 from tfr_helpers.errors import ConfigError
@@ -130,20 +130,25 @@ def test_a_plus_input_without_expected_output_is_left_out_and_the_command_succee
     assert exp.left_out == {1: "error: MemoryError()"}
 
 
-def test_the_left_out_input_has_no_spec_and_the_rest_still_judge(toy_benchmark: Path) -> None:
+def test_the_left_out_input_has_no_spec_evaluate_lists_it_and_the_rest_still_judge(toy_benchmark: Path) -> None:
     task = _load(toy_benchmark)[0]
+    wrong_on_2 = "def grow(n):\n    return n + 1 if n != 5 else 0\n"
+    samples = toy_benchmark.parent / "samples.jsonl"
+    samples.write_text("".join(json.dumps({"task_id": task.task_id, "solution": p}) + "\n" for p in (REFERENCE, wrong_on_2)))
     with Sandbox(Limits(timeout_s=10.0), workers=1, preload=NUMPY_ONLY) as sandbox:
-        exp = expected_outputs("toy_mem_plus", sandbox)["ToyMem/0"]
-        specs = plus_specs(task)
-        wrong_on_2 = "def grow(n):\n    return n + 1 if n != 5 else 0\n"
-        right, wrong = sandbox.run_many([(REFERENCE, specs), (wrong_on_2, specs)])
+        found = evaluate_samples("toy_mem_plus", samples, sandbox)
+    exp = expected_outputs("toy_mem_plus")["ToyMem/0"]
     assert exp.base == [2, 3] and exp.plus[0] == 4 and exp.plus[2] == 6 and exp.left_out == {1: "error: MemoryError()"}
-    assert [(x.index, x.reason) for x in left_out("ToyMem/0")] == [(1, "error: MemoryError()")]
+    gap = [(x.task_id, x.index, x.reason) for x in found.left_out]
+    assert gap == [(x.task_id, x.index, x.reason) for x in left_out("ToyMem/0")] == [("ToyMem/0", 1, "error: MemoryError()")]
+    specs = plus_specs(task)
     assert [s.name for s in specs] == ["base_0", "plus_0", "plus_1"]  # no spec holds input #1
     assert {s.memory_mb for s in specs} == {memory_mb()}
-    assert tier_verdicts(right) == {"base": True, "plus": True}
-    assert tier_verdicts(wrong) == {"base": True, "plus": False}
-    assert "input #2: grow(5) returned 0" in (wrong.outcomes[-1].message or "")
+    rows = [json.loads(line) for line in found.results_path.read_text().splitlines()]
+    assert [r["tiers"] for r in rows] == [{"base": True, "plus": True}, {"base": True, "plus": False}]
+    assert "input #2: grow(5) returned 0" in rows[1]["result"]
+    assert found.evalplus_results is not None
+    assert json.loads(found.evalplus_results.read_text())["left_out"] == [x.model_dump() for x in found.left_out]
 
 
 def test_a_failing_base_input_is_still_an_error_and_the_other_tasks_are_kept(
