@@ -222,23 +222,49 @@ def _tfr_ep_flat(value):
     return text if type(value) is list else '{"__t": ' + text + "}"
 
 
-def _tfr_ep_pieces(value):
-    """A value's canonical text in pieces, without building an encoded copy, so a large output (millions of
-    tuples) is digested within about its own size in memory: ``json.dumps(_tfr_ep_encode(value))``, but with each
-    list or tuple of strings written as :func:`_tfr_ep_flat` writes it."""
-    kind = type(value)
+_TFR_EP_NESTED = frozenset((list, tuple, dict))
+_TFR_EP_WHOLE = 1000
+"""A list, tuple or dict item with at most this many elements is written in one piece (the C encoder); a larger
+one piece by piece, so no encoded copy of a huge output is ever built whole."""
+
+
+def _tfr_ep_piece(item):
+    """One item of a container as one piece: :func:`_tfr_ep_flat`'s form, else its tagged JSON."""
+    kind = type(item)
     if kind is list or kind is tuple:
+        flat = _tfr_ep_flat(item)
+        if flat is not None:
+            return flat
+    return _tfr_ep_dumps(_tfr_ep_encode(item))
+
+
+def _tfr_ep_pieces(value):
+    """A value's canonical text in pieces, without building an encoded copy of it whole, so a large output
+    (millions of tuples) is digested within about its own size in memory: ``json.dumps(_tfr_ep_encode(value))``,
+    but with each list or tuple of strings written as :func:`_tfr_ep_flat` writes it."""
+    kind = type(value)
+    if (kind is list or kind is tuple) and len(value) > _TFR_EP_WHOLE:
         flat = _tfr_ep_flat(value)
         if flat is not None:
             yield flat
             return
         yield "[" if kind is list else '{"__t": ['
-        for i, item in enumerate(value):
-            if i:
+        for start in range(0, len(value), _TFR_EP_WHOLE):
+            part = value[start : start + _TFR_EP_WHOLE]
+            if start:
                 yield ", "
-            yield from _tfr_ep_pieces(item)
+            if _TFR_EP_NESTED.isdisjoint(map(type, part)):  # no container: one piece from the C encoder
+                yield _tfr_ep_dumps(_tfr_ep_encode(list(part)))[1:-1]
+                continue
+            for i, item in enumerate(part):
+                if i:
+                    yield ", "
+                if type(item) in _TFR_EP_NESTED and len(item) > _TFR_EP_WHOLE:
+                    yield from _tfr_ep_pieces(item)
+                else:
+                    yield _tfr_ep_piece(item)
         yield "]" if kind is list else "]}"
-    elif kind is dict:
+    elif kind is dict and len(value) > _TFR_EP_WHOLE:
         yield '{"__d": ['
         for i, (k, v) in enumerate(value.items()):
             yield ", [" if i else "["
@@ -248,7 +274,7 @@ def _tfr_ep_pieces(value):
             yield "]"
         yield "]}"
     else:
-        yield _tfr_ep_dumps(_tfr_ep_encode(value))
+        yield _tfr_ep_piece(value)
 
 
 def _tfr_ep_carried(value):
