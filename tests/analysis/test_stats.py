@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tfr_helpers.analysis.inference.stats import bootstrap_ratio, f1_score, pct, wilson
+from tfr_helpers.analysis.inference.stats import bootstrap_ratio, pct, wilson
 
 
 @pytest.mark.parametrize(
@@ -46,9 +46,3 @@ def test_bootstrap_is_seeded_and_covers_the_point() -> None:
 def test_bootstrap_rejects_mismatched_shapes() -> None:
     with pytest.raises(ValueError, match="same shape"):
         bootstrap_ratio([1, 2], [1])
-
-
-def test_f1_known_values() -> None:
-    assert f1_score(2, 1, 1) == pytest.approx(2 / 3)
-    assert f1_score(5, 0, 0) == 1.0
-    assert math.isnan(f1_score(0, 0, 0))

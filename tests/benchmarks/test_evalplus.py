@@ -81,7 +81,7 @@ def test_find_zero_oracle_and_the_float_rule() -> None:
 
 @pytest.fixture
 def toy(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> tuple[Task, PlusData]:
-    from tfr_helpers.benchmarks.evalplus import benchmark as evalplus
+    from tfr_helpers.benchmarks.evalplus import expected as evalplus
 
     monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(evalplus, "_MEMORY", {})  # expected outputs of this test's own cache only
@@ -139,9 +139,23 @@ def test_expected_outputs_are_cached_by_content(toy: tuple[Task, PlusData], monk
     with Sandbox(Limits(timeout_s=10.0), workers=1, preload=("numpy",)) as sandbox:
         first = compute_expected([data], sandbox)[task.task_id]
         expected_outputs("toy_plus", sandbox)
-    from tfr_helpers.benchmarks.evalplus import benchmark as evalplus
+    from tfr_helpers.benchmarks.evalplus import expected as evalplus
 
     monkeypatch.setattr(evalplus, "_MEMORY", {})
     monkeypatch.setattr(evalplus, "compute_expected", lambda *a: pytest.fail("the cache was not used"))
     again = expected_outputs("toy_plus")[task.task_id]
     assert again.base == first.base and again.plus == first.plus
+
+
+def test_a_large_output_travels_as_a_digest_computed_piece_by_piece() -> None:
+    big = [("Red",) * 77] * 400  # a canonical text over 20,000 characters
+    carried = h._tfr_ep_carried(big)
+    assert set(carried) == {"__h"} and h._tfr_ep_hashed_equal([("Red",) * 77] * 400, carried["__h"])
+    assert not h._tfr_ep_hashed_equal([["Red"] * 77] * 400, carried["__h"])  # lists are not tuples
+    assert not h._tfr_ep_hashed_equal([("Red",) * 76 + ("Rex",)] + big[1:], carried["__h"])
+    assert not h._tfr_ep_hashed_equal([("Red\x1fRed",) * 38 + ("Red",)] * 400, carried["__h"])  # the separator
+    assert not h._tfr_ep_hashed_equal(object(), carried["__h"])
+    assert h._tfr_ep_carried([("Red",) * 3]) == h._tfr_ep_encode([("Red",) * 3])  # a short one travels whole
+    for value in ([1, 2.5, None], [(1, 2), {"a": [True, 10**5000]}], ["x\x1fy", "z"] * 3):  # JSON where not strings
+        with h._TfrEpDigits():
+            assert "".join(h._tfr_ep_pieces(value)) == h._tfr_ep_dumps(h._tfr_ep_encode(value))

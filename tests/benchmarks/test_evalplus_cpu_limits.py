@@ -31,7 +31,7 @@ BLOCKS = "import time\ndef triple(x):\n    if x == 4:\n        time.sleep(1000)\
 @pytest.fixture
 def toy(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> Task:
     """A fast task of its own (five inputs), its expected outputs computed into this test's own cache."""
-    from tfr_helpers.benchmarks.evalplus import benchmark as evalplus
+    from tfr_helpers.benchmarks.evalplus import expected as evalplus
 
     monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(evalplus, "_MEMORY", {})
@@ -101,7 +101,7 @@ def test_a_busy_machine_fails_no_program_of_ordinary_speed(toy: Task, busy_cores
 
 
 def test_the_cache_key_names_the_clock(toy: Task, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tfr_helpers.benchmarks.evalplus import benchmark as evalplus
+    from tfr_helpers.benchmarks.evalplus import expected as evalplus
 
     data = _PLUS[toy.task_id]
     assert evalplus.CLOCK == "cpu"

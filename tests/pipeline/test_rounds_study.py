@@ -7,7 +7,6 @@ step checkpoint under the run directory, wherever a variant puts them.
 
 from __future__ import annotations
 
-import json
 import signal
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.helpers.checkpoints import checkpoint_keys
 from tfr_helpers.pipeline.arms.rounds.step import normal_code
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
@@ -48,10 +48,7 @@ def all_results(run_dir: Path) -> dict[str, Any]:
 
 def step_keys(run_dir: Path) -> list[str]:
     """The keys of every round-step checkpoint line under ``run_dir``, in file order."""
-    keys = []
-    for path in sorted(run_dir.rglob("checkpoints/round_steps_*.jsonl")):
-        keys += [json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()]
-    return keys
+    return checkpoint_keys(sorted(run_dir.rglob("checkpoints/round_steps_*.jsonl")))
 
 
 def _run(params: Path, run_dir: Path) -> str:

@@ -3,7 +3,6 @@ uninterrupted run's, and the steps recorded before the kill are kept, not redone
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
@@ -13,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.helpers.checkpoints import checkpoint_keys
 from tfr_helpers.pipeline.engine.seed_dirs import seed_dir
 
 from .conftest import results_json
@@ -54,10 +54,7 @@ def baseline(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) 
 
 def step_keys(run_dir: Path) -> list[str]:
     """The keys of one run directory's round-step checkpoint (``round_steps_<config hash>.jsonl``), in file order."""
-    keys = []
-    for path in sorted(run_dir.glob("checkpoints/round_steps_*.jsonl")):
-        keys += [json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()]
-    return keys
+    return checkpoint_keys(sorted(run_dir.glob("checkpoints/round_steps_*.jsonl")))
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ import pytest
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline.engine.artifact_log import read_artifact
 from tfr_helpers.pipeline.engine.codec import load_results
-from tfr_helpers.pipeline.engine.store import RunStore
+from tfr_helpers.pipeline.engine.store import RunStore, checkpoint_entries
 
 
 def test_append_then_read_back_once_per_key(tmp_path: Path) -> None:
@@ -32,6 +32,20 @@ def test_torn_last_line_is_ignored_and_next_append_starts_a_new_line(tmp_path: P
     assert fresh.done_keys("c") == {"a"}
     fresh.append("c", "b", [2])
     assert [e["key"] for e in RunStore(tmp_path).read_checkpoint("c")] == ["a", "b"]
+
+
+def test_a_live_or_torn_checkpoint_reads_its_complete_lines_in_order(tmp_path: Path) -> None:
+    store = RunStore(tmp_path)
+    path = store.checkpoint_path("c")
+    assert checkpoint_entries(path) == []
+    store.append("c", "a", [1])
+    with open(path, "a") as fh:
+        fh.write('{"v": 1, "key": "b", "da')  # a line being written, or torn by a kill
+    assert [e["key"] for e in checkpoint_entries(path)] == ["a"]
+    RunStore(tmp_path).append("c", "b", [2])  # a rerun: the torn line stays, in the middle
+    with open(path, "a") as fh:
+        fh.write('{"v": 1, "key": "a", "data": [9]}\n')  # a key written twice is listed twice
+    assert [e["key"] for e in checkpoint_entries(path)] == ["a", "b", "a"]
 
 
 def test_other_config_in_same_run_dir_is_refused(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from tests.helpers.smoke import run_params_study
 from tfr_helpers.analysis.arms import test_strength
 from tfr_helpers.analysis.export import analyze_run
 from tfr_helpers.pipeline.engine.codec import load_results
-from tfr_helpers.records import Results
+from tfr_helpers.records import LeftOutInput, Results
 from tfr_helpers.records import TestOutcome as Outcome
 
 PARAMS: dict[str, Any] = {
@@ -84,3 +84,22 @@ def test_a_pair_the_corrected_reference_judges_otherwise_counts_as_a_change(stud
     assert after["n"] == before["n"]
     assert abs(after["k"] - before["k"]) == 1
     assert after["tasks"] or before["tasks"]
+
+
+def test_plus_inputs_left_out_are_named_in_the_caption_and_the_summary(study: tuple[Path, Results]) -> None:
+    _, results = study
+    assert test_strength.left_out_inputs(results) == []
+    verdict = next(v for v in results.benchmark_verdicts if v.tiers is not None)
+    assert verdict.tiers is not None
+    gap = LeftOutInput(task_id="HumanEval+Mini/0", index=3, reason="error: MemoryError()")
+    tiers = verdict.tiers.model_copy(update={"left_out": [gap]})
+    edited = results.model_copy(
+        update={"benchmark_verdicts": [verdict.model_copy(update={"tiers": tiers}), *results.benchmark_verdicts[1:]]}
+    )
+    expected = {"benchmark": tiers.benchmark, "task_id": "HumanEval+Mini/0", "index": 3, "reason": "error: MemoryError()"}
+    assert test_strength.left_out_inputs(edited) == [expected]
+    section = test_strength.summary_section(edited)[test_strength.TABLE]
+    assert section["left_out_inputs"] == [expected]
+    assert (
+        "Plus inputs left out (the corrected reference gave no expected output): HumanEval+Mini/0 #3" in section["caption"]
+    )

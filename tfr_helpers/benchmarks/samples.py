@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tfr_helpers.benchmarks.evalplus import expected_outputs, is_evalplus, tier_verdicts
+from tfr_helpers.benchmarks.evalplus import expected_outputs, is_evalplus, left_out, tier_verdicts
 from tfr_helpers.benchmarks.load import load_tasks
 from tfr_helpers.benchmarks.registry import benchmark_names, get_benchmark
 from tfr_helpers.benchmarks.specs import benchmark_tests
 from tfr_helpers.errors import ConfigError, DataError
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.passk import mean_pass_at_k
-from tfr_helpers.records import ProgramRun, Task
+from tfr_helpers.records import LeftOutInput, ProgramRun, Task
 from tfr_helpers.sandbox.evaluate import describe, first_problem
 
 if TYPE_CHECKING:
@@ -42,6 +42,8 @@ class SamplesEvaluation:
     """EvalPlus benchmarks: tier (``base``, ``plus``) -> pass@k; empty for the others."""
     evalplus_results: Path | None = None
     """EvalPlus benchmarks: the results in EvalPlus's format."""
+    left_out: list[LeftOutInput] = field(default_factory=list)
+    """EvalPlus benchmarks: plus inputs of the evaluated tasks left out (the reference gave no expected output)."""
 
 
 def native_id(task_id: str) -> str:
@@ -158,9 +160,11 @@ def evaluate_samples(benchmark: str, samples: Path, sandbox: Sandbox, *, progres
     if not tiered:
         return SamplesEvaluation(out, len(rows), len(per_task), mean_pass_at_k(counts))
     tiers = {tier: mean_pass_at_k([(len(v), sum(v)) for v in found.values()]) for tier, found in per_tier.items()}
+    left = [x for task_id in per_task for x in left_out(task_id)]
     native_path = samples.with_name(stem + "_eval_results.json")
-    atomic_write_text(native_path, json.dumps({"benchmark": benchmark, "eval": native}, indent=1))
-    return SamplesEvaluation(out, len(rows), len(per_task), mean_pass_at_k(counts), tiers, native_path)
+    body = {"benchmark": benchmark, "eval": native, "left_out": [x.model_dump() for x in left]}
+    atomic_write_text(native_path, json.dumps(body, indent=1))
+    return SamplesEvaluation(out, len(rows), len(per_task), mean_pass_at_k(counts), tiers, native_path, left)
 
 
 def _evalplus_entry(task: Task, program: str, run: ProgramRun) -> dict[str, Any]:

@@ -1,20 +1,25 @@
 """Reference verification: every reference solution must pass its own benchmark tests, run after run.
 
 Used by ``tfr benchmarks verify`` and by stage 2 of the BigCodeBench selection; a reference that fails any run
-(a broken task, a flaky test, an environment gap) is reported with its first failing outcome.
+(a broken task, a flaky test, an environment gap) is reported with its first failing outcome. For an EvalPlus
+benchmark the expected outputs are computed first (in the same sandbox): a reference that fails one of its base
+inputs there is that task's failure, and a plus input it gives no output for is left out of the task's plus tier
+and listed (:attr:`ReferenceCheck.left_out`), not a failure.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tfr_helpers.benchmarks.evalplus import ReferenceInputError, expected_outputs, is_evalplus, left_out
 from tfr_helpers.benchmarks.load import load_tasks
 from tfr_helpers.benchmarks.registry import get_benchmark
 from tfr_helpers.benchmarks.specs import benchmark_tests
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.records import Task
+from tfr_helpers.records import LeftOutInput, Task
 from tfr_helpers.sandbox.evaluate import describe, first_problem
 
 if TYPE_CHECKING:
@@ -36,6 +41,12 @@ class ReferenceCheck:
     benchmark: str
     total: int
     failures: dict[str, ReferenceFailure] = field(default_factory=dict)
+    left_out: list[LeftOutInput] = field(default_factory=list)
+    """EvalPlus: plus inputs the reference gave no expected output for, left out of their tasks' plus tiers."""
+    seconds: float = 0.0
+    """Wall time of the whole check (the expected outputs included)."""
+    expected_seconds: float | None = None
+    """EvalPlus: wall time of computing (or reading from the cache) the expected outputs; None otherwise."""
 
     @property
     def passed(self) -> int:
@@ -88,12 +99,29 @@ def verify_references(
         DataError: An unknown benchmark (checked for all before any work) or missing data.
         ConfigError: ``runs`` is below 1.
     """
+    if runs < 1:
+        raise ConfigError("--runs must be at least 1")
     for name in benchmarks:
         get_benchmark(name)
-    checks = []
-    for name in benchmarks:
-        tasks = load_tasks(name)
-        checks.append(
-            ReferenceCheck(name, len(tasks), reference_failures(tasks, sandbox, runs=runs, progress=progress, desc=name))
-        )
-    return checks
+    return [check_benchmark(name, sandbox, runs=runs, progress=progress) for name in benchmarks]
+
+
+def check_benchmark(name: str, sandbox: Sandbox, *, runs: int = 1, progress: bool = False) -> ReferenceCheck:
+    """Verify one benchmark's references (an EvalPlus benchmark: its expected outputs computed first)."""
+    start = time.monotonic()
+    tasks = load_tasks(name)
+    failures: dict[str, ReferenceFailure] = {}
+    left: list[LeftOutInput] = []
+    expected_s = None
+    if is_evalplus(name):
+        try:
+            expected_outputs(name, sandbox)
+        except ReferenceInputError as exc:  # those tasks fail; every other one is computed and checked
+            failures = {task_id: ReferenceFailure(1, problem) for task_id, problem in exc.failures.items()}
+        expected_s = time.monotonic() - start
+        left = [x for t in tasks if t.task_id not in failures for x in left_out(t.task_id)]
+    todo = [t for t in tasks if t.task_id not in failures]
+    failures |= reference_failures(todo, sandbox, runs=runs, progress=progress, desc=name)
+    order = {t.task_id: i for i, t in enumerate(tasks)}
+    failures = dict(sorted(failures.items(), key=lambda kv: order[kv[0]]))
+    return ReferenceCheck(name, len(tasks), failures, left, time.monotonic() - start, expected_s)

@@ -9,10 +9,12 @@ from typing import Annotated
 import typer
 
 from tfr_helpers.benchmarks import BENCHMARKS
+from tfr_helpers.benchmarks.evalplus import is_evalplus, memory_mb
+from tfr_helpers.benchmarks.evalplus.memory import describe as describe_memory
 from tfr_helpers.benchmarks.samples import evaluate_samples
 from tfr_helpers.benchmarks.selection import regenerate_with_stage2
 from tfr_helpers.benchmarks.selection_file import selection_path
-from tfr_helpers.benchmarks.verify import verify_references
+from tfr_helpers.benchmarks.verify import ReferenceCheck, verify_references
 from tfr_helpers.cli.apps import app, benchmarks_app
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.config.experiment import SandboxSettings
@@ -101,14 +103,31 @@ def verify_cmd(
             typer.echo(f"  {task_id}: {reason}")
         return
 
+    names = benchmark or list(BENCHMARKS)
     with Sandbox(limits, workers=workers) as sandbox:
-        checks = verify_references(benchmark or list(BENCHMARKS), sandbox, runs=runs, progress=True)
-    typer.echo(f"limits: {limits.timeout_s:g} s per test, {limits.memory_mb} MiB")
+        checks = verify_references(names, sandbox, runs=runs, progress=True)
+    memory = f"; EvalPlus benchmarks: {describe_memory(memory_mb())}" if any(map(is_evalplus, names)) else ""
+    typer.echo(f"limits: {limits.timeout_s:g} s per test, {limits.memory_mb} MiB{memory}")
     for check in checks:
-        typer.echo(f"{check.benchmark}: {check.passed}/{check.total} reference solutions pass")
-        for task_id, failure in check.failures.items():
-            typer.echo(f"  {task_id}: run {failure.run}: {failure.problem}")
+        for line in check_lines(check):
+            typer.echo(line)
     raise typer.Exit(1 if any(check.failures for check in checks) else 0)
+
+
+def check_lines(check: ReferenceCheck) -> list[str]:
+    """One benchmark's verification in words: references passing, failures, inputs left out, the time taken."""
+    took = f"{check.seconds:.1f} s"
+    if check.expected_seconds is not None:
+        took += f", of which expected outputs {check.expected_seconds:.1f} s"
+    lines = [f"{check.benchmark}: {check.passed}/{check.total} reference solutions pass ({took})"]
+    lines += [f"  {task_id}: run {failure.run}: {failure.problem}" for task_id, failure in check.failures.items()]
+    if check.expected_seconds is not None:
+        count = len(check.left_out)
+        lines.append(
+            f"  plus inputs left out (the reference gave no expected output): {count or 'none'}" + (":" if count else "")
+        )
+        lines += [f"    {x.task_id} plus input #{x.index}: {x.reason}" for x in check.left_out]
+    return lines
 
 
 @app.command("evaluate")
@@ -127,6 +146,10 @@ def evaluate_cmd(
     typer.echo(f"{found.samples} samples on {found.tasks} tasks; results: {found.results_path}")
     if found.tiers:  # EvalPlus: both tiers, as EvalPlus prints them
         typer.echo(f"EvalPlus format: {found.evalplus_results}")
+        count = len(found.left_out)
+        typer.echo(f"plus inputs left out (the reference gave no expected output): {count or 'none'}")
+        for x in found.left_out:
+            typer.echo(f"  {x.task_id} plus input #{x.index}: {x.reason}")
         for tier, label in (("base", "base tests"), ("plus", "base + extra tests")):
             typer.echo(f"{benchmark} ({label})")
             for k, value in found.tiers[tier].items():

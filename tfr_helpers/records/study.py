@@ -78,6 +78,18 @@ class TestGenerationFailure(Record):
     """Tests the response held that could not be kept, as ``name: reason``."""
 
 
+class LeftOutInput(Record):
+    """A plus input of an EvalPlus task that its corrected reference gave no expected output for, so it is left out
+    of the task's plus tier (docs/evalplus.md)."""
+
+    task_id: str
+    """The EvalPlus task (``Mbpp/255``)."""
+    index: int
+    """The input's index among the task's plus inputs (EvalPlus's ``plus_input``)."""
+    reason: str
+    """What the reference did instead (``error: MemoryError()``)."""
+
+
 class TierVerdicts(Record):
     """A program's verdicts at EvalPlus's two tiers of benchmark tests (docs/evalplus.md)."""
 
@@ -87,6 +99,8 @@ class TierVerdicts(Record):
     """Every base input passed (the original tests' inputs, judged against the corrected reference)."""
     plus: bool
     """Every base and plus input passed (EvalPlus's "base + extra")."""
+    left_out: list[LeftOutInput] = Field(default_factory=list)
+    """Plus inputs not judged: the corrected reference gave no expected output for them."""
 
 
 class BenchmarkVerdict(Record):

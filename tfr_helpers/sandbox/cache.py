@@ -67,8 +67,9 @@ def sandbox_version() -> str:
 def spec_fields(spec: TestSpec) -> dict[str, object]:
     """A spec's fields as a job key holds them (a test without a budget of its own keys as it always did)."""
     fields = dataclasses.asdict(spec)
-    if fields.get("timeout_s") is None:
-        fields.pop("timeout_s", None)
+    for own in ("timeout_s", "memory_mb"):
+        if fields.get(own) is None:
+            fields.pop(own, None)
     return fields
 
 

@@ -23,6 +23,9 @@ class TestSpec:
         timeout_s: Budget of this test alone in its own time (``sandbox.clock``), seconds, from its start (the program's load
             keeps the run's ``Limits.timeout_s``); None: the run's budget. Set by a time-limit policy that
             derives a test's limit from the reference's time on it.
+        memory_mb: Address-space limit (RLIMIT_AS, MiB) this test needs in place of the run's
+            ``Limits.memory_mb`` (None: the run's). A run whose specs set it gets the largest of theirs, for
+            its whole process (the program's load included): EvalPlus's tasks carry EvalPlus's memory rule.
     """
 
     __test__ = False  # not a pytest test class
@@ -32,6 +35,7 @@ class TestSpec:
     kind: TestSpecKind = "snippet"
     setup: str = ""
     timeout_s: float | None = None
+    memory_mb: int | None = None
 
 
 @dataclass(frozen=True)

@@ -171,6 +171,9 @@ class Worker:
         else:  # e.g. uid 0 of a user namespace, whose capabilities could undo the view
             privileges.drop_capabilities()
         limits = Limits(**job["limits"])
+        own_memory = [t["memory_mb"] for t in job["tests"] if t.get("memory_mb")]
+        if own_memory:  # the tests' own address-space limit (EvalPlus's memory rule), for the whole process
+            limits = dataclasses.replace(limits, memory_mb=max(own_memory))
         cpu = math.ceil(limits.timeout_s * (len(job["tests"]) + 2) * 2) + 1
         null = os.open(os.devnull, os.O_RDONLY)
         out = os.open(".tfr_stdout", os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)

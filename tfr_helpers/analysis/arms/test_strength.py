@@ -13,6 +13,8 @@ docs/evalplus.md). Per source and coder:
   Fail->Fail under plus.
 
 Every share has a cluster-bootstrap interval over tasks (code samples within a task): :mod:`..clustered`.
+Plus inputs left out of a task's plus tier (its corrected reference gave no expected output for them) are listed
+in the caption and in the summary's ``left_out_inputs``.
 """
 
 from __future__ import annotations
@@ -144,6 +146,23 @@ def strength_rows(results: Results) -> list[dict[str, Any]]:
     return rows
 
 
+def left_out_inputs(results: Results) -> list[dict[str, Any]]:
+    """The plus inputs left out of the plus tiers behind the records (task, input index, reason), once each."""
+    tiers = [v.tiers for v in results.benchmark_verdicts] + [r.tiers_after for r in results.refined_evaluations]
+    found = {(t.benchmark, x.task_id, x.index): x.reason for t in tiers if t is not None for x in t.left_out}
+    return [{"benchmark": b, "task_id": t, "index": i, "reason": r} for (b, t, i), r in sorted(found.items())]
+
+
+def _caption(results: Results) -> str:
+    """The table's caption, naming the plus inputs left out when there are any."""
+    left = left_out_inputs(results)
+    if not left:
+        return caption_with(CAPTION, results)
+    named = "; ".join(f"{x['task_id']} #{x['index']} ({x['reason']})" for x in left)
+    note = f" Plus inputs left out (the corrected reference gave no expected output): {named}."
+    return caption_with(CAPTION + note, results)
+
+
 def strength_table(results: Results) -> Styler:
     """The rows of :func:`strength_rows` as a table (``--`` when a share is undefined)."""
 
@@ -163,7 +182,7 @@ def strength_table(results: Results) -> Styler:
         ],
         columns=["Source", "Model", "Measure", "Share", "Tasks"],
     )
-    return frame.set_index(["Source", "Model", "Measure"]).style.set_caption(caption_with(CAPTION, results))
+    return frame.set_index(["Source", "Model", "Measure"]).style.set_caption(_caption(results))
 
 
 def summary_section(results: Results) -> dict[str, Any]:
@@ -172,8 +191,9 @@ def summary_section(results: Results) -> dict[str, Any]:
         return {}
     return {
         TABLE: {
-            "caption": caption_with(CAPTION, results),
+            "caption": _caption(results),
             "time_limit": results.time_limit,
             "rows": frame_records(pd.DataFrame(strength_rows(results))),
+            "left_out_inputs": left_out_inputs(results),
         }
     }

@@ -110,30 +110,9 @@ def bootstrap_ratio(
     return Estimate(float(num.sum() / den.sum()), float(low), float(high))
 
 
-def f1_score(tp: int, fp: int, fn: int) -> float:
-    """F1 of a binary classifier from its confusion counts (NaN when undefined).
-
-    >>> f1_score(2, 1, 1)
-    0.6666666666666666
-    """
-    denom = 2 * tp + fp + fn
-    return 2 * tp / denom if denom else math.nan
-
-
 def pct(x: float) -> float | None:
     """A fraction as a percentage rounded to one decimal (None for NaN), the form tables and summary share."""
     return None if x is None or math.isnan(x) else round(100 * x, 1)
-
-
-def share_columns(share: Share, prefix: str = "") -> dict[str, float | int | None]:
-    """Columns ``k, n, pct, low, high`` (percentages, one decimal) for one Wilson share."""
-    return {
-        f"{prefix}k": share.k,
-        f"{prefix}n": share.n,
-        f"{prefix}pct": pct(share.share),
-        f"{prefix}low": pct(share.low),
-        f"{prefix}high": pct(share.high),
-    }
 
 
 def mean_se(values: Iterable[float]) -> tuple[float, float]:

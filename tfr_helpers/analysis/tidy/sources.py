@@ -33,11 +33,6 @@ def source_label(results: Results, model: str) -> str:
     return f"{src.label}: {src.producer}" if src.source == "replayed" and src.producer else src.label
 
 
-def has_real(results: Results) -> bool:
-    """Whether any coder of the run is not simulated (replayed or live)."""
-    return any(source_of(results, m).source != "simulated" for m in {c.model for c in results.generated_codes})
-
-
 def real_note(results: Results) -> str:
     """One sentence naming every replayed dataset and the model that produced it ("" when none)."""
     replayed = [s for s in results.model_sources if s.source == "replayed"]

@@ -146,13 +146,8 @@ class RunStore:
             self._keys[name] = set()
             return []
         entries: dict[str, dict[str, Any]] = {}
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # torn line from a killed writer: the work is redone
-            if isinstance(entry, dict) and "key" in entry:
-                entries.setdefault(entry["key"], entry)
+        for entry in checkpoint_entries(path):
+            entries.setdefault(entry["key"], entry)
         self._keys[name] = set(entries)
         return list(entries.values())
 
@@ -200,6 +195,22 @@ class RunStore:
     def close(self) -> None:
         """Sync and close the artifact logs (the store can still be written to: they reopen on demand)."""
         self.artifacts.close()
+
+
+def checkpoint_entries(path: Path) -> list[dict[str, Any]]:
+    """Every complete record line of a checkpoint file, in file order (a key written twice is listed twice); a
+    torn line (a writer killed mid-line, or a line still being written) is skipped. Safe on a live checkpoint."""
+    if not path.exists():
+        return []
+    entries = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # torn line from a killed writer: the work is redone
+        if isinstance(entry, dict) and "key" in entry:
+            entries.append(entry)
+    return entries
 
 
 def _mismatch(

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfr_helpers.benchmarks import get_benchmark, load_tasks
-from tfr_helpers.benchmarks.evalplus import expected_outputs, is_evalplus, tier_verdicts
+from tfr_helpers.benchmarks.evalplus import expected_outputs, is_evalplus, left_out, tier_verdicts
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.steps.time_limits import LOAD_BUDGET_FACTOR, run_benchmark, starved
 from tfr_helpers.records import ProgramRun, Task, TestOutcome, TierVerdicts
@@ -64,12 +64,12 @@ def tiers_of(
     twins = twins_of(ctx, [task for program, task in jobs if program and not is_evalplus(task.benchmark)])
     for i, ((program, task), run) in enumerate(zip(jobs, runs, strict=True)):
         if is_evalplus(task.benchmark):
-            out[i] = TierVerdicts(benchmark=task.benchmark, **tier_verdicts(run))
+            out[i] = TierVerdicts(benchmark=task.benchmark, left_out=left_out(task.task_id), **tier_verdicts(run))
         elif program and task.task_id in twins:
             twin_jobs.append((i, program, twins[task.task_id]))
     twin_runs = run_benchmark(ctx, [(program, twin) for _, program, twin in twin_jobs], desc)
     for (i, _, twin), run in zip(twin_jobs, twin_runs, strict=True):
-        out[i] = TierVerdicts(benchmark=twin.benchmark, **tier_verdicts(run))
+        out[i] = TierVerdicts(benchmark=twin.benchmark, left_out=left_out(twin.task_id), **tier_verdicts(run))
     return out
 
 
