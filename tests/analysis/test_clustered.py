@@ -72,12 +72,22 @@ def test_paired_bootstrap_of_identical_strategies_is_zero_with_p_one() -> None:
     assert (iv.value, iv.low, iv.high, iv.p_value) == (0.0, 0.0, 0.0, 1.0)
 
 
-def test_paired_bootstrap_of_a_uniform_gain_is_that_gain_with_the_smallest_p() -> None:
-    # every task has reliable and unreliable feedback; A rejects exactly the unreliable, B accepts all
+def test_a_uniform_gain_over_five_tasks_has_a_point_interval_but_too_few_tasks_for_a_test() -> None:
+    # every task has reliable and unreliable feedback; A rejects exactly the unreliable, B accepts all.
+    # The bootstrap's spread is 0 and its p hits the floor 2 / (B + 1): five tasks cannot show that, so the
+    # task-level test gives no p at all (its exact p would be 2 / 2^5 = 0.0625).
+    from tfr_helpers.analysis.inference.paired_tasks import TOO_FEW, paired_measure_test
+
     rel = np.array([True, False] * 5)
-    rs = resampler([t for t in "abcde" for _ in range(2)], n_resamples=199, seed=0)
+    tasks = [t for t in "abcde" for _ in range(2)]
+    rs = resampler(tasks, n_resamples=199, seed=0)
     iv = cells_stat(rs, joint_cells(rel, np.ones(10, dtype=bool), rel), paired(specificity))
-    assert (iv.value, iv.low, iv.high) == (1.0, 1.0, 1.0) and iv.p_value == pytest.approx(2 / 200)
+    assert (iv.value, iv.low, iv.high) == (1.0, 1.0, 1.0)
+    test = paired_measure_test(tasks, rel, np.ones(10, dtype=bool), rel, specificity)
+    assert test.value == 1.0 and test.status == TOO_FEW and test.p_value is None and not test.rejects()
+    assert paired_measure_test(tasks, rel, np.ones(10, dtype=bool), rel, specificity, min_informative=1).p_value == (
+        pytest.approx(2 / 32)
+    )
     # the same numbers unpaired: B's specificity is 0 in every resample
     assert cells_stat(rs, confusion_cells(np.ones(10, dtype=bool), rel), specificity).value == 0.0
 
