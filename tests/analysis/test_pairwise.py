@@ -32,17 +32,26 @@ def _holm(p: list[float]) -> list[float]:
     return out.tolist()
 
 
-def test_every_pair_once_per_measure_with_holm_within_model_and_measure(results: Results) -> None:
+def test_every_pair_once_per_measure_with_holm_over_the_primary_and_the_exploratory_families(results: Results) -> None:
     frame = pairwise_comparisons(results, n_resamples=300)
     for (model, measure), g in frame.groupby(["model", "measure"]):
         strategies = sorted(common_sets(results)[model].strategies)
         assert len(g) == len(strategies) * (len(strategies) - 1) // 2, (model, measure)
+    primary = frame["family"] == "primary"
+    assert (frame.loc[primary, "a"] == "accept_all").all() and (frame.loc[primary, "measure"] == "mcc").all()
+    families = [g for _, g in frame[primary].groupby("model")]
+    families += [g for _, g in frame[~primary].groupby(["model", "measure"])]
+    for g in families:
         ok = g["p"].notna()
         assert g.loc[ok, "p_holm"].tolist() == pytest.approx(
             _holm(g.loc[ok, "p"].tolist()), abs=1e-3
         )  # p is rounded to 4 decimals
         assert (g.loc[ok, "p_holm"] >= g.loc[ok, "p"] - 1e-9).all()
         assert (g["differs"] == (g["p_holm"] < 0.05)).all()
+        # no p without enough informative tasks, and then never "differs"
+        few = g["test"] == "too few tasks"
+        assert (g.loc[few, "informative_tasks"] < 6).all() and g.loc[few, "p"].isna().all()
+        assert not g.loc[few, "differs"].any()
     assert set(frame["measure"]) == {"precision", "recall", "f1", "specificity", "mcc", "net_change_per_code"}
 
 

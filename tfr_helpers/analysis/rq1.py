@@ -8,12 +8,15 @@ shares in ``task_mean_*``; the interval's ``method, resamples, clusters, deff``)
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from typing import get_args
 
 import numpy as np
 import pandas as pd
 
 from tfr_helpers.analysis.inference.clustered import SEED, Interval, ratio_draws, unpaired_difference
+from tfr_helpers.analysis.inference.paired_tasks import MIN_INFORMATIVE_TASKS
 from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, rows_resampler, share_columns
 from tfr_helpers.analysis.tidy.frames import pairs_frame
 from tfr_helpers.records import Case, Cause, Results
@@ -122,14 +125,18 @@ def unreliable_difference(results: Results, a: tuple[str, str], b: tuple[str, st
 
     Returns:
         The difference with its interval and two-sided bootstrap p-value (:func:`~clustered.unpaired_difference`);
-        NaN bounds and p when a share is 0 or 100% (every resample equal: no bootstrap test).
+        NaN bounds and p when a share is 0 or 100% (every resample equal: no bootstrap test), and a NaN p when
+        either row has fewer than six tasks (the bootstrap p is far too small with few clusters:
+        docs/inference.md).
     """
-    draws = []
+    draws, tasks = [], []
     for i, (bench, model) in enumerate((a, b)):
         fb = _feedback(results, model, bench)
         rs = rows_resampler(results, fb, model, seed=SEED + i)
+        tasks.append(rs.clusters)
         hits = (fb["reliability"] == "unreliable").to_numpy(dtype=float)
         draws.append(ratio_draws(rs, hits, np.ones(len(fb))))
         if hits.size and hits.sum() in (0, hits.size):  # no spread at 0 or 100%: the bootstrap cannot test it
             draws[-1] = (draws[-1][0], np.full_like(draws[-1][1], np.nan), draws[-1][2])
-    return unpaired_difference(draws[0], draws[1], rs)
+    diff = unpaired_difference(draws[0], draws[1], rs)
+    return diff if min(tasks) >= MIN_INFORMATIVE_TASKS else replace(diff, p_value=math.nan)

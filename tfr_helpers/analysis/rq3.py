@@ -10,7 +10,8 @@ Definitions (per coder, never pooled; every strategy on the coder's common feedb
   score (over their decisions with a score), each with the cluster bootstrap over tasks then code samples.
 - Downstream per code sample (the policy of :mod:`screening_set`, over all the coder's code samples):
   ``net_change_per_code_pp`` is the change in benchmark pass rate in percentage points, and
-  ``diff_per_code_pp`` its difference from ``accept_all`` (a paired interval on the same resamples, p-value).
+  ``diff_per_code_pp`` its difference from ``accept_all`` (a paired interval on the same resamples), with the
+  task-level permutation p ``diff_per_code_p`` (:mod:`paired_tasks`; None below six informative tasks).
 - Downstream per attempt (labelled as such): with strategy S the program kept after attempt i is the refined
   program when S accepted the feedback, else the generated one; ``net_change_pp = 100 * mean_i delta_S(i)`` and
   ``diff_vs_accept_all_pp = 100 * (regressions_avoided - fixes_lost) / attempts``.
@@ -25,6 +26,7 @@ import pandas as pd
 
 from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Resampler, cells_stat, counts_stat, ratio
 from tfr_helpers.analysis.inference.measures import MEASURES, confusion_cells, level_cells
+from tfr_helpers.analysis.inference.paired_tasks import paired_task_test
 from tfr_helpers.analysis.inference.screening_set import (
     BASELINE,
     UNDECIDED_AS,
@@ -141,7 +143,7 @@ def _strategy_row(
         "codes": len(cs.codes),
         **interval_columns(ratio(rs_codes, change, ones), "net_change_per_code_"),
         **interval_columns(per_code, "diff_per_code_"),
-        "diff_per_code_p": None if strategy == BASELINE or np.isnan(per_code.p_value) else round(per_code.p_value, 4),
+        "diff_per_code_p": _per_code_p(cs, strategy, change, base),
         "attempts": int(refined.sum()),
         "regressions_avoided": int((rejected & (transition == "pass->fail")).sum()),
         "fixes_lost": int((rejected & (transition == "fail->pass")).sum()),
@@ -152,6 +154,14 @@ def _strategy_row(
         "diff_low": diff_cols["low"],
         "diff_high": diff_cols["high"],
     }
+
+
+def _per_code_p(cs: CommonSet, strategy: str, change: np.ndarray, base: np.ndarray) -> float | None:
+    """Task-level permutation p of the per-code-sample change against ``accept_all``'s (None without a test)."""
+    if strategy == BASELINE:
+        return None
+    test = paired_task_test(cs.codes["task_id"].tolist(), change, base)
+    return None if test.p_value is None else round(test.p_value, 4)
 
 
 def undecided_sensitivity(results: Results, *, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> pd.DataFrame:

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
-from statsmodels.stats.multitest import multipletests
 
 from tfr_helpers.analysis.inference.clustered import ratio
+from tfr_helpers.analysis.inference.paired_tasks import holm, paired_task_test
 from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, interval_columns, rows_resampler, share_columns
 from tfr_helpers.analysis.rq2 import CONDITIONAL, RELIABILITIES, TRANSITIONS
@@ -36,7 +36,8 @@ ALPHA = 0.05
 """Family-wise level of the Holm adjustment (one family per model)."""
 EFFECT_COLUMNS = ["model", "source", "reliability", "control", "transition", "instances", "feedback_pct"]
 EFFECT_COLUMNS += ["control_pct", "diff_pp", "low", "high", "p_bootstrap", "feedback_only", "control_only"]
-EFFECT_COLUMNS += ["p_mcnemar", "p_holm", "differs", "method", "resamples", "clusters", "deff"]
+EFFECT_COLUMNS += ["p_mcnemar", "informative_tasks", "test", "p_task", "p_holm", "differs"]
+EFFECT_COLUMNS += ["method", "resamples", "clusters", "deff"]
 
 
 def present(results: Results) -> bool:
@@ -124,7 +125,9 @@ def content_effects(results: Results) -> pd.DataFrame:
         failed, for ``fail->pass``, before refinement), both arms' rates, ``diff_pp`` (feedback - control, percentage
         points) with ``low``/``high`` (paired cluster bootstrap) and ``p_bootstrap``, the discordant pairs
         ``feedback_only`` (the transition after feedback, not after the control) and ``control_only``,
-        ``p_mcnemar`` (exact), ``p_holm`` (Holm across the model's rows) and ``differs`` (``p_holm < 0.05``).
+        ``p_mcnemar`` (exact, descriptive only), ``informative_tasks`` (tasks with a discordant instance), ``test``
+        (the permutation's method, or ``too few tasks``), ``p_task`` (its p; NaN without a test), ``p_holm`` (Holm
+        of ``p_task`` across the model's tested rows) and ``differs`` (``p_holm < 0.05``; never without a test).
     """
     frame = arms_frame(results)
     rows: list[dict[str, Any]] = []
@@ -142,6 +145,7 @@ def content_effects(results: Results) -> pd.DataFrame:
                     a = (among["transition"] == tr).to_numpy()
                     b = (ctl.loc[among.index, "transition"] == tr).to_numpy()
                     iv = paired_difference(results, among.reset_index(), a, b)
+                    test = paired_task_test(among["task_id"].astype(str).tolist(), a, b)
                     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
                     rows.append(
                         {
@@ -157,15 +161,16 @@ def content_effects(results: Results) -> pd.DataFrame:
                             "feedback_only": only_a,
                             "control_only": only_b,
                             "p_mcnemar": mcnemar_exact(only_a, only_b),
+                            "informative_tasks": test.informative_tasks,
+                            "test": test.method if test.tested else test.status,
+                            "p_task": test.p_value,
                         }
                     )
     out = pd.DataFrame(rows, columns=[c for c in EFFECT_COLUMNS if c not in ("p_holm", "differs")])
-    out["p_holm"] = np.nan
-    for _, idx in out.groupby("model").groups.items():
-        out.loc[idx, "p_holm"] = multipletests(out.loc[idx, "p_mcnemar"].to_numpy(float), alpha=ALPHA, method="holm")[1]
+    out["p_holm"] = holm(out, ["model"], "p_task")
     out["differs"] = out["p_holm"] < ALPHA
-    out["p_mcnemar"] = out["p_mcnemar"].astype(float).round(4)
-    out["p_holm"] = out["p_holm"].astype(float).round(4)
+    for col in ("p_mcnemar", "p_task", "p_holm"):
+        out[col] = out[col].astype(float).round(4)
     return out[EFFECT_COLUMNS]
 
 

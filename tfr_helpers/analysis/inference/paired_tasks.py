@@ -22,12 +22,15 @@ the bootstrap p reaches its floor with one to four informative tasks (docs/infer
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import pandas as pd
+from statsmodels.stats.multitest import multipletests
 
 from tfr_helpers.analysis.inference.measures import joint_cells, paired
 
@@ -180,3 +183,24 @@ def paired_measure_test(
     cells = joint_cells(accepted_a, accepted_b, reliable)
     swapped = joint_cells(accepted_b, accepted_a, reliable)
     return swap_test(tasks, cells, swapped, paired(measure), **options)
+
+
+def holm(frame: pd.DataFrame, family: list[str], column: str, alpha: float = 0.05) -> pd.Series:
+    """Holm-adjusted ``column`` within each family (rows sharing ``family``'s values); rows without a p stay NaN.
+
+    ``statsmodels.stats.multitest.multipletests(method="holm")``; a row without a test (too few tasks) is not
+    in its family's count, and can never "differ".
+    """
+    out = pd.Series(np.nan, index=frame.index, dtype=float)
+    if frame.empty:
+        return out
+    gc.freeze()  # multipletests' Holm branch calls gc.collect(): frozen objects make that cheap
+    try:
+        for _, group in frame.groupby(family):
+            p = pd.to_numeric(group[column], errors="coerce").astype(float)
+            ok = p.notna()
+            if ok.any():
+                out.loc[p[ok].index] = multipletests(p[ok].to_numpy(), alpha=alpha, method="holm")[1]
+    finally:
+        gc.unfreeze()
+    return out
