@@ -8,7 +8,7 @@ import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
 from tests.helpers.synthetic import make_synthetic_run
-from tfr_helpers.analysis.arms.controls import content_effects, mcnemar_exact, paired_difference, side_by_side
+from tfr_helpers.analysis.arms.controls import arms_frame, content_effects, mcnemar_exact, paired_difference, side_by_side
 from tfr_helpers.analysis.tidy.frames import refinements_frame
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import ControlRefinedEvaluation, ControlsResults, Results
@@ -77,6 +77,9 @@ def test_content_effects_count_the_discordant_pairs_and_holm_adjust(results: Res
     assert (others["feedback_only"] == 0).all() and (others["control_only"] == 0).all()
     assert (others["diff_pp"] == 0).all() and (others["p_mcnemar"] == 1).all()
     assert set(effects["model"]) == set(ref["model"])  # one family per model: never pooled
+    frame = arms_frame(with_arm)  # identical prompts collapsed in every arm alike: one row per prompt and arm
+    assert not frame.duplicated(["arm", "prompt_key"]).any()
+    assert frame.groupby("arm")["prompt_key"].nunique().nunique() == 1
     sides = side_by_side(with_arm)
     assert set(sides["arm"]) == {"feedback", "retry"}
 

@@ -46,9 +46,13 @@ def present(results: Results) -> bool:
 
 
 def arms_frame(results: Results) -> pd.DataFrame:
-    """One row per (feedback instance of the common set, arm): the refinements frame's columns plus ``arm``.
+    """One row per (distinct refinement prompt of the common set, arm): the refinements frame's columns plus ``arm``.
 
     The common set: instances the feedback arm and every listed control evaluated (normally all of them).
+    Identical prompts are collapsed in every arm alike: the feedback arm's identical refinement prompts (same task,
+    code sample text and feedback text) share one cached reply, while each control instance has a draw of its own,
+    so keeping every instance would weigh one feedback reply several times against as many independent control
+    draws. Each distinct prompt keeps its first instance (by feedback id) in every arm (docs/controls.md).
     """
     fb = refinements_frame(results)
     if results.controls is None or fb.empty:
@@ -56,7 +60,8 @@ def arms_frame(results: Results) -> pd.DataFrame:
     evals = results.controls.refined_evaluations
     have = [{e.feedback_id for e in evals if e.control == c} for c in results.controls.controls]
     common = set(fb["feedback_id"]).intersection(*have)
-    fb = fb[fb["feedback_id"].isin(common)].reset_index(drop=True)
+    fb = fb[fb["feedback_id"].isin(common)].sort_values("feedback_id")
+    fb = fb.drop_duplicates("prompt_key").reset_index(drop=True)
     frames = [fb.assign(arm=FEEDBACK)]
     for control in results.controls.controls:
         after = {e.feedback_id: e for e in evals if e.control == control}

@@ -36,8 +36,10 @@ DEFINITIONS = {
     "generation from the task alone (the coder's own prompt), one per instance. retry: the task and the code with a "
     "neutral request to check and fix it, no test or failure. placebo: the refinement prompt with its test and "
     "failure replaced by shape-matched filler that carries no information about the task (docs/controls.md).",
-    "instances": "The feedback instances every arm evaluated (the common set); a control runs on exactly the "
-    "instances the feedback arm refines, with the same refiner, sampling and output budget.",
+    "instances": "The feedback instances every arm evaluated (the common set), one per distinct refinement prompt "
+    "in every arm alike: identical feedback prompts share one cached reply, so each keeps its first instance (by "
+    "feedback id) in the feedback arm and in every control. A control runs on exactly the instances the feedback "
+    "arm refines, with the same refiner, sampling and output budget.",
     "cond_<transition>": "P(Pass->Fail | passed before) and P(Fail->Pass | failed before) among the arm's attempts "
     "(no_code keeps the code: in the denominator, never in the numerator); cluster bootstrap over tasks, then code "
     "samples (see intervals).",
