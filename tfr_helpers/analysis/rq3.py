@@ -54,7 +54,7 @@ def classifier_columns(rs: Resampler, accepted: np.ndarray, reliable: np.ndarray
     among = {"accept": acc | ~acc, "accuracy": acc | ~acc, "precision": acc, "recall": rel, "specificity": ~rel}
     out: dict[str, object] = {}
     for name, fn in MEASURES.items():
-        iv = counts_stat(rs, full, boot, fn)
+        iv = counts_stat(rs, full, boot, fn, scale="atanh" if name == "mcc" else "logit")
         if name in among and iv.value in (0.0, 1.0):
             tasks = np.unique(rs.task_of_unit[rs.unit_of_row[among[name]]]).size
             iv = boundary_interval(replace(iv, clusters=tasks), int(iv.value))
@@ -116,7 +116,7 @@ def _strategy_row(
     if scored.any() and len(set(rel[scored])) == 2:
         sub = cs.resampler(cs.feedback[scored], rs_fb.resamples, SEED)
         cells, stat = level_cells(cs.scores[strategy].to_numpy(dtype=float)[scored], rel[scored])
-        auroc = interval_columns(cells_stat(sub, cells, stat), "auroc_")
+        auroc = interval_columns(cells_stat(sub, cells, stat, scale="logit"), "auroc_")
     ones = np.ones(len(cs.codes))
     change = cs.per_code_change(strategy)
     # per attempt, over the common set's feedback with a refinement record
@@ -125,9 +125,9 @@ def _strategy_row(
     delta = np.where(acc, gain, 0.0)
     rejected = refined & ~acc
     transition = cs.feedback["transition"].to_numpy()
-    net_cols = interval_columns(ratio(rs_fb, np.where(refined, delta, 0.0), refined))
-    diff_cols = interval_columns(ratio(rs_fb, np.where(refined, delta - gain, 0.0), refined))
-    per_code = ratio(rs_codes, change - base, ones)
+    net_cols = interval_columns(ratio(rs_fb, np.where(refined, delta, 0.0), refined, "identity"))
+    diff_cols = interval_columns(ratio(rs_fb, np.where(refined, delta - gain, 0.0), refined, "identity"))
+    per_code = ratio(rs_codes, change - base, ones, "identity")
     return {
         "strategy": strategy,
         "decided": cs.decided.get(strategy, 0),
@@ -141,7 +141,7 @@ def _strategy_row(
         **classifier_columns(rs_fb, acc, rel),
         **auroc,
         "codes": len(cs.codes),
-        **interval_columns(ratio(rs_codes, change, ones), "net_change_per_code_"),
+        **interval_columns(ratio(rs_codes, change, ones, "identity"), "net_change_per_code_"),
         **interval_columns(per_code, "diff_per_code_"),
         "diff_per_code_p": _per_code_p(cs, strategy, change, base),
         "attempts": int(refined.sum()),

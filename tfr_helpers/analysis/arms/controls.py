@@ -119,7 +119,7 @@ def mcnemar_exact(feedback_only: int, control_only: int) -> float:
 def paired_difference(results: Results, rows: pd.DataFrame, hits_a: np.ndarray, hits_b: np.ndarray) -> Any:
     """``mean(hits_a) - mean(hits_b)`` over the same instances (``rows``), with its paired cluster-bootstrap interval."""
     rs = rows_resampler(results, rows, str(rows["model"].iloc[0]))
-    return ratio(rs, hits_a.astype(float) - hits_b.astype(float), np.ones(len(rows)))
+    return ratio(rs, hits_a.astype(float) - hits_b.astype(float), np.ones(len(rows)), "identity")
 
 
 def content_effects(results: Results) -> pd.DataFrame:

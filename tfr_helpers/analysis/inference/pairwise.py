@@ -85,12 +85,12 @@ def _pairwise(results: Results, n_resamples: int, seed: int) -> pd.DataFrame:
             acc_a, acc_b = cs.accepted(a), cs.accepted(b)
             full, boot = rs_fb.sums(joint_cells(acc_a, acc_b, rel))
             for measure in COMPARED:
-                iv = counts_stat(rs_fb, full, boot, paired(MEASURES[measure]))
+                iv = counts_stat(rs_fb, full, boot, paired(MEASURES[measure]), scale="identity")
                 test = paired_measure_test(tasks, acc_a, acc_b, rel, MEASURES[measure], seed=seed)
                 row = {"a": a, "b": b, "measure": measure, "family": family_of(a, b, measure)}
                 rows.append({**head, **row, **_row(iv, test)})
             if refined:
-                iv = ratio(rs_codes, change[a] - change[b], np.ones(len(cs.codes)))
+                iv = ratio(rs_codes, change[a] - change[b], np.ones(len(cs.codes)), "identity")
                 test = paired_task_test(code_tasks, change[a], change[b], seed=seed)
                 row = {"a": a, "b": b, "measure": "net_change_per_code", "family": "exploratory"}
                 rows.append({**head, **row, **_row(iv, test)})
