@@ -75,12 +75,3 @@ def test_screeners_swap_decisions_within_tasks() -> None:
     assert test.value == pytest.approx(1.0) and test.p_value == pytest.approx(2 / 256)
     none = paired_measure_test(tasks[:0], rel[:0], rel[:0], rel[:0], mcc)
     assert none.status == UNDEFINED and none.p_value is None
-
-
-def test_size_under_no_effect_with_clustered_instances() -> None:
-    """Arms exchangeable within tasks, intraclass correlation 0.3: the test rejects near 5%, McNemar far more."""
-    from tfr_helpers.analysis.inference.calibration import size_of_tests
-
-    rates = size_of_tests(n_tasks=20, icc=0.3, replications=200, seed=3)
-    assert rates["task swap permutation"] <= 0.09
-    assert rates["McNemar over instances"] > 0.15
