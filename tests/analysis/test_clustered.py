@@ -122,3 +122,8 @@ def test_a_share_from_one_task_has_no_interval_and_one_at_the_boundary_gets_wils
     assert one.value == 0.5 and math.isnan(one.low) and math.isnan(one.high) and one.method == ONE_TASK_METHOD
     every = share_interval(clustered_rows(["a", "a", "b", "c"]), np.ones(4, dtype=bool))
     assert every.method == BOUNDARY_METHOD and (every.low, every.high) == pytest.approx((wilson(3, 3).low, 1.0))
+    # 0 of 15 attempts from 3 of 20 tasks: Wilson over the 3 tasks holding the denominator, not all 20
+    tasks = [f"t{i}" for i in range(20) for _ in range(5)]
+    among = np.array([i < 3 for i in range(20) for _ in range(5)])
+    none = share_interval(clustered_rows(tasks), np.zeros(100, dtype=bool), among)
+    assert none.clusters == 3 and (none.low, round(100 * none.high, 1)) == pytest.approx((0.0, 56.1))

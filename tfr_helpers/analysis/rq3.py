@@ -19,8 +19,6 @@ Definitions (per coder, never pooled; every strategy on the coder's common feedb
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 
@@ -56,8 +54,7 @@ def classifier_columns(rs: Resampler, accepted: np.ndarray, reliable: np.ndarray
     for name, fn in MEASURES.items():
         iv = counts_stat(rs, full, boot, fn, scale="atanh" if name == "mcc" else "logit")
         if name in among and iv.value in (0.0, 1.0):
-            tasks = np.unique(rs.task_of_unit[rs.unit_of_row[among[name]]]).size
-            iv = boundary_interval(replace(iv, clusters=tasks), int(iv.value))
+            iv = boundary_interval(iv, int(iv.value), rs, among[name])
         out |= interval_columns(iv, f"{name}_")
     return out
 

@@ -207,18 +207,26 @@ def small_cluster_t(
 
 
 def draws_interval(
-    value: float, boot: np.ndarray, iid_var: float, rs: Resampler, scale: Scale = "identity", eps: float = 1e-6
+    value: float,
+    boot: np.ndarray,
+    iid_var: float,
+    rs: Resampler,
+    scale: Scale = "identity",
+    eps: float = 1e-6,
+    clusters: int | None = None,
 ) -> Interval:
     """The 95% interval of resampled statistics ``boot`` (NaN resamples dropped) around ``value``
-    (:func:`small_cluster_t` over ``rs``'s tasks), with the design effect and the descriptive bootstrap p."""
+    (:func:`small_cluster_t` over ``clusters`` tasks: those holding the statistic's rows, ``rs``'s tasks when
+    None), with the design effect and the descriptive bootstrap p."""
+    clusters = rs.clusters if clusters is None else clusters
     kept = boot[np.isfinite(boot)]
     if not np.isfinite(value) or kept.size < 2:
         nan = math.nan
-        return Interval(value if np.isfinite(value) else nan, nan, nan, rs.method, rs.resamples, rs.clusters, nan)
-    low, high = small_cluster_t(float(value), kept, rs.clusters, scale, eps)
+        return Interval(value if np.isfinite(value) else nan, nan, nan, rs.method, rs.resamples, clusters, nan)
+    low, high = small_cluster_t(float(value), kept, clusters, scale, eps)
     var = float(np.var(kept, ddof=1))
     deff = var / iid_var if iid_var > 0 else (1.0 if var == 0 and iid_var == 0 else math.nan)
-    return Interval(float(value), low, high, rs.method, rs.resamples, rs.clusters, deff, bootstrap_p(kept))
+    return Interval(float(value), low, high, rs.method, rs.resamples, clusters, deff, bootstrap_p(kept))
 
 
 def _share_scale(num: np.ndarray, den: np.ndarray) -> tuple[Scale, float]:
@@ -241,8 +249,10 @@ def ratio(
     independent rows, ``sum((num - r den)^2) / sum(den)^2`` (``p(1-p)/n`` for a share).
     """
     value, boot, iid = ratio_draws(rs, num, den)
-    inferred, eps = _share_scale(np.asarray(num, float), np.asarray(den, float))
-    return draws_interval(value, boot, iid, rs, scale or inferred, eps)
+    a, b = np.asarray(num, float), np.asarray(den, float)
+    inferred, eps = _share_scale(a, b)
+    held = int(np.unique(rs.task_of_unit[rs.unit_of_row[(a != 0) | (b != 0)]]).size)  # tasks holding the ratio
+    return draws_interval(value, boot, iid, rs, scale or inferred, eps, held)
 
 
 def ratio_draws(
