@@ -52,7 +52,40 @@ def test_every_pair_once_per_measure_with_holm_over_the_primary_and_the_explorat
         few = g["test"] == "too few tasks"
         assert (g.loc[few, "informative_tasks"] < 6).all() and g.loc[few, "p"].isna().all()
         assert not g.loc[few, "differs"].any()
-    assert set(frame["measure"]) == {"precision", "recall", "f1", "specificity", "mcc", "net_change_per_code"}
+    measures = {"precision", "recall", "f1", "specificity", "mcc", "net_change_per_code"}
+    assert measures <= set(frame["measure"]) <= measures | {"auroc"}
+
+
+def test_paired_auroc_cells_give_the_difference_of_sklearn_aurocs() -> None:
+    from sklearn.metrics import roc_auc_score
+
+    from tfr_helpers.analysis.inference.measures import paired_level_cells
+
+    rng = np.random.default_rng(0)
+    rel = rng.random(60) < 0.5
+    a, b = rng.integers(0, 4, 60).astype(float), rng.random(60).round(1)
+    cells, swapped, stat = paired_level_cells(a, b, rel)
+    want = roc_auc_score(rel, a) - roc_auc_score(rel, b)
+    assert stat(cells.sum(axis=0)[None, :])[0] == pytest.approx(want)
+    assert stat(swapped.sum(axis=0)[None, :])[0] == pytest.approx(-want)
+
+
+def test_abstentions_are_tied_and_accept_all_has_no_interval_where_it_is_structural(results: Results) -> None:
+    rq3 = screening_and_downstream(results, n_resamples=200)
+    base = rq3[rq3["strategy"] == "accept_all"]
+    assert (base["specificity_pct"] == 0).all() and base["specificity_low"].isna().all()
+    assert (base["specificity_method"] == "structural: accepts every feedback").all()
+    assert (base["accept_pct"] == 100).all() and base["accept_high"].isna().all()
+    for model, cs in common_sets(results).items():
+        for strategy in cs.strategies:
+            scores = cs.ranking_scores(strategy)
+            abstained = cs.abstained[strategy].to_numpy(dtype=bool)
+            if scores is None:
+                assert rq3[(rq3["model"] == model) & (rq3["strategy"] == strategy)]["auroc_pct"].isna().all()
+                continue
+            assert np.isfinite(scores).all() and len(scores) == len(cs.feedback)  # the common set, every item
+            if abstained.any():
+                assert len(set(scores[abstained])) == 1  # one tied level
 
 
 def test_a_pair_difference_is_the_difference_of_the_two_rows(results: Results) -> None:

@@ -19,6 +19,8 @@ Definitions (per coder, never pooled; every strategy on the coder's common feedb
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -40,12 +42,19 @@ from tfr_helpers.records import Results
 __all__ = ["BASELINE", "screening_and_downstream", "undecided_sensitivity"]
 
 
-def classifier_columns(rs: Resampler, accepted: np.ndarray, reliable: np.ndarray) -> dict[str, object]:
+STRUCTURAL = "structural: accepts every feedback"
+"""Method of accept_all's accept rate (100%) and specificity (0%): fixed by construction, so no interval."""
+
+
+def classifier_columns(
+    rs: Resampler, accepted: np.ndarray, reliable: np.ndarray, *, accepts_all: bool = False
+) -> dict[str, object]:
     """Every measure of :data:`~tfr_helpers.analysis.inference.measures.MEASURES` as ``<m>_pct, <m>_low, ...`` columns.
 
     MCC is reported x 100 too (``mcc_pct`` is 100 x MCC, in [-100, 100]). A proportion at 0 or 100%
     gets Wilson's interval over the tasks holding its denominator
-    (:func:`~tfr_helpers.analysis.inference.units.boundary_interval`).
+    (:func:`~tfr_helpers.analysis.inference.units.boundary_interval`). With ``accepts_all`` (``accept_all``),
+    the accept rate and specificity are fixed by construction: no interval (method :data:`STRUCTURAL`).
     """
     acc, rel = np.asarray(accepted, dtype=bool), np.asarray(reliable, dtype=bool)
     full, boot = rs.sums(confusion_cells(acc, rel))
@@ -53,7 +62,9 @@ def classifier_columns(rs: Resampler, accepted: np.ndarray, reliable: np.ndarray
     out: dict[str, object] = {}
     for name, fn in MEASURES.items():
         iv = counts_stat(rs, full, boot, fn, scale="atanh" if name == "mcc" else "logit")
-        if name in among and iv.value in (0.0, 1.0):
+        if accepts_all and name in ("accept", "specificity"):
+            iv = replace(iv, low=np.nan, high=np.nan, method=STRUCTURAL, design_effect=np.nan, p_value=np.nan)
+        elif name in among and iv.value in (0.0, 1.0):
             iv = boundary_interval(iv, int(iv.value), rs, among[name])
         out |= interval_columns(iv, f"{name}_")
     return out
@@ -108,12 +119,11 @@ def _strategy_row(
     dec = cs.decisions[strategy].to_numpy()
     acc, rel = cs.accepted(strategy), cs.feedback["reliable"].to_numpy(dtype=bool)
     abstained = cs.abstained[strategy].to_numpy(dtype=bool)
-    scored = np.isfinite(cs.scores[strategy].to_numpy(dtype=float))
+    scores = cs.ranking_scores(strategy)  # the whole common set, abstentions tied
     auroc: dict[str, object] = {"auroc_pct": None, "auroc_low": None, "auroc_high": None}
-    if scored.any() and len(set(rel[scored])) == 2:
-        sub = cs.resampler(cs.feedback[scored], rs_fb.resamples, SEED)
-        cells, stat = level_cells(cs.scores[strategy].to_numpy(dtype=float)[scored], rel[scored])
-        auroc = interval_columns(cells_stat(sub, cells, stat, scale="logit"), "auroc_")
+    if scores is not None and len(set(rel)) == 2:
+        cells, stat = level_cells(scores, rel)
+        auroc = interval_columns(cells_stat(rs_fb, cells, stat, scale="logit"), "auroc_")
     ones = np.ones(len(cs.codes))
     change = cs.per_code_change(strategy)
     # per attempt, over the common set's feedback with a refinement record
@@ -135,7 +145,7 @@ def _strategy_row(
         "undecided": int((dec == "undecided").sum()),
         "abstained": int(abstained.sum()),
         **interval_columns(ratio(rs_fb, abstained, np.ones(len(dec))), "abstain_"),
-        **classifier_columns(rs_fb, acc, rel),
+        **classifier_columns(rs_fb, acc, rel, accepts_all=strategy == BASELINE),
         **auroc,
         "codes": len(cs.codes),
         **interval_columns(ratio(rs_codes, change, ones, "identity"), "net_change_per_code_"),

@@ -21,15 +21,16 @@ import numpy as np
 import pandas as pd
 
 from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Interval, counts_stat, ratio
-from tfr_helpers.analysis.inference.measures import MEASURES, joint_cells, paired
-from tfr_helpers.analysis.inference.paired_tasks import TaskTest, holm, paired_measure_test, paired_task_test
+from tfr_helpers.analysis.inference.measures import MEASURES, joint_cells, paired, paired_level_cells
+from tfr_helpers.analysis.inference.paired_tasks import TaskTest, holm, paired_measure_test, paired_task_test, swap_test
 from tfr_helpers.analysis.inference.screening_set import BASELINE, common_sets, last_of, set_resamplers
 from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.analysis.tidy.sources import skip_reason, source_of
 from tfr_helpers.records import Results
 
 COMPARED = ("precision", "recall", "f1", "specificity", "mcc")
-"""Classifier measures compared pairwise (plus ``net_change_per_code`` when the coder's feedback was refined)."""
+"""Classifier measures compared pairwise (plus ``auroc`` for two strategies that state scores, on the common set
+with abstentions tied, and ``net_change_per_code`` when the coder's feedback was refined)."""
 ALPHA = 0.05
 """Family-wise level of the Holm adjustment."""
 PRIMARY_MEASURE = "mcc"
@@ -89,6 +90,12 @@ def _pairwise(results: Results, n_resamples: int, seed: int) -> pd.DataFrame:
                 test = paired_measure_test(tasks, acc_a, acc_b, rel, MEASURES[measure], seed=seed)
                 row = {"a": a, "b": b, "measure": measure, "family": family_of(a, b, measure)}
                 rows.append({**head, **row, **_row(iv, test)})
+            scores_a, scores_b = cs.ranking_scores(a), cs.ranking_scores(b)
+            if scores_a is not None and scores_b is not None and len(set(rel)) == 2:
+                cells, swapped, stat = paired_level_cells(scores_a, scores_b, rel)
+                iv = counts_stat(rs_fb, *rs_fb.sums(cells), stat, scale="identity")
+                test = swap_test(tasks, cells, swapped, stat, seed=seed)
+                rows.append({**head, "a": a, "b": b, "measure": "auroc", "family": "exploratory", **_row(iv, test)})
             if refined:
                 iv = ratio(rs_codes, change[a] - change[b], np.ones(len(cs.codes)), "identity")
                 test = paired_task_test(code_tasks, change[a], change[b], seed=seed)
