@@ -85,9 +85,10 @@ def build_summary(results: Results) -> dict[str, Any]:
 
     Returns:
         ``{"version", "simulated", "note", "real_note", "run_name", "model_sources", "skipped", "headline",
-        "definitions", "intervals", "tables": {name: {"caption", "rows"}}}``, JSON-serialisable (``skipped``: items
-        per coder, stage and reason; ``headline``: the notebooks' headline numbers per model and source, see
-        :mod:`tfr_helpers.analysis.notebook_headlines`; ``intervals``: the uncertainty method of every interval).
+        "definitions", "intervals", "tables": {name: {"caption", "rows"}}, "populations"}``, JSON-serialisable
+        (``skipped``: items per coder, stage and reason; ``headline``: the notebooks' headline numbers per model and
+        source, see :mod:`tfr_helpers.analysis.notebook_headlines`; ``intervals``: the uncertainty method of every interval;
+        ``populations``: RQ1's unreliable share over all, non-empty and empty solutions, and the tasks with tests).
     """
     return (
         {
@@ -111,4 +112,10 @@ def build_summary(results: Results) -> dict[str, Any]:
         | rounds.summary_section(results)
         | test_strength.summary_section(results)
         | controls_report.summary_section(results)
+        | {
+            "populations": {
+                "rq1_by_solution": {"rows": frame_records(rq1.unreliable_by_solution(results))},
+                "tasks": {"rows": frame_records(rq1.task_populations(results))},
+            }
+        }
     )
