@@ -132,13 +132,12 @@ def size_of_tests(
     weights = resampler(range(n_tasks), n_resamples=n_resamples, seed=seed).task_weights
     rejected = dict.fromkeys(TESTS, 0)
     too_few = covers_zero = 0
-    options = {"n_permutations": n_permutations, "seed": seed}
     for _ in range(replications):
         data = clustered(rng, n_tasks, icc, share, mean_size)
         rows = data.task_of_row.size
         other = clustered_rates(rng, icc, share, n_tasks)[data.task_of_row]  # arm B's own task rates
         a, b = (rng.random(rows) < data.rate_of_row), (rng.random(rows) < other)
-        test = paired_task_test(data.task_of_row, a, b, **options)
+        test = paired_task_test(data.task_of_row, a, b, n_permutations=n_permutations, seed=seed)
         too_few += not test.tested
         rejected[TESTS[0]] += test.rejects(alpha)
         diff = np.bincount(data.task_of_row, weights=a.astype(float) - b, minlength=n_tasks)
@@ -150,6 +149,8 @@ def size_of_tests(
         reliable = rng.random(rows) < data.rate_of_row
         acc_a = reliable ^ (rng.random(rows) < clustered_rates(rng, icc, 0.2, n_tasks)[data.task_of_row])
         acc_b = reliable ^ (rng.random(rows) < clustered_rates(rng, icc, 0.2, n_tasks)[data.task_of_row])
-        rejected[TESTS[3]] += paired_measure_test(data.task_of_row, acc_a, acc_b, reliable, mcc, **options).rejects(alpha)
+        rejected[TESTS[3]] += paired_measure_test(
+            data.task_of_row, acc_a, acc_b, reliable, mcc, n_permutations=n_permutations, seed=seed
+        ).rejects(alpha)
     out = {name: count / replications for name, count in rejected.items()}
     return out | {"too few tasks": too_few / replications, "difference interval coverage": covers_zero / replications}

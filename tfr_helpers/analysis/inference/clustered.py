@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from scipy import stats as sps
@@ -178,8 +178,12 @@ def bootstrap_p(boot: np.ndarray) -> float:
     return min(1.0, 2 * tail / (kept.size + 1))
 
 
-_FORWARD = {"logit": lambda x: np.log(x / (1 - x)), "atanh": np.arctanh, "identity": lambda x: x}
-_BACK = {"logit": lambda x: 1 / (1 + np.exp(-x)), "atanh": np.tanh, "identity": lambda x: x}
+_FORWARD: dict[str, Callable[[Any], Any]] = {
+    "logit": lambda x: np.log(x / (1 - x)),
+    "atanh": np.arctanh,
+    "identity": lambda x: x,
+}
+_BACK: dict[str, Callable[[Any], Any]] = {"logit": lambda x: 1 / (1 + np.exp(-x)), "atanh": np.tanh, "identity": lambda x: x}
 _LIMITS = {"logit": (0.0, 1.0), "atanh": (-1.0, 1.0)}
 
 

@@ -42,13 +42,13 @@ N_PERMUTATIONS = 9999
 """Random swap patterns above :data:`EXACT_UP_TO` informative tasks."""
 SEED = 0
 """Seed of the random patterns (same data, same p)."""
-TESTED = "tested"
-"""Status of a result with a p-value."""
-TOO_FEW = "too few tasks"
-"""Status of a result with fewer than :data:`MIN_INFORMATIVE_TASKS` informative tasks: no p-value."""
-UNDEFINED = "undefined"
-"""Status when the statistic itself is undefined on the observed data (e.g. MCC without a negative): no p-value."""
 Status = Literal["tested", "too few tasks", "undefined"]
+TESTED: Status = "tested"
+"""Status of a result with a p-value."""
+TOO_FEW: Status = "too few tasks"
+"""Status of a result with fewer than :data:`MIN_INFORMATIVE_TASKS` informative tasks: no p-value."""
+UNDEFINED: Status = "undefined"
+"""Status when the statistic itself is undefined on the observed data (e.g. MCC without a negative): no p-value."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class TaskTest:
         return self.p_value is not None and self.p_value < alpha
 
 
-def _task_sums(tasks: Sequence[Hashable], values: np.ndarray) -> np.ndarray:
+def _task_sums(tasks: Sequence[Hashable] | np.ndarray, values: np.ndarray) -> np.ndarray:
     _, idx = np.unique(np.asarray([str(t) for t in tasks]), return_inverse=True)
     out = np.zeros((int(idx.max()) + 1 if idx.size else 0, values.shape[1]))
     np.add.at(out, idx, values)
@@ -85,7 +85,7 @@ def _task_sums(tasks: Sequence[Hashable], values: np.ndarray) -> np.ndarray:
 
 
 def swap_test(
-    tasks: Sequence[Hashable],
+    tasks: Sequence[Hashable] | np.ndarray,
     cells: np.ndarray,
     swapped: np.ndarray,
     stat: Callable[[np.ndarray], np.ndarray],
@@ -140,7 +140,7 @@ def _rate_difference(c: np.ndarray) -> np.ndarray:
 
 
 def paired_task_test(
-    tasks: Sequence[Hashable],
+    tasks: Sequence[Hashable] | np.ndarray,
     a: Sequence[float] | np.ndarray,
     b: Sequence[float] | np.ndarray,
     among: Sequence[bool] | np.ndarray | None = None,
@@ -171,7 +171,7 @@ def paired_task_test(
 
 
 def paired_measure_test(
-    tasks: Sequence[Hashable],
+    tasks: Sequence[Hashable] | np.ndarray,
     accepted_a: np.ndarray,
     accepted_b: np.ndarray,
     reliable: np.ndarray,
