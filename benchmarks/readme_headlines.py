@@ -47,7 +47,7 @@ def headline_rows(summary: dict[str, Any]) -> list[str]:
         if source.get("source") != "replayed":
             continue
         t = tasks[model]
-        tested = f"{t['tasks_with_tests']} of the run's {t['tasks']} tasks have any generated test"
+        tested = f"{t['tasks_with_tests']} of its {t['tasks']} tasks have any generated test"
         shown = ["all"]
         if rows.get("empty", {}).get("n"):
             shown += ["non_empty", "empty"]

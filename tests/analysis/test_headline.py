@@ -166,7 +166,7 @@ def test_the_readme_headline_script_prints_every_replayed_model_with_its_populat
         whole = next(r for r in split if r["model"] == model and r["solution"] == "all")
         line = next(x for x in lines if x.startswith(f"| {producer}, all solutions |"))
         assert f"{whole['k']:,} of {whole['n']:,} feedback instances" in line and f"from {whole['clusters']} tasks" in line
-        assert f"{tasks[model]['tasks_with_tests']} of the run's 4 tasks have any generated test" in line
+        assert f"{tasks[model]['tasks_with_tests']} of its 4 tasks have any generated test" in line
         parts = {r["solution"]: r for r in split if r["model"] == model}
         assert parts["empty"]["n"] + parts["non_empty"]["n"] == whole["n"]  # the split adds up
         assert parts["empty"]["k"] + parts["non_empty"]["k"] == whole["k"]

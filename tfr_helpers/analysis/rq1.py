@@ -148,22 +148,25 @@ SOLUTIONS = ("all", "non_empty", "empty")
 
 
 def is_stub(code: str | None) -> bool:
-    r"""Whether the program is an empty solution: some top-level function's body is only its docstring (or
-    ``pass`` / ``...``), as when a published solution is the empty string after the task's prompt; a program
-    that does not parse is not a stub.
+    r"""Whether the program is an empty solution: the last definition of some top-level function has only its
+    docstring (or ``pass`` / ``...``) as body, as when a published solution is the empty string after the task's
+    prompt (a solution that redefines the function after the prompt is not empty); a program that does not parse
+    is not a stub.
 
     >>> is_stub("def f(x):\n    'Doc.'\n"), is_stub("def f(x):\n    return x\n")
     (True, False)
+    >>> is_stub("def f(x):\n    'Doc.'\ndef f(x):\n    return x\n")
+    False
     """
     try:
         tree = ast.parse(code or "")
     except SyntaxError:
         return False
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            rest = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-            if all(isinstance(s, ast.Pass) for s in rest):
-                return True
+    final = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}  # last binding
+    for node in final.values():
+        rest = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if all(isinstance(s, ast.Pass) for s in rest):
+            return True
     return False
 
 
@@ -190,8 +193,8 @@ def unreliable_by_solution(results: Results) -> pd.DataFrame:
 
 
 def task_populations(results: Results) -> pd.DataFrame:
-    """Per model: the run's tasks, the tasks with any generated test, and the tasks with test-fail feedback (the
-    population RQ1's share is over)."""
+    """Per model: its tasks (those it generated code for), the tasks with any generated test, and the tasks with
+    test-fail feedback (the population RQ1's share is over)."""
     rows = []
     for model in sorted({c.model for c in results.generated_codes}):
         tested = {t.task_id for t in results.generated_tests if t.model == model}
@@ -199,7 +202,7 @@ def task_populations(results: Results) -> pd.DataFrame:
         rows.append(
             {
                 "model": model,
-                "tasks": len(results.tasks),
+                "tasks": len({c.task_id for c in results.generated_codes if c.model == model}),
                 "tasks_with_tests": len(tested),
                 "tasks_with_feedback": len(fed),
                 "tests": sum(t.model == model for t in results.generated_tests),
