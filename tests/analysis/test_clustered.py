@@ -72,12 +72,22 @@ def test_paired_bootstrap_of_identical_strategies_is_zero_with_p_one() -> None:
     assert (iv.value, iv.low, iv.high, iv.p_value) == (0.0, 0.0, 0.0, 1.0)
 
 
-def test_paired_bootstrap_of_a_uniform_gain_is_that_gain_with_the_smallest_p() -> None:
-    # every task has reliable and unreliable feedback; A rejects exactly the unreliable, B accepts all
+def test_a_uniform_gain_over_five_tasks_has_a_point_interval_but_too_few_tasks_for_a_test() -> None:
+    # every task has reliable and unreliable feedback; A rejects exactly the unreliable, B accepts all.
+    # The bootstrap's spread is 0 and its p hits the floor 2 / (B + 1): five tasks cannot show that, so the
+    # task-level test gives no p at all (its exact p would be 2 / 2^5 = 0.0625).
+    from tfr_helpers.analysis.inference.paired_tasks import TOO_FEW, paired_measure_test
+
     rel = np.array([True, False] * 5)
-    rs = resampler([t for t in "abcde" for _ in range(2)], n_resamples=199, seed=0)
+    tasks = [t for t in "abcde" for _ in range(2)]
+    rs = resampler(tasks, n_resamples=199, seed=0)
     iv = cells_stat(rs, joint_cells(rel, np.ones(10, dtype=bool), rel), paired(specificity))
-    assert (iv.value, iv.low, iv.high) == (1.0, 1.0, 1.0) and iv.p_value == pytest.approx(2 / 200)
+    assert (iv.value, iv.low, iv.high) == (1.0, 1.0, 1.0)
+    test = paired_measure_test(tasks, rel, np.ones(10, dtype=bool), rel, specificity)
+    assert test.value == 1.0 and test.status == TOO_FEW and test.p_value is None and not test.rejects()
+    assert paired_measure_test(tasks, rel, np.ones(10, dtype=bool), rel, specificity, min_informative=1).p_value == (
+        pytest.approx(2 / 32)
+    )
     # the same numbers unpaired: B's specificity is 0 in every resample
     assert cells_stat(rs, confusion_cells(np.ones(10, dtype=bool), rel), specificity).value == 0.0
 
@@ -112,3 +122,8 @@ def test_a_share_from_one_task_has_no_interval_and_one_at_the_boundary_gets_wils
     assert one.value == 0.5 and math.isnan(one.low) and math.isnan(one.high) and one.method == ONE_TASK_METHOD
     every = share_interval(clustered_rows(["a", "a", "b", "c"]), np.ones(4, dtype=bool))
     assert every.method == BOUNDARY_METHOD and (every.low, every.high) == pytest.approx((wilson(3, 3).low, 1.0))
+    # 0 of 15 attempts from 3 of 20 tasks: Wilson over the 3 tasks holding the denominator, not all 20
+    tasks = [f"t{i}" for i in range(20) for _ in range(5)]
+    among = np.array([i < 3 for i in range(20) for _ in range(5)])
+    none = share_interval(clustered_rows(tasks), np.zeros(100, dtype=bool), among)
+    assert none.clusters == 3 and (none.low, round(100 * none.high, 1)) == pytest.approx((0.0, 56.1))

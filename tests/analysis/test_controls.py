@@ -8,7 +8,7 @@ import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
 from tests.helpers.synthetic import make_synthetic_run
-from tfr_helpers.analysis.arms.controls import content_effects, mcnemar_exact, paired_difference, side_by_side
+from tfr_helpers.analysis.arms.controls import arms_frame, content_effects, mcnemar_exact, paired_difference, side_by_side
 from tfr_helpers.analysis.tidy.frames import refinements_frame
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import ControlRefinedEvaluation, ControlsResults, Results
@@ -70,9 +70,26 @@ def test_content_effects_count_the_discordant_pairs_and_holm_adjust(results: Res
     assert row["diff_pp"] == pytest.approx(round(100 * 2 / len(among), 1))
     assert row["feedback_pct"] == pytest.approx(round(100 * k / len(among), 1))
     assert row["p_mcnemar"] == pytest.approx(0.5)  # 2 x P(X = 0), X ~ Binomial(2, 1/2) and row["p_holm"] >= row["p_mcnemar"]
+    # two discordant instances sit in at most two tasks: too few for the task-level test, so never "differs"
+    assert row["informative_tasks"] <= 2 and row["test"] == "too few tasks" and np.isnan(row["p_task"])
+    assert not row["differs"] and np.isnan(row["p_holm"])
     others = mine.drop(row.name)
     assert (others["feedback_only"] == 0).all() and (others["control_only"] == 0).all()
     assert (others["diff_pp"] == 0).all() and (others["p_mcnemar"] == 1).all()
     assert set(effects["model"]) == set(ref["model"])  # one family per model: never pooled
+    frame = arms_frame(with_arm)  # identical prompts collapsed in every arm alike: one row per prompt and arm
+    assert not frame.duplicated(["arm", "prompt_key"]).any()
+    assert frame.groupby("arm")["prompt_key"].nunique().nunique() == 1
     sides = side_by_side(with_arm)
     assert set(sides["arm"]) == {"feedback", "retry"}
+
+
+def test_content_effects_test_over_tasks_when_enough_tasks_are_discordant(results: Results) -> None:
+    with_arm, model, _ = _with_control(results, flip=1000)  # every unreliable Pass->Fail instance of the model
+    row = content_effects(with_arm)
+    row = row[(row["model"] == model) & (row["reliability"] == "unreliable") & (row["transition"] == "pass->fail")]
+    r = row.iloc[0]
+    if r["informative_tasks"] >= 6:  # the synthetic run decides how many tasks hold such instances
+        assert r["test"].startswith("task swap permutation") and 0 < r["p_task"] <= r["p_holm"] <= 1
+    else:
+        assert r["test"] == "too few tasks" and not r["differs"]

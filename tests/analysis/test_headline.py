@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -152,3 +154,33 @@ def test_headline_shares_are_clustered_by_task_never_wilson_over_instances(mixed
     assert all("bootstrap" in s or "wilson over tasks" in s for s in shares["interval"]), shares["interval"].tolist()
     codet = shares[(shares["model"] == CODET) & (shares["number"] == "unreliable_feedback")].iloc[0]
     assert codet["interval"] == "95% task>code bootstrap over test-fail feedback", codet["interval"]
+
+
+def _readme_headlines(run_dir: Path) -> subprocess.CompletedProcess[str]:
+    script = ROOT / "benchmarks" / "readme_headlines.py"
+    return subprocess.run([sys.executable, str(script), "--run-dir", str(run_dir)], capture_output=True, text=True)
+
+
+def test_the_readme_headline_script_prints_every_replayed_model_with_its_population(mixed: Path) -> None:
+    """``benchmarks/readme_headlines.py`` on the replay smoke study (plus a simulated coder, which it leaves out)."""
+    out = _readme_headlines(mixed)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    summary = json.loads((mixed / "analysis" / "summary.json").read_text())
+    tasks = {r["model"]: r for r in summary["populations"]["tasks"]["rows"]}
+    split = summary["populations"]["rq1_by_solution"]["rows"]
+    assert lines[0].startswith("| model (replayed) |") and not any(SIM in x or "simulated" in x for x in lines)
+    for model, producer in ((CODET, "CodeGen-Mono-16B"), (GPT4, "GPT-4")):
+        whole = next(r for r in split if r["model"] == model and r["solution"] == "all")
+        line = next(x for x in lines if x.startswith(f"| {producer}, all solutions |"))
+        assert f"{whole['k']:,} of {whole['n']:,} feedback instances" in line and f"from {whole['clusters']} tasks" in line
+        assert f"{tasks[model]['tasks_with_tests']} of its 4 tasks have any generated test" in line
+        parts = {r["solution"]: r for r in split if r["model"] == model}
+        assert parts["empty"]["n"] + parts["non_empty"]["n"] == whole["n"]  # the split adds up
+        assert parts["empty"]["k"] + parts["non_empty"]["k"] == whole["k"]
+        assert (parts["empty"]["n"] > 0) == any(x.startswith(f"| {producer}, empty solutions |") for x in lines)
+
+
+def test_the_readme_headline_script_refuses_a_run_without_analysis(tmp_path: Path) -> None:
+    out = _readme_headlines(tmp_path)
+    assert out.returncode != 0 and "tfr analyze" in out.stderr

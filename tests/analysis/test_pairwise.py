@@ -32,18 +32,60 @@ def _holm(p: list[float]) -> list[float]:
     return out.tolist()
 
 
-def test_every_pair_once_per_measure_with_holm_within_model_and_measure(results: Results) -> None:
+def test_every_pair_once_per_measure_with_holm_over_the_primary_and_the_exploratory_families(results: Results) -> None:
     frame = pairwise_comparisons(results, n_resamples=300)
     for (model, measure), g in frame.groupby(["model", "measure"]):
         strategies = sorted(common_sets(results)[model].strategies)
         assert len(g) == len(strategies) * (len(strategies) - 1) // 2, (model, measure)
+    primary = frame["family"] == "primary"
+    assert (frame.loc[primary, "a"] == "accept_all").all() and (frame.loc[primary, "measure"] == "mcc").all()
+    families = [g for _, g in frame[primary].groupby("model")]
+    families += [g for _, g in frame[~primary].groupby(["model", "measure"])]
+    for g in families:
         ok = g["p"].notna()
         assert g.loc[ok, "p_holm"].tolist() == pytest.approx(
             _holm(g.loc[ok, "p"].tolist()), abs=1e-3
         )  # p is rounded to 4 decimals
         assert (g.loc[ok, "p_holm"] >= g.loc[ok, "p"] - 1e-9).all()
         assert (g["differs"] == (g["p_holm"] < 0.05)).all()
-    assert set(frame["measure"]) == {"precision", "recall", "f1", "specificity", "mcc", "net_change_per_code"}
+        # no p without enough informative tasks, and then never "differs"
+        few = g["test"] == "too few tasks"
+        assert (g.loc[few, "informative_tasks"] < 6).all() and g.loc[few, "p"].isna().all()
+        assert not g.loc[few, "differs"].any()
+    measures = {"precision", "recall", "f1", "specificity", "mcc", "net_change_per_code"}
+    assert measures <= set(frame["measure"]) <= measures | {"auroc"}
+
+
+def test_paired_auroc_cells_give_the_difference_of_sklearn_aurocs() -> None:
+    from sklearn.metrics import roc_auc_score
+
+    from tfr_helpers.analysis.inference.measures import paired_level_cells
+
+    rng = np.random.default_rng(0)
+    rel = rng.random(60) < 0.5
+    a, b = rng.integers(0, 4, 60).astype(float), rng.random(60).round(1)
+    cells, swapped, stat = paired_level_cells(a, b, rel)
+    want = roc_auc_score(rel, a) - roc_auc_score(rel, b)
+    assert stat(cells.sum(axis=0)[None, :])[0] == pytest.approx(want)
+    assert stat(swapped.sum(axis=0)[None, :])[0] == pytest.approx(-want)
+
+
+def test_abstentions_are_tied_and_accept_all_has_no_interval_where_it_is_structural(results: Results) -> None:
+    rq3 = screening_and_downstream(results, n_resamples=200)
+    base = rq3[rq3["strategy"] == "accept_all"]
+    assert (base["specificity_pct"] == 0).all() and base["specificity_low"].isna().all()
+    assert (base["specificity_method"] == "structural: accepts every feedback").all()
+    assert (base["accept_pct"] == 100).all() and base["accept_high"].isna().all()
+    for model, cs in common_sets(results).items():
+        for strategy in cs.strategies:
+            scores = cs.ranking_scores(strategy)
+            abstained = cs.abstained[strategy].to_numpy(dtype=bool)
+            if scores is None:
+                assert rq3[(rq3["model"] == model) & (rq3["strategy"] == strategy)]["auroc_pct"].isna().all()
+                continue
+            assert np.isfinite(scores).all() and len(scores) == len(cs.feedback)  # the common set, every item
+            if abstained.any():
+                assert len(set(scores[abstained])) == 1  # one tied level
 
 
 def test_a_pair_difference_is_the_difference_of_the_two_rows(results: Results) -> None:

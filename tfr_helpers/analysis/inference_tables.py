@@ -77,7 +77,8 @@ def _delta_cell(row: pd.Series) -> str:
     if pd.isna(row["diff_pp"]):
         return "--"
     star = "*" if row["differs"] else ""
-    return f"{row['diff_pp']:.1f} [{row['low']:.1f}, {row['high']:.1f}] p={row['p_holm']:.3f}{star}"
+    test = f"p={row['p_holm']:.3f}" if pd.notna(row["p_holm"]) else str(row.get("test", "no test"))
+    return f"{row['diff_pp']:.1f} [{row['low']:.1f}, {row['high']:.1f}] {test}{star}"
 
 
 def rq3_pairwise_table(results: Results, measure: str = "f1") -> Styler:

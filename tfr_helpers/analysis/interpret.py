@@ -148,10 +148,11 @@ def _against_baseline(tests: pd.DataFrame, model: str, strategy: str, measure: s
     if row.empty or pd.isna(row["diff_pp"].iloc[0]):
         return f"{LABELS.get(measure, measure)}: no paired test on this sample"
     r = row.iloc[0]
-    return (
-        f"{LABELS.get(measure, measure)} {0.0 - r['diff_pp']:+.1f} [{0.0 - r['high']:.1f}, {0.0 - r['low']:.1f}] "
-        f"(p_Holm = {r['p_holm']:.3f}: {_verdict(r['p_holm'])})"
-    )
+    shown = f"{LABELS.get(measure, measure)} {0.0 - r['diff_pp']:+.1f} [{0.0 - r['high']:.1f}, {0.0 - r['low']:.1f}]"
+    if pd.isna(r["p_holm"]):
+        return f"{shown} ({r['test']}: {r['informative_tasks']} tasks differ, {_verdict(r['p_holm'])})"
+    family = "" if r.get("family") == "primary" else ", exploratory"
+    return f"{shown} (p_Holm = {r['p_holm']:.3f}{family}: {_verdict(r['p_holm'])})"
 
 
 def interpret_rq3(results: Results) -> str:

@@ -8,12 +8,16 @@ shares in ``task_mean_*``; the interval's ``method, resamples, clusters, deff``)
 
 from __future__ import annotations
 
+import ast
+import math
+from dataclasses import replace
 from typing import get_args
 
 import numpy as np
 import pandas as pd
 
 from tfr_helpers.analysis.inference.clustered import SEED, Interval, ratio_draws, unpaired_difference
+from tfr_helpers.analysis.inference.paired_tasks import MIN_INFORMATIVE_TASKS
 from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, rows_resampler, share_columns
 from tfr_helpers.analysis.tidy.frames import pairs_frame
 from tfr_helpers.records import Case, Cause, Results
@@ -122,14 +126,86 @@ def unreliable_difference(results: Results, a: tuple[str, str], b: tuple[str, st
 
     Returns:
         The difference with its interval and two-sided bootstrap p-value (:func:`~clustered.unpaired_difference`);
-        NaN bounds and p when a share is 0 or 100% (every resample equal: no bootstrap test).
+        NaN bounds and p when a share is 0 or 100% (every resample equal: no bootstrap test), and a NaN p when
+        either row has fewer than six tasks (the bootstrap p is far too small with few clusters:
+        docs/inference.md).
     """
-    draws = []
+    draws, tasks = [], []
     for i, (bench, model) in enumerate((a, b)):
         fb = _feedback(results, model, bench)
         rs = rows_resampler(results, fb, model, seed=SEED + i)
+        tasks.append(rs.clusters)
         hits = (fb["reliability"] == "unreliable").to_numpy(dtype=float)
         draws.append(ratio_draws(rs, hits, np.ones(len(fb))))
         if hits.size and hits.sum() in (0, hits.size):  # no spread at 0 or 100%: the bootstrap cannot test it
             draws[-1] = (draws[-1][0], np.full_like(draws[-1][1], np.nan), draws[-1][2])
-    return unpaired_difference(draws[0], draws[1], rs)
+    diff = unpaired_difference(draws[0], draws[1], rs)
+    return diff if min(tasks) >= MIN_INFORMATIVE_TASKS else replace(diff, p_value=math.nan)
+
+
+SOLUTIONS = ("all", "non_empty", "empty")
+"""Populations of :func:`unreliable_by_solution`."""
+
+
+def is_stub(code: str | None) -> bool:
+    r"""Whether the program is an empty solution: the last definition of some top-level function has only its
+    docstring (or ``pass`` / ``...``) as body, as when a published solution is the empty string after the task's
+    prompt (a solution that redefines the function after the prompt is not empty); a program that does not parse
+    is not a stub.
+
+    >>> is_stub("def f(x):\n    'Doc.'\n"), is_stub("def f(x):\n    return x\n")
+    (True, False)
+    >>> is_stub("def f(x):\n    'Doc.'\ndef f(x):\n    return x\n")
+    False
+    """
+    try:
+        tree = ast.parse(code or "")
+    except SyntaxError:
+        return False
+    final = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}  # last binding
+    for node in final.values():
+        rest = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if all(isinstance(s, ast.Pass) for s in rest):
+            return True
+    return False
+
+
+def unreliable_by_solution(results: Results) -> pd.DataFrame:
+    """The unreliable share per model over all its feedback, over feedback on non-empty solutions, and on empty
+    ones (:func:`is_stub`): an empty published solution fails every correct assert, so its feedback says nothing
+    about feedback on real code.
+
+    Returns:
+        Columns ``model, solution`` (:data:`SOLUTIONS`), ``codes`` (code samples in that population) and the share
+        columns (``clusters``: tasks holding the feedback).
+    """
+    rows = []
+    for model in sorted({c.model for c in results.generated_codes}):
+        stub = {(c.task_id, c.sample_index): is_stub(c.code) for c in results.generated_codes if c.model == model}
+        fb = _feedback(results, model)
+        empty = np.array([stub.get((t, int(i)), False) for t, i in zip(fb["task_id"], fb["code_index"], strict=True)])
+        rs = rows_resampler(results, fb, model)
+        unreliable = fb["reliability"] == "unreliable"
+        for solution, among in (("all", None), ("non_empty", ~empty), ("empty", empty)):
+            codes = sum(v == (solution == "empty") for v in stub.values()) if solution != "all" else len(stub)
+            rows.append({"model": model, "solution": solution, "codes": codes, **share_columns(rs, unreliable, among)})
+    return pd.DataFrame(rows, columns=["model", "solution", "codes", *SHARE_COLUMNS])
+
+
+def task_populations(results: Results) -> pd.DataFrame:
+    """Per model: its tasks (those it generated code for), the tasks with any generated test, and the tasks with
+    test-fail feedback (the population RQ1's share is over)."""
+    rows = []
+    for model in sorted({c.model for c in results.generated_codes}):
+        tested = {t.task_id for t in results.generated_tests if t.model == model}
+        fed = set(_feedback(results, model)["task_id"])
+        rows.append(
+            {
+                "model": model,
+                "tasks": len({c.task_id for c in results.generated_codes if c.model == model}),
+                "tasks_with_tests": len(tested),
+                "tasks_with_feedback": len(fed),
+                "tests": sum(t.model == model for t in results.generated_tests),
+            }
+        )
+    return pd.DataFrame(rows, columns=["model", "tasks", "tasks_with_tests", "tasks_with_feedback", "tests"])

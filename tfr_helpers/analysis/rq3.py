@@ -10,7 +10,8 @@ Definitions (per coder, never pooled; every strategy on the coder's common feedb
   score (over their decisions with a score), each with the cluster bootstrap over tasks then code samples.
 - Downstream per code sample (the policy of :mod:`screening_set`, over all the coder's code samples):
   ``net_change_per_code_pp`` is the change in benchmark pass rate in percentage points, and
-  ``diff_per_code_pp`` its difference from ``accept_all`` (a paired interval on the same resamples, p-value).
+  ``diff_per_code_pp`` its difference from ``accept_all`` (a paired interval on the same resamples), with the
+  task-level permutation p ``diff_per_code_p`` (:mod:`paired_tasks`; None below six informative tasks).
 - Downstream per attempt (labelled as such): with strategy S the program kept after attempt i is the refined
   program when S accepted the feedback, else the generated one; ``net_change_pp = 100 * mean_i delta_S(i)`` and
   ``diff_vs_accept_all_pp = 100 * (regressions_avoided - fixes_lost) / attempts``.
@@ -25,6 +26,7 @@ import pandas as pd
 
 from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Resampler, cells_stat, counts_stat, ratio
 from tfr_helpers.analysis.inference.measures import MEASURES, confusion_cells, level_cells
+from tfr_helpers.analysis.inference.paired_tasks import paired_task_test
 from tfr_helpers.analysis.inference.screening_set import (
     BASELINE,
     UNDECIDED_AS,
@@ -40,22 +42,30 @@ from tfr_helpers.records import Results
 __all__ = ["BASELINE", "screening_and_downstream", "undecided_sensitivity"]
 
 
-def classifier_columns(rs: Resampler, accepted: np.ndarray, reliable: np.ndarray) -> dict[str, object]:
+STRUCTURAL = "structural: accepts every feedback"
+"""Method of accept_all's accept rate (100%) and specificity (0%): fixed by construction, so no interval."""
+
+
+def classifier_columns(
+    rs: Resampler, accepted: np.ndarray, reliable: np.ndarray, *, accepts_all: bool = False
+) -> dict[str, object]:
     """Every measure of :data:`~tfr_helpers.analysis.inference.measures.MEASURES` as ``<m>_pct, <m>_low, ...`` columns.
 
     MCC is reported x 100 too (``mcc_pct`` is 100 x MCC, in [-100, 100]). A proportion at 0 or 100%
     gets Wilson's interval over the tasks holding its denominator
-    (:func:`~tfr_helpers.analysis.inference.units.boundary_interval`).
+    (:func:`~tfr_helpers.analysis.inference.units.boundary_interval`). With ``accepts_all`` (``accept_all``),
+    the accept rate and specificity are fixed by construction: no interval (method :data:`STRUCTURAL`).
     """
     acc, rel = np.asarray(accepted, dtype=bool), np.asarray(reliable, dtype=bool)
     full, boot = rs.sums(confusion_cells(acc, rel))
     among = {"accept": acc | ~acc, "accuracy": acc | ~acc, "precision": acc, "recall": rel, "specificity": ~rel}
     out: dict[str, object] = {}
     for name, fn in MEASURES.items():
-        iv = counts_stat(rs, full, boot, fn)
-        if name in among and iv.value in (0.0, 1.0):
-            tasks = np.unique(rs.task_of_unit[rs.unit_of_row[among[name]]]).size
-            iv = boundary_interval(replace(iv, clusters=tasks), int(iv.value))
+        iv = counts_stat(rs, full, boot, fn, scale="atanh" if name == "mcc" else "logit")
+        if accepts_all and name in ("accept", "specificity"):
+            iv = replace(iv, low=np.nan, high=np.nan, method=STRUCTURAL, design_effect=np.nan, p_value=np.nan)
+        elif name in among and iv.value in (0.0, 1.0):
+            iv = boundary_interval(iv, int(iv.value), rs, among[name])
         out |= interval_columns(iv, f"{name}_")
     return out
 
@@ -109,12 +119,11 @@ def _strategy_row(
     dec = cs.decisions[strategy].to_numpy()
     acc, rel = cs.accepted(strategy), cs.feedback["reliable"].to_numpy(dtype=bool)
     abstained = cs.abstained[strategy].to_numpy(dtype=bool)
-    scored = np.isfinite(cs.scores[strategy].to_numpy(dtype=float))
+    scores = cs.ranking_scores(strategy)  # the whole common set, abstentions tied
     auroc: dict[str, object] = {"auroc_pct": None, "auroc_low": None, "auroc_high": None}
-    if scored.any() and len(set(rel[scored])) == 2:
-        sub = cs.resampler(cs.feedback[scored], rs_fb.resamples, SEED)
-        cells, stat = level_cells(cs.scores[strategy].to_numpy(dtype=float)[scored], rel[scored])
-        auroc = interval_columns(cells_stat(sub, cells, stat), "auroc_")
+    if scores is not None and len(set(rel)) == 2:
+        cells, stat = level_cells(scores, rel)
+        auroc = interval_columns(cells_stat(rs_fb, cells, stat, scale="logit"), "auroc_")
     ones = np.ones(len(cs.codes))
     change = cs.per_code_change(strategy)
     # per attempt, over the common set's feedback with a refinement record
@@ -123,9 +132,9 @@ def _strategy_row(
     delta = np.where(acc, gain, 0.0)
     rejected = refined & ~acc
     transition = cs.feedback["transition"].to_numpy()
-    net_cols = interval_columns(ratio(rs_fb, np.where(refined, delta, 0.0), refined))
-    diff_cols = interval_columns(ratio(rs_fb, np.where(refined, delta - gain, 0.0), refined))
-    per_code = ratio(rs_codes, change - base, ones)
+    net_cols = interval_columns(ratio(rs_fb, np.where(refined, delta, 0.0), refined, "identity"))
+    diff_cols = interval_columns(ratio(rs_fb, np.where(refined, delta - gain, 0.0), refined, "identity"))
+    per_code = ratio(rs_codes, change - base, ones, "identity")
     return {
         "strategy": strategy,
         "decided": cs.decided.get(strategy, 0),
@@ -136,12 +145,12 @@ def _strategy_row(
         "undecided": int((dec == "undecided").sum()),
         "abstained": int(abstained.sum()),
         **interval_columns(ratio(rs_fb, abstained, np.ones(len(dec))), "abstain_"),
-        **classifier_columns(rs_fb, acc, rel),
+        **classifier_columns(rs_fb, acc, rel, accepts_all=strategy == BASELINE),
         **auroc,
         "codes": len(cs.codes),
-        **interval_columns(ratio(rs_codes, change, ones), "net_change_per_code_"),
+        **interval_columns(ratio(rs_codes, change, ones, "identity"), "net_change_per_code_"),
         **interval_columns(per_code, "diff_per_code_"),
-        "diff_per_code_p": None if strategy == BASELINE or np.isnan(per_code.p_value) else round(per_code.p_value, 4),
+        "diff_per_code_p": _per_code_p(cs, strategy, change, base),
         "attempts": int(refined.sum()),
         "regressions_avoided": int((rejected & (transition == "pass->fail")).sum()),
         "fixes_lost": int((rejected & (transition == "fail->pass")).sum()),
@@ -152,6 +161,14 @@ def _strategy_row(
         "diff_low": diff_cols["low"],
         "diff_high": diff_cols["high"],
     }
+
+
+def _per_code_p(cs: CommonSet, strategy: str, change: np.ndarray, base: np.ndarray) -> float | None:
+    """Task-level permutation p of the per-code-sample change against ``accept_all``'s (None without a test)."""
+    if strategy == BASELINE:
+        return None
+    test = paired_task_test(cs.codes["task_id"].tolist(), change, base)
+    return None if test.p_value is None else round(test.p_value, 4)
 
 
 def undecided_sensitivity(results: Results, *, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> pd.DataFrame:

@@ -7,7 +7,7 @@ from typing import Any
 from tfr_helpers.analysis import answers, rq1, rq2, rq3
 from tfr_helpers.analysis.arms import controls_report, oracle, rounds, test_strength
 from tfr_helpers.analysis.inference import pairwise
-from tfr_helpers.analysis.inference.clustered import METHODS, N_RESAMPLES, SEED
+from tfr_helpers.analysis.inference.clustered import INTERVAL_FORM, METHODS, N_RESAMPLES, SEED
 from tfr_helpers.analysis.notebook_headlines import SECTIONS, headline
 from tfr_helpers.analysis.tables import CAPTIONS, SIMULATED_NOTE, caption
 from tfr_helpers.analysis.tidy.frames import frame_records
@@ -30,7 +30,7 @@ NUMBERS = {
 """Table name -> function computing the numbers that table shows."""
 
 INTERVALS = {
-    "method": "cluster bootstrap, 95 percent percentile interval",
+    "method": f"cluster bootstrap; {INTERVAL_FORM}",
     "levels": METHODS,
     "resamples": N_RESAMPLES,
     "seed": SEED,
@@ -41,7 +41,10 @@ INTERVALS = {
     "design_effect": "<prefix>deff: bootstrap variance / variance if the rows were independent (linearised "
     "ratio variance, or a multinomial instance bootstrap for measures of confusion counts)",
     "wilson": "only for a share at 0 or 100 percent (method 'wilson over tasks': the bootstrap has no spread "
-    "there, so each task counts as one observation); the oracle and rounds sections keep their own intervals",
+    "there, so each task holding the share's denominator counts as one observation); the oracle and rounds "
+    "sections keep their own intervals",
+    "tests": "every 'differs' is a task-level permutation test (the two arms or strategies swapped within whole "
+    "tasks); below six tasks with a discordant instance there is no p ('too few tasks')",
 }
 """How every interval of the tables is made (each row also carries its method, resamples, clusters, deff)."""
 
@@ -57,7 +60,7 @@ DEFINITIONS = {
     "at random from the accepted ones with a refinement record (expectation over the draw), keep the code when "
     "none is accepted; 100 * mean over code samples of (after - before).",
     "diff_per_code_pp": "net_change_per_code_pp(S) - net_change_per_code_pp(accept_all), paired (same "
-    "resamples), with a bootstrap p-value (diff_per_code_p).",
+    "resamples), with a task-level permutation p-value (diff_per_code_p; None below six informative tasks).",
     "net_change_pp": "Per refinement attempt (labelled as such): 100 * mean over attempts of (after_S - "
     "before); after_S is the benchmark verdict of the refined code if the strategy accepted the feedback and "
     "refinement gave code, else of the generated code.",
@@ -65,8 +68,10 @@ DEFINITIONS = {
     "100 * (regressions_avoided - fixes_lost) / attempts.",
     "regressions_avoided": "Pass->Fail attempts whose feedback the strategy rejected.",
     "fixes_lost": "Fail->Pass attempts whose feedback the strategy rejected.",
-    "pairwise": "rq3_pairwise: a - b on the common set, paired cluster bootstrap; p = min(1, 2 min(#(d<=0)+1, "
-    "#(d>=0)+1) / (B+1)); p_holm: Holm within one model and measure; differs: p_holm < 0.05.",
+    "pairwise": "rq3_pairwise: a - b on the common set, paired cluster-bootstrap interval; p: task-level "
+    "permutation test (decisions swapped within whole tasks; NaN and test 'too few tasks' below six informative "
+    "tasks); family: primary (each strategy vs accept_all on MCC, Holm within the model) or exploratory (Holm "
+    "within one model and measure); differs: p_holm < 0.05.",
     "refinement_prompts": "Identical refinement prompts (same task, code sample and feedback text) share one "
     "cached reply: unique counts distinct prompts, and unique_* rates count each once.",
 }
@@ -80,9 +85,10 @@ def build_summary(results: Results) -> dict[str, Any]:
 
     Returns:
         ``{"version", "simulated", "note", "real_note", "run_name", "model_sources", "skipped", "headline",
-        "definitions", "intervals", "tables": {name: {"caption", "rows"}}}``, JSON-serialisable (``skipped``: items
-        per coder, stage and reason; ``headline``: the notebooks' headline numbers per model and source, see
-        :mod:`tfr_helpers.analysis.notebook_headlines`; ``intervals``: the uncertainty method of every interval;
+        "definitions", "intervals", "tables": {name: {"caption", "rows"}}, "populations"}``, JSON-serialisable
+        (``skipped``: items per coder, stage and reason; ``headline``: the notebooks' headline numbers per model and
+        source, see :mod:`tfr_helpers.analysis.notebook_headlines`; ``intervals``: the uncertainty method of every interval;
+        ``populations``: RQ1's unreliable share over all, non-empty and empty solutions, and the tasks with tests;
         ``answers``: each report's headline rows, real first, :mod:`tfr_helpers.analysis.answers`).
     """
     return (
@@ -108,4 +114,10 @@ def build_summary(results: Results) -> dict[str, Any]:
         | test_strength.summary_section(results)
         | controls_report.summary_section(results)
         | answers.summary_section(results)
+        | {
+            "populations": {
+                "rq1_by_solution": {"rows": frame_records(rq1.unreliable_by_solution(results))},
+                "tasks": {"rows": frame_records(rq1.task_populations(results))},
+            }
+        }
     )

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
-from statsmodels.stats.multitest import multipletests
 
 from tfr_helpers.analysis.inference.clustered import ratio
+from tfr_helpers.analysis.inference.paired_tasks import holm, paired_task_test
 from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, interval_columns, rows_resampler, share_columns
 from tfr_helpers.analysis.rq2 import CONDITIONAL, RELIABILITIES, TRANSITIONS
@@ -36,7 +36,8 @@ ALPHA = 0.05
 """Family-wise level of the Holm adjustment (one family per model)."""
 EFFECT_COLUMNS = ["model", "source", "reliability", "control", "transition", "instances", "feedback_pct"]
 EFFECT_COLUMNS += ["control_pct", "diff_pp", "low", "high", "p_bootstrap", "feedback_only", "control_only"]
-EFFECT_COLUMNS += ["p_mcnemar", "p_holm", "differs", "method", "resamples", "clusters", "deff"]
+EFFECT_COLUMNS += ["p_mcnemar", "informative_tasks", "test", "p_task", "p_holm", "differs"]
+EFFECT_COLUMNS += ["method", "resamples", "clusters", "deff"]
 
 
 def present(results: Results) -> bool:
@@ -45,9 +46,13 @@ def present(results: Results) -> bool:
 
 
 def arms_frame(results: Results) -> pd.DataFrame:
-    """One row per (feedback instance of the common set, arm): the refinements frame's columns plus ``arm``.
+    """One row per (distinct refinement prompt of the common set, arm): the refinements frame's columns plus ``arm``.
 
     The common set: instances the feedback arm and every listed control evaluated (normally all of them).
+    Identical prompts are collapsed in every arm alike: the feedback arm's identical refinement prompts (same task,
+    code sample text and feedback text) share one cached reply, while each control instance has a draw of its own,
+    so keeping every instance would weigh one feedback reply several times against as many independent control
+    draws. Each distinct prompt keeps its first instance (by feedback id) in every arm (docs/controls.md).
     """
     fb = refinements_frame(results)
     if results.controls is None or fb.empty:
@@ -55,7 +60,8 @@ def arms_frame(results: Results) -> pd.DataFrame:
     evals = results.controls.refined_evaluations
     have = [{e.feedback_id for e in evals if e.control == c} for c in results.controls.controls]
     common = set(fb["feedback_id"]).intersection(*have)
-    fb = fb[fb["feedback_id"].isin(common)].reset_index(drop=True)
+    fb = fb[fb["feedback_id"].isin(common)].sort_values("feedback_id")
+    fb = fb.drop_duplicates("prompt_key").reset_index(drop=True)
     frames = [fb.assign(arm=FEEDBACK)]
     for control in results.controls.controls:
         after = {e.feedback_id: e for e in evals if e.control == control}
@@ -113,7 +119,7 @@ def mcnemar_exact(feedback_only: int, control_only: int) -> float:
 def paired_difference(results: Results, rows: pd.DataFrame, hits_a: np.ndarray, hits_b: np.ndarray) -> Any:
     """``mean(hits_a) - mean(hits_b)`` over the same instances (``rows``), with its paired cluster-bootstrap interval."""
     rs = rows_resampler(results, rows, str(rows["model"].iloc[0]))
-    return ratio(rs, hits_a.astype(float) - hits_b.astype(float), np.ones(len(rows)))
+    return ratio(rs, hits_a.astype(float) - hits_b.astype(float), np.ones(len(rows)), "identity")
 
 
 def content_effects(results: Results) -> pd.DataFrame:
@@ -124,7 +130,9 @@ def content_effects(results: Results) -> pd.DataFrame:
         failed, for ``fail->pass``, before refinement), both arms' rates, ``diff_pp`` (feedback - control, percentage
         points) with ``low``/``high`` (paired cluster bootstrap) and ``p_bootstrap``, the discordant pairs
         ``feedback_only`` (the transition after feedback, not after the control) and ``control_only``,
-        ``p_mcnemar`` (exact), ``p_holm`` (Holm across the model's rows) and ``differs`` (``p_holm < 0.05``).
+        ``p_mcnemar`` (exact, descriptive only), ``informative_tasks`` (tasks with a discordant instance), ``test``
+        (the permutation's method, or ``too few tasks``), ``p_task`` (its p; NaN without a test), ``p_holm`` (Holm
+        of ``p_task`` across the model's tested rows) and ``differs`` (``p_holm < 0.05``; never without a test).
     """
     frame = arms_frame(results)
     rows: list[dict[str, Any]] = []
@@ -142,6 +150,7 @@ def content_effects(results: Results) -> pd.DataFrame:
                     a = (among["transition"] == tr).to_numpy()
                     b = (ctl.loc[among.index, "transition"] == tr).to_numpy()
                     iv = paired_difference(results, among.reset_index(), a, b)
+                    test = paired_task_test(among["task_id"].astype(str).tolist(), a, b)
                     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
                     rows.append(
                         {
@@ -157,15 +166,16 @@ def content_effects(results: Results) -> pd.DataFrame:
                             "feedback_only": only_a,
                             "control_only": only_b,
                             "p_mcnemar": mcnemar_exact(only_a, only_b),
+                            "informative_tasks": test.informative_tasks,
+                            "test": test.method if test.tested else test.status,
+                            "p_task": test.p_value,
                         }
                     )
     out = pd.DataFrame(rows, columns=[c for c in EFFECT_COLUMNS if c not in ("p_holm", "differs")])
-    out["p_holm"] = np.nan
-    for _, idx in out.groupby("model").groups.items():
-        out.loc[idx, "p_holm"] = multipletests(out.loc[idx, "p_mcnemar"].to_numpy(float), alpha=ALPHA, method="holm")[1]
+    out["p_holm"] = holm(out, ["model"], "p_task")
     out["differs"] = out["p_holm"] < ALPHA
-    out["p_mcnemar"] = out["p_mcnemar"].astype(float).round(4)
-    out["p_holm"] = out["p_holm"].astype(float).round(4)
+    for col in ("p_mcnemar", "p_task", "p_holm"):
+        out[col] = out[col].astype(float).round(4)
     return out[EFFECT_COLUMNS]
 
 

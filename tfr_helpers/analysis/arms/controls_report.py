@@ -27,16 +27,19 @@ CAPTION = (
     "RQ2 with controls: per model and feedback reliability, the feedback arm and each control on the same "
     "feedback instances (same refiner and sampling): P(Pass->Fail | passed before) and P(Fail->Pass | failed before), "
     "percent [95 percent cluster-bootstrap interval]; on control rows, the effect of the feedback's content "
-    "(feedback minus control, percentage points [paired cluster-bootstrap interval]) and its exact McNemar p on the "
-    "discordant pairs, Holm-adjusted across the model's comparisons."
+    "(feedback minus control, percentage points [paired cluster-bootstrap interval]) and its task-level permutation "
+    "p (the arms swapped within whole tasks), Holm-adjusted across the model's comparisons; 'too few tasks' below "
+    "six tasks with a discordant instance."
 )
 DEFINITIONS = {
     "arms": "feedback: the refinement prompt with the failing test and its failure (RQ2). resample: a fresh "
     "generation from the task alone (the coder's own prompt), one per instance. retry: the task and the code with a "
     "neutral request to check and fix it, no test or failure. placebo: the refinement prompt with its test and "
     "failure replaced by shape-matched filler that carries no information about the task (docs/controls.md).",
-    "instances": "The feedback instances every arm evaluated (the common set); a control runs on exactly the "
-    "instances the feedback arm refines, with the same refiner, sampling and output budget.",
+    "instances": "The feedback instances every arm evaluated (the common set), one per distinct refinement prompt "
+    "in every arm alike: identical feedback prompts share one cached reply, so each keeps its first instance (by "
+    "feedback id) in the feedback arm and in every control. A control runs on exactly the instances the feedback "
+    "arm refines, with the same refiner, sampling and output budget.",
     "cond_<transition>": "P(Pass->Fail | passed before) and P(Fail->Pass | failed before) among the arm's attempts "
     "(no_code keeps the code: in the denominator, never in the numerator); cluster bootstrap over tasks, then code "
     "samples (see intervals).",
@@ -47,7 +50,13 @@ DEFINITIONS = {
     "the control, and the reverse.",
     "p_mcnemar": "Exact McNemar test: two-sided binomial test of feedback_only among the discordant pairs at 1/2 "
     "(scipy.stats.binomtest); it treats instances as independent, the bootstrap interval does not.",
-    "p_holm": f"Holm adjustment of p_mcnemar across every comparison shown for the model; differs: p_holm < {ALPHA}.",
+    "p_task": "Task-level permutation test: the two arms' labels swapped within whole tasks (exact over the 2^m "
+    "patterns of the m informative tasks up to 14, else 9,999 random patterns); informative_tasks: tasks with a "
+    "discordant instance. Below six informative tasks no p is given (test: 'too few tasks'): even a unanimous "
+    "effect over five tasks has p = 0.0625.",
+    "p_mcnemar_note": "p_mcnemar is descriptive only: it never decides whether arms differ.",
+    "p_holm": f"Holm adjustment of p_task across every tested comparison shown for the model; differs: p_holm < "
+    f"{ALPHA} (never without a test).",
 }
 
 
@@ -61,7 +70,8 @@ def _effect_cell(effects: pd.DataFrame, row: pd.Series, control: str, tr: str) -
     if hit.empty or pd.isna(hit.iloc[0]["diff_pp"]):
         return "--"
     e = hit.iloc[0]
-    return f"{share_cell({'pct': e['diff_pp'], 'low': e['low'], 'high': e['high']})} Holm p={e['p_holm']:.3f}"
+    test = f"Holm p={e['p_holm']:.3f}" if pd.notna(e["p_holm"]) else f"{e['test']} ({e['informative_tasks']})"
+    return f"{share_cell({'pct': e['diff_pp'], 'low': e['low'], 'high': e['high']})} {test}"
 
 
 def controls_table(results: Results) -> Styler:

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.inference.stats import N_RESAMPLES, bootstrap_ratio, pct
+from tfr_helpers.analysis.inference.clustered import ratio, resampler
+from tfr_helpers.analysis.inference.stats import N_RESAMPLES, pct
 from tfr_helpers.analysis.inference.units import clustered_rows, share_columns
 from tfr_helpers.analysis.rq2 import TRANSITIONS
 from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, share_cell
@@ -131,11 +133,9 @@ def _passes(r: Any) -> bool:
 def _row(transitions: list[str], tasks: list[str], n_resamples: int, seed: int, codes: list[int]) -> dict[str, Any]:
     """Attempts, each transition's count and share (clustered by task, then code sample), and the net pass-rate
     change of one arm on one scope."""
-    frame = pd.DataFrame({"task_id": tasks, "gain": [_GAIN.get(t, 0) for t in transitions]})
-    sums = frame.groupby("task_id")["gain"].agg(["sum", "count"])
-    net = bootstrap_ratio(sums["sum"].tolist(), sums["count"].tolist(), n_resamples=n_resamples, seed=seed)
+    rs = resampler(tasks, codes, n_resamples=n_resamples, seed=seed)
+    net = ratio(rs, np.array([_GAIN.get(t, 0) for t in transitions], dtype=float), np.ones(len(tasks)), "identity")
     out: dict[str, Any] = {"attempts": len(transitions)}
-    rs = clustered_rows(tasks, codes)
     for tr in TRANSITIONS:
         out.update(share_columns(rs, [t == tr for t in transitions], prefix=f"{tr}_"))
     return out | {"net_change_pp": pct(net.value), "net_change_low": pct(net.low), "net_change_high": pct(net.high)}
@@ -150,7 +150,8 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
     Returns:
         One row per (model, scope, arm): ``source, model, scope, arm, refinement, instances, attempts``, for each
         transition ``<transition>_k/n/pct/low/high``, ``net_change_pp/low/high`` and, on oracle-repaired rows,
-        ``diff_vs_original_pp/low/high`` (paired over the same instances, bootstrap over tasks).
+        ``diff_vs_original_pp/low/high`` (paired over the same instances; every interval is the cluster bootstrap over
+        tasks, then code samples).
 
     Raises:
         ValueError: The run has no oracle-repaired arm.
@@ -179,7 +180,9 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
             r_row = _row(mine, tasks, n_resamples, seed, codes)
             if scope == SCOPES[1]:
                 r_row["attempts"] = 0  # no feedback, no refinement: the generated code is kept
-            diff = bootstrap_ratio(*_paired(tasks, [e.transition for e in orig], mine), n_resamples=n_resamples, seed=seed)
+            gains = np.array([_GAIN.get(b, 0) - _GAIN.get(e.transition, 0) for e, b in zip(orig, mine, strict=True)])
+            rs = resampler(tasks, codes, n_resamples=n_resamples, seed=seed)  # the same weights as both arms' rows
+            diff = ratio(rs, gains.astype(float), np.ones(len(tasks)), "identity")
             rows.append(head | {"arm": ARMS[0], "instances": len(ids)} | o_row)
             rows.append(
                 head
@@ -188,15 +191,6 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
                 | {"diff_vs_original_pp": pct(diff.value), "diff_low": pct(diff.low), "diff_high": pct(diff.high)}
             )
     return pd.DataFrame(rows)
-
-
-def _paired(tasks: list[str], original: list[str], oracle: list[str]) -> tuple[list[float], list[float]]:
-    """Per-task sums of (oracle gain - original gain) and per-task instance counts."""
-    frame = pd.DataFrame(
-        {"task_id": tasks, "d": [_GAIN.get(b, 0) - _GAIN.get(a, 0) for a, b in zip(original, oracle, strict=True)]}
-    )
-    sums = frame.groupby("task_id")["d"].agg(["sum", "count"])
-    return sums["sum"].tolist(), sums["count"].tolist()
 
 
 def oracle_table(results: Results) -> Styler:

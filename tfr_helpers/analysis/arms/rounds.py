@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
@@ -113,7 +114,7 @@ def _interval(chains: list[RoundChain], hits: list[float], among: list[float], p
     rs = clustered_rows([c.task_id for c in chains], [c.code_index for c in chains])
     iv = ratio(rs, hits, among)
     if sum(hits) in (0, sum(among)):  # no spread at 0 or 100%: Wilson's over the tasks
-        iv = boundary_interval(iv, int(sum(hits) > 0))
+        iv = boundary_interval(iv, int(sum(hits) > 0), rs, np.asarray(among, dtype=float))
     return {f"{prefix}_low": iv.low, f"{prefix}_high": iv.high, f"{prefix}_method": iv.method}
 
 

@@ -134,3 +134,32 @@ def level_cells(scores: np.ndarray, reliable: np.ndarray) -> tuple[np.ndarray, C
         return auroc_from_levels(c[..., :size], c[..., size:])
 
     return cells, auroc
+
+
+def paired_level_cells(
+    scores_a: np.ndarray, scores_b: np.ndarray, reliable: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """Cells for AUROC(A) - AUROC(B) on the same rows: ``(cells, swapped, stat)``.
+
+    Both strategies' scores are put on the union of their levels; ``cells`` holds A's then B's one-hot
+    (reliable, level) cells, ``swapped`` B's then A's, and ``stat`` maps summed cells to the AUROC difference
+    (for :func:`~tfr_helpers.analysis.inference.paired_tasks.swap_test` and a paired bootstrap interval)."""
+    a, b = np.asarray(scores_a, dtype=float), np.asarray(scores_b, dtype=float)
+    levels = np.unique(np.concatenate([a, b]))
+    rel = np.asarray(reliable, dtype=bool)
+    size = levels.size
+
+    def one_hot(x: np.ndarray) -> np.ndarray:
+        cells = np.zeros((rel.size, 2 * size))
+        cells[np.arange(rel.size), np.where(rel, 0, size) + np.searchsorted(levels, x)] = 1.0
+        return cells
+
+    ca, cb = one_hot(a), one_hot(b)
+
+    def diff(c: np.ndarray) -> np.ndarray:
+        first, second = c[..., : 2 * size], c[..., 2 * size :]
+        return auroc_from_levels(first[..., :size], first[..., size:]) - auroc_from_levels(
+            second[..., :size], second[..., size:]
+        )
+
+    return np.hstack([ca, cb]), np.hstack([cb, ca]), diff

@@ -2,41 +2,56 @@
 
 For every pair (A, B) of a coder's strategies: the difference A - B in precision, recall, F1, specificity, MCC
 and the per-code-sample net change, each with a paired cluster-bootstrap interval (both strategies computed on
-the same task and code-sample resamples, :mod:`clustered`) and a two-sided bootstrap p-value. p-values are
-Holm-adjusted (``statsmodels.stats.multitest.multipletests``) within one coder and one measure, across all its
-strategy pairs: the family a row of the compact table belongs to. A difference is "shown" when ``p_holm < 0.05``.
+the same task and code-sample resamples, :mod:`clustered`) and a task-level permutation p-value (the two
+strategies' decisions swapped within whole tasks, :mod:`paired_tasks`; no p below six informative tasks).
+
+Pre-specified families (Holm, ``statsmodels.stats.multitest.multipletests``, within one coder):
+
+- **primary**: each strategy against ``accept_all`` on MCC, one family per coder;
+- **exploratory**: every other row, Holm within one coder and one measure (all its other pairs).
+
+A difference is "shown" when ``p_holm < 0.05``; exploratory rows say so in ``family``.
 """
 
 from __future__ import annotations
 
-import gc
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Interval, counts_stat, ratio
-from tfr_helpers.analysis.inference.measures import MEASURES, joint_cells, paired
-from tfr_helpers.analysis.inference.screening_set import common_sets, last_of, set_resamplers
+from tfr_helpers.analysis.inference.measures import MEASURES, joint_cells, paired, paired_level_cells
+from tfr_helpers.analysis.inference.paired_tasks import TaskTest, holm, paired_measure_test, paired_task_test, swap_test
+from tfr_helpers.analysis.inference.screening_set import BASELINE, common_sets, last_of, set_resamplers
 from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.analysis.tidy.sources import skip_reason, source_of
 from tfr_helpers.records import Results
 
 COMPARED = ("precision", "recall", "f1", "specificity", "mcc")
-"""Classifier measures compared pairwise (plus ``net_change_per_code`` when the coder's feedback was refined)."""
+"""Classifier measures compared pairwise (plus ``auroc`` for two strategies that state scores, on the common set
+with abstentions tied, and ``net_change_per_code`` when the coder's feedback was refined)."""
 ALPHA = 0.05
 """Family-wise level of the Holm adjustment."""
-COLUMNS = ["model", "source", "a", "b", "measure", "decisions", "diff_pp", "low", "high", "p", "p_holm", "differs"]
-COLUMNS += ["method", "resamples", "clusters", "deff"]
+PRIMARY_MEASURE = "mcc"
+"""The one pre-specified measure: each strategy against ``accept_all`` on it is the primary family."""
+COLUMNS = ["model", "source", "a", "b", "measure", "family", "decisions", "diff_pp", "low", "high"]
+COLUMNS += ["informative_tasks", "test", "p", "p_holm", "differs", "method", "resamples", "clusters", "deff"]
 
 
-def _row(iv: Interval) -> dict[str, object]:
+def family_of(a: str, b: str, measure: str) -> str:
+    """``primary`` for a strategy against ``accept_all`` on MCC, else ``exploratory``."""
+    return "primary" if BASELINE in (a, b) and measure == PRIMARY_MEASURE else "exploratory"
+
+
+def _row(iv: Interval, test: TaskTest) -> dict[str, object]:
     return {
         "diff_pp": pct(iv.value),
         "low": pct(iv.low),
         "high": pct(iv.high),
-        "p": iv.p_value,
+        "informative_tasks": test.informative_tasks,
+        "test": test.method if test.tested else test.status,
+        "p": test.p_value,
         "method": iv.method,
         "resamples": iv.resamples,
         "clusters": iv.clusters,
@@ -48,10 +63,12 @@ def pairwise_comparisons(results: Results, *, n_resamples: int = N_RESAMPLES, se
     """Every pair of each coder's strategies, every compared measure: A - B with paired interval, p and Holm p.
 
     Returns:
-        Columns :data:`COLUMNS`: ``a``, ``b`` the two strategies (``a`` sorted first), ``measure``, ``diff_pp``
-        (100 x the difference; MCC x 100 too), ``low``, ``high``, ``p`` (bootstrap), ``p_holm`` (Holm within
-        the coder and measure), ``differs`` (``p_holm < 0.05``), and the interval's method, resamples, clusters
-        and design effect.
+        Columns :data:`COLUMNS`: ``a``, ``b`` the two strategies (``a`` sorted first, so ``accept_all`` is ``a``),
+        ``measure``, ``family`` (``primary`` or ``exploratory``), ``diff_pp`` (100 x the difference; MCC x 100
+        too), ``low``, ``high`` (paired cluster bootstrap), ``informative_tasks``, ``test`` (the permutation's
+        method, or ``too few tasks``), ``p`` (task-level permutation; NaN without a test), ``p_holm`` (Holm within
+        the coder's primary family, or within the coder and measure for exploratory rows), ``differs``
+        (``p_holm < 0.05``), and the interval's method, resamples, clusters and design effect.
     """
     return last_of("pairwise", results, (n_resamples, seed), lambda: _pairwise(results, n_resamples, seed))
 
@@ -61,28 +78,34 @@ def _pairwise(results: Results, n_resamples: int, seed: int) -> pd.DataFrame:
     for model, cs in common_sets(results).items():
         rs_fb, rs_codes = set_resamplers(cs, n_resamples, seed)
         rel = cs.feedback["reliable"].to_numpy(dtype=bool)
+        tasks, code_tasks = cs.feedback["task_id"].tolist(), cs.codes["task_id"].tolist()
         refined = skip_reason(results, model, "refine_codes") is None and cs.feedback["gain"].notna().any()
         head = {"model": model, "source": source_of(results, model).source, "decisions": len(cs.feedback)}
         change = {s: cs.per_code_change(s) for s in cs.strategies} if refined else {}
         for a, b in combinations(cs.strategies, 2):
-            full, boot = rs_fb.sums(joint_cells(cs.accepted(a), cs.accepted(b), rel))
+            acc_a, acc_b = cs.accepted(a), cs.accepted(b)
+            full, boot = rs_fb.sums(joint_cells(acc_a, acc_b, rel))
             for measure in COMPARED:
-                iv = counts_stat(rs_fb, full, boot, paired(MEASURES[measure]))
-                rows.append({**head, "a": a, "b": b, "measure": measure, **_row(iv)})
+                iv = counts_stat(rs_fb, full, boot, paired(MEASURES[measure]), scale="identity")
+                test = paired_measure_test(tasks, acc_a, acc_b, rel, MEASURES[measure], seed=seed)
+                row = {"a": a, "b": b, "measure": measure, "family": family_of(a, b, measure)}
+                rows.append({**head, **row, **_row(iv, test)})
+            scores_a, scores_b = cs.ranking_scores(a), cs.ranking_scores(b)
+            if scores_a is not None and scores_b is not None and len(set(rel)) == 2:
+                cells, swapped, stat = paired_level_cells(scores_a, scores_b, rel)
+                iv = counts_stat(rs_fb, *rs_fb.sums(cells), stat, scale="identity")
+                test = swap_test(tasks, cells, swapped, stat, seed=seed)
+                rows.append({**head, "a": a, "b": b, "measure": "auroc", "family": "exploratory", **_row(iv, test)})
             if refined:
-                iv = ratio(rs_codes, change[a] - change[b], np.ones(len(cs.codes)))
-                rows.append({**head, "a": a, "b": b, "measure": "net_change_per_code", **_row(iv)})
+                iv = ratio(rs_codes, change[a] - change[b], np.ones(len(cs.codes)), "identity")
+                test = paired_task_test(code_tasks, change[a], change[b], seed=seed)
+                row = {"a": a, "b": b, "measure": "net_change_per_code", "family": "exploratory"}
+                rows.append({**head, **row, **_row(iv, test)})
     frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("p_holm", "differs")])
-    frame["p_holm"] = np.nan
-    gc.freeze()  # multipletests' Holm branch calls gc.collect(): frozen objects make that cheap
-    try:
-        for _, idx in frame.groupby(["model", "measure"]).groups.items():
-            p = frame.loc[idx, "p"].astype(float)
-            ok = p.notna()
-            if ok.any():
-                frame.loc[p[ok].index, "p_holm"] = multipletests(p[ok].to_numpy(), alpha=ALPHA, method="holm")[1]
-    finally:
-        gc.unfreeze()
+    frame["p"] = frame["p"].astype(float)
+    # the primary family is one per coder; an exploratory family is one coder and one measure
+    key = frame.assign(holm_family=np.where(frame["family"] == "primary", "primary", frame["measure"]))
+    frame["p_holm"] = holm(key, ["model", "holm_family"], "p", ALPHA)
     frame["differs"] = frame["p_holm"] < ALPHA
     frame["p"] = frame["p"].astype(float).round(4)
     frame["p_holm"] = frame["p_holm"].astype(float).round(4)

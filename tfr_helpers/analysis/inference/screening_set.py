@@ -78,6 +78,18 @@ class CommonSet:
         dec = self.decisions[strategy].to_numpy()
         return (dec == "accept") | ((dec == "undecided") & (undecided_as == "accept"))
 
+    def ranking_scores(self, strategy: str) -> np.ndarray | None:
+        """The strategy's score on every feedback of the common set, abstentions tied at one level (the median of
+        its stated scores: an abstention carries no evidence either way); None when some other decision states no
+        score (a judge, say), so the strategy has no AUROC."""
+        scores = self.scores[strategy].to_numpy(dtype=float).copy()
+        abstained = self.abstained[strategy].to_numpy(dtype=bool)
+        stated = np.isfinite(scores)
+        if not stated.any() or not (stated | abstained).all():
+            return None
+        scores[~stated] = float(np.median(scores[stated]))
+        return scores
+
     def per_code_change(self, strategy: str) -> np.ndarray:
         """Expected benchmark change of each code sample (rows of :attr:`codes`) under the downstream policy."""
         fb = self.feedback.assign(acc=self.accepted(strategy))

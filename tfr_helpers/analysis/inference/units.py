@@ -68,24 +68,36 @@ ONE_TASK_METHOD = "one task: no interval"
 """Method of a share strictly between 0 and 100% whose rows all come from one task: there is nothing to resample."""
 
 
-def boundary_interval(iv: Interval, at: int) -> Interval:
-    """A share of 0 (``at`` 0) or 1 (``at`` 1): Wilson's interval for ``at * clusters`` of ``clusters`` tasks.
+def tasks_holding(rs: Resampler, among: np.ndarray | pd.Series | None = None) -> int:
+    """Tasks with at least one row in the denominator (``among``; every row when None)."""
+    rows = np.ones(len(rs.unit_of_row), dtype=bool) if among is None else np.asarray(among, dtype=float) > 0
+    return int(np.unique(rs.task_of_unit[rs.unit_of_row[rows]]).size)
 
-    The percentile bootstrap collapses to one point there; counting each task once is the honest sample size."""
-    w = wilson(at * iv.clusters, iv.clusters)
-    return replace(iv, low=w.low, high=w.high, method=BOUNDARY_METHOD, design_effect=math.nan, p_value=math.nan)
+
+def boundary_interval(iv: Interval, at: int, rs: Resampler, among: np.ndarray | pd.Series | None = None) -> Interval:
+    """A share of 0 (``at`` 0) or 1 (``at`` 1): Wilson's interval for ``at * T`` of ``T`` tasks, where ``T`` counts
+    only the tasks that hold the share's denominator (:func:`tasks_holding`): 0 of 15 attempts from 3 tasks is
+    [0, 56.1], not [0, 16.1] from every task of the resampler.
+
+    The one boundary rule of RQ1, RQ2, RQ3 and the arms; the bootstrap collapses to one point there."""
+    tasks = tasks_holding(rs, among)
+    w = wilson(at * tasks, tasks)
+    return replace(
+        iv, low=w.low, high=w.high, clusters=tasks, method=BOUNDARY_METHOD, design_effect=math.nan, p_value=math.nan
+    )
 
 
 def share_interval(rs: Resampler, hits: np.ndarray | pd.Series, among: np.ndarray | pd.Series | None = None) -> Interval:
     """The pooled share of rows with ``hits`` among the rows with ``among`` (all when None), as a fraction, with
-    its cluster-bootstrap interval (Wilson's over the tasks at 0 or 100%: :func:`boundary_interval`)."""
+    its cluster-bootstrap interval (Wilson's over the tasks holding the denominator at 0 or 100%:
+    :func:`boundary_interval`)."""
     den = np.ones(len(rs.unit_of_row)) if among is None else np.asarray(among, dtype=float)
     num = np.asarray(hits, dtype=float) * den
     pooled = ratio(rs, num, den)
     k, n = int(num.sum()), int(den.sum())
     if n and k in (0, n):  # every resample gives the same share: the bootstrap has no spread at 0 or 100%
-        pooled = boundary_interval(pooled, k // n)
-    elif rs.clusters == 1:  # one task: every resample draws it, and its instances are not independent
+        pooled = boundary_interval(pooled, k // n, rs, den)
+    elif tasks_holding(rs, den) == 1:  # one task: every resample draws it, and its instances are not independent
         pooled = replace(pooled, low=math.nan, high=math.nan, method=ONE_TASK_METHOD, design_effect=math.nan)
     return pooled
 

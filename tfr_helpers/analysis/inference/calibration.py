@@ -1,0 +1,156 @@
+"""Size and coverage of the study's tests and intervals on simulated clustered data (the numbers behind the choice).
+
+The data mimic the study's shape: ``n_tasks`` tasks, each with ``1 + Poisson(mean_size)`` instances whose outcome is
+Bernoulli with a task rate drawn from a Beta of mean ``share`` and intraclass correlation ``icc``
+(``Beta(share s, (1 - share) s)``, ``s = (1 - icc) / icc``). Sizes and rates are independent, so the pooled share's
+target is ``share``.
+
+- :func:`coverage_of_intervals`: how often each 95% interval of a pooled share covers ``share``: the package's own
+  interval (:func:`~tfr_helpers.analysis.inference.clustered.small_cluster_t` on the logit scale), the former
+  percentile interval, BCa (``scipy.stats.bootstrap`` over the tasks' (hits, instances) pairs) and Wilson over
+  instances.
+- :func:`size_of_tests`: how often each test rejects at 0.05 when there is no effect: two arms with exchangeable
+  outcomes on the same instances (the controls' comparison), and two screeners of equal quality (the RQ3 MCC
+  comparison). The package's task-level test (:mod:`paired_tasks`), the cluster bootstrap's p and the exact
+  McNemar test over instances.
+
+Every configuration draws one set of bootstrap weights with the package's seeded :func:`resampler` and uses it
+for all its replications (as every table of a run does for its rows), so the work is matrix products over the
+replications. ``benchmarks/stats/size_and_coverage.py`` prints the full table; a CI test runs a reduced one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import binomtest, bootstrap
+
+from tfr_helpers.analysis.inference.clustered import bootstrap_p, resampler, small_cluster_t
+from tfr_helpers.analysis.inference.measures import mcc
+from tfr_helpers.analysis.inference.paired_tasks import paired_measure_test, paired_task_test
+from tfr_helpers.analysis.inference.stats import wilson
+
+INTERVALS = ("bootstrap-t logit (used)", "percentile (former)", "BCa", "Wilson over instances")
+"""Coverage columns, in order."""
+TESTS = ("task swap permutation", "cluster bootstrap p", "McNemar over instances", "task swap, MCC of screeners")
+"""Rejection-rate columns, in order."""
+
+
+@dataclass(frozen=True)
+class Clustered:
+    """One simulated data set: per-task instance counts and, per instance, its task and its outcome rate."""
+
+    sizes: np.ndarray
+    task_of_row: np.ndarray
+    rate_of_row: np.ndarray
+
+
+def clustered_rates(rng: np.random.Generator, icc: float, share: float, n_tasks: int) -> np.ndarray:
+    """Task rates ``~ Beta(share s, (1 - share) s)``, ``s = (1 - icc) / icc``: mean ``share``, ICC ``icc``."""
+    s = (1 - icc) / icc
+    return rng.beta(share * s, (1 - share) * s, n_tasks)
+
+
+def clustered(rng: np.random.Generator, n_tasks: int, icc: float, share: float, mean_size: float = 10) -> Clustered:
+    """Tasks of ``1 + Poisson(mean_size)`` instances with task rates ``~ Beta`` of mean ``share`` and ICC ``icc``."""
+    sizes = 1 + rng.poisson(mean_size, n_tasks)
+    rates = clustered_rates(rng, icc, share, n_tasks)
+    tasks = np.repeat(np.arange(n_tasks), sizes)
+    return Clustered(sizes, tasks, rates[tasks])
+
+
+def _ratio_stat(hits: np.ndarray, size: np.ndarray, axis: int = -1) -> np.ndarray:
+    return hits.sum(axis=axis) / size.sum(axis=axis)
+
+
+def coverage_of_intervals(
+    n_tasks: int,
+    icc: float,
+    share: float,
+    *,
+    replications: int = 500,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    mean_size: float = 10,
+) -> dict[str, float]:
+    """Share of ``replications`` in which each interval of :data:`INTERVALS` covers the true pooled share."""
+    rng = np.random.default_rng(seed)
+    weights = resampler(range(n_tasks), n_resamples=n_resamples, seed=seed).task_weights
+    covered = dict.fromkeys(INTERVALS, 0)
+    for _ in range(replications):
+        data = clustered(rng, n_tasks, icc, share, mean_size)
+        hits = np.bincount(data.task_of_row, weights=rng.random(data.task_of_row.size) < data.rate_of_row)
+        hits = np.pad(hits, (0, n_tasks - hits.size)).astype(float)
+        size = data.sizes.astype(float)
+        value = hits.sum() / size.sum()
+        boot = (weights @ hits) / (weights @ size)
+        bounds = {
+            INTERVALS[0]: small_cluster_t(value, boot, n_tasks, "logit", 0.5 / size.sum()),
+            INTERVALS[1]: tuple(np.percentile(boot, [2.5, 97.5])),
+        }
+        if 0 < value < 1:
+            ci = bootstrap((hits, size), _ratio_stat, paired=True, vectorized=True, n_resamples=n_resamples,
+                           method="BCa", random_state=rng).confidence_interval  # fmt: skip
+            bounds[INTERVALS[2]] = (ci.low, ci.high)
+        else:
+            bounds[INTERVALS[2]] = (value, value)
+        w = wilson(int(hits.sum()), int(size.sum()))
+        bounds[INTERVALS[3]] = (w.low, w.high)
+        for name, (low, high) in bounds.items():
+            covered[name] += bool(low <= share <= high)
+    return {name: count / replications for name, count in covered.items()}
+
+
+def _mcnemar(a: np.ndarray, b: np.ndarray) -> float:
+    only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
+    return 1.0 if only_a + only_b == 0 else float(binomtest(only_a, only_a + only_b, 0.5).pvalue)
+
+
+def size_of_tests(
+    n_tasks: int,
+    icc: float,
+    *,
+    share: float = 0.3,
+    replications: int = 500,
+    n_resamples: int = 2000,
+    n_permutations: int = 999,
+    seed: int = 0,
+    mean_size: float = 10,
+    alpha: float = 0.05,
+) -> dict[str, float]:
+    """Rejection rate at ``alpha`` of each test of :data:`TESTS` with no effect, plus ``too few tasks`` (the share
+    of replications where the task-level test gives no p) and ``difference interval coverage`` (how often the
+    paired difference's interval covers 0).
+
+    Arms: each arm has its own task rates, drawn from the same Beta (so the arms are exchangeable and the mean
+    effect is 0, but a task may favour either arm: the clustering that breaks McNemar). Screeners: reliability is
+    Bernoulli with the task's rate, and each of two screeners errs with its own task-level error rate ``~ Beta``
+    of mean 0.2 and ICC ``icc`` (equal quality).
+    """
+    rng = np.random.default_rng(seed)
+    weights = resampler(range(n_tasks), n_resamples=n_resamples, seed=seed).task_weights
+    rejected = dict.fromkeys(TESTS, 0)
+    too_few = covers_zero = 0
+    for _ in range(replications):
+        data = clustered(rng, n_tasks, icc, share, mean_size)
+        rows = data.task_of_row.size
+        other = clustered_rates(rng, icc, share, n_tasks)[data.task_of_row]  # arm B's own task rates
+        a, b = (rng.random(rows) < data.rate_of_row), (rng.random(rows) < other)
+        test = paired_task_test(data.task_of_row, a, b, n_permutations=n_permutations, seed=seed)
+        too_few += not test.tested
+        rejected[TESTS[0]] += test.rejects(alpha)
+        diff = np.bincount(data.task_of_row, weights=a.astype(float) - b, minlength=n_tasks)
+        boot = (weights @ diff) / (weights @ data.sizes)
+        rejected[TESTS[1]] += bootstrap_p(boot) < alpha
+        low, high = small_cluster_t(float(diff.sum() / rows), boot, n_tasks)
+        covers_zero += bool(low <= 0 <= high)
+        rejected[TESTS[2]] += _mcnemar(a, b) < alpha
+        reliable = rng.random(rows) < data.rate_of_row
+        acc_a = reliable ^ (rng.random(rows) < clustered_rates(rng, icc, 0.2, n_tasks)[data.task_of_row])
+        acc_b = reliable ^ (rng.random(rows) < clustered_rates(rng, icc, 0.2, n_tasks)[data.task_of_row])
+        rejected[TESTS[3]] += paired_measure_test(
+            data.task_of_row, acc_a, acc_b, reliable, mcc, n_permutations=n_permutations, seed=seed
+        ).rejects(alpha)
+    out = {name: count / replications for name, count in rejected.items()}
+    return out | {"too few tasks": too_few / replications, "difference interval coverage": covers_zero / replications}
