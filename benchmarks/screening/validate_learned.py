@@ -136,7 +136,8 @@ def main() -> None:
             ]
             lo, hi = np.percentile(d, [2.5, 97.5])
             print(
-                f"  {s}: learned {own:.3f} vs {name} {score:.3f} (rejects {rej.mean():.1%}): difference {own - score:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+                f"  {s}: learned {own:.3f} vs {name} {score:.3f} (rejects {rej.mean():.1%}): "
+                f"difference {own - score:+.3f} [{lo:+.3f}, {hi:+.3f}]"
             )
 
 
