@@ -7,7 +7,9 @@ import random
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from tfr_helpers.cli import app
 from tfr_helpers.errors import DataError
 from tfr_helpers.screener.artefact import load_artefact, save_artefact
 from tfr_helpers.screener.dataset import Example
@@ -78,3 +80,13 @@ def test_the_shipped_artefact_passes_its_check_and_matches_the_features():
     a = load_artefact()
     assert a.features == FEATURES
     assert a.training["items"] > 0 and all(not s.startswith("sim:") for s in a.training["sources"])
+
+
+def test_tfr_screen_check_prints_the_digest_and_refuses_a_tampered_file(artefact_file, tmp_path):
+    path, body, _ = artefact_file
+    runner = CliRunner()
+    ok = runner.invoke(app, ["screen", "check", "--artefact", str(path)])
+    assert ok.exit_code == 0 and body["sha256"] in ok.output and "replay:fixture" in ok.output
+    (tmp_path / "t.json").write_text(json.dumps(dict(body, features=list(reversed(body["features"])))))
+    bad = runner.invoke(app, ["screen", "check", "--artefact", str(tmp_path / "t.json")])
+    assert bad.exit_code != 0 and "fails its sha256 check" in str(bad.exception)
