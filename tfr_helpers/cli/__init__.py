@@ -15,6 +15,7 @@ from tfr_helpers.cli import (  # noqa: F401
     pipeline_cmds,
     replay_cmds,
     sandbox_cmds,
+    screen_cmds,
     select_cmds,
 )
 from tfr_helpers.cli.apps import app, benchmarks_app

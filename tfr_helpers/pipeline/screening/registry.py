@@ -83,7 +83,11 @@ def register_strategy(name: str) -> Callable[[Strategy], Strategy]:
 FAMILIES: dict[str, Callable[[str], Strategy]] = {}
 """Parametrised strategies: ``<prefix>@<arg>`` names are built by ``FAMILIES[prefix](arg)`` when first resolved."""
 
-BUILTIN_MODULES = ("tfr_helpers.pipeline.screening.builtin", "tfr_helpers.consensus.screening")
+BUILTIN_MODULES = (
+    "tfr_helpers.pipeline.screening.builtin",
+    "tfr_helpers.consensus.screening",
+    "tfr_helpers.screener.strategy",
+)
 """Package modules that register the built-in strategies (imported, like plugins, when a name is first resolved)."""
 
 

@@ -1,0 +1,57 @@
+"""``tfr screen``: the learned gold-free screener's artefact (registered on import)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from tfr_helpers.cli.apps import app
+from tfr_helpers.records import ProgramRun
+from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
+from tfr_helpers.screener.artefact import DEFAULT_ARTEFACT, load_artefact, save_artefact
+from tfr_helpers.screener.dataset import examples_from_run
+from tfr_helpers.screener.train import train
+
+screen_app = typer.Typer(help="The learned gold-free screener: train its artefact, check it.", no_args_is_help=True)
+app.add_typer(screen_app, name="screen")
+
+
+@screen_app.command("train")
+def train_cmd(
+    run_dir: Annotated[list[Path], typer.Option(help="A run directory with real (replayed or API) coders; repeatable.")],
+    out: Annotated[Path, typer.Option(help="Where to write the artefact.")] = DEFAULT_ARTEFACT,
+    workers: Annotated[Optional[int], typer.Option(help="Sandbox workers (default: CPU count).")] = None,  # noqa: UP045
+) -> None:
+    """Fit the screener on the labelled test-fail feedback of real coders (never sim) and write its JSON artefact."""
+    limits = Limits(timeout_s=10.0)
+    examples = []
+    with Sandbox(limits, workers=workers) as sandbox:
+
+        def execute(jobs: Sequence[tuple[str, Sequence[TestSpec]]]) -> list[ProgramRun]:
+            return sandbox.run_many(jobs, desc="prompt examples")
+
+        for d in run_dir:
+            examples.extend(examples_from_run(d, execute))
+    provenance = {"run_dirs": [d.name for d in run_dir], "command": "tfr screen train " + " ".join(sys.argv[3:])}
+    body, _ = train(examples, provenance)
+    save_artefact(body, out)
+    sel = body["selection"]["grouped_cv_auroc"]
+    typer.echo(
+        f"{out}: {body['training']['items']} items, grouped CV AUROC {sel['calibrated_logistic_regression']:.3f} "
+        f"(gradient boosting {sel['gradient_boosting']:.3f}), threshold {body['threshold']:.3f}, sha256 {body['sha256']}"
+    )
+
+
+@screen_app.command("check")
+def check_cmd(
+    artefact: Annotated[Path, typer.Option(help="The artefact to check.")] = DEFAULT_ARTEFACT,
+) -> None:
+    """Check an artefact's sha256 and print its provenance."""
+    a = load_artefact(artefact)
+    typer.echo(f"{artefact}: sha256 {a.sha256} ok; scikit-learn {a.sklearn_version}; threshold {a.threshold:.3f}")
+    for source, facts in a.training.get("sources", {}).items():
+        typer.echo(f"  trained on {source}: {facts}")

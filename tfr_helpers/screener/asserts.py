@@ -1,0 +1,143 @@
+"""Reading ``assert <call> == <expected>`` pairs out of generated tests and the examples out of a task's prompt.
+
+A test (or prompt example) of the form ``assert <call> == <expected>``, where exactly one side calls the entry
+point, gives an :class:`AssertPair`: the call expression (the test's input) and the expected expression. The
+prompt's examples are HumanEval's docstring examples (``>>> f(x)`` followed by the value, or one line
+``f(x) == y``, ``f(x) -> y``, ``f(x) => y``, ``f(x) ➞ y``) and the example asserts a task shows beside its text
+(MBPP's first benchmark assert, :attr:`~tfr_helpers.records.TaskView.examples`). Values are compared after
+:func:`normalise`: literals are evaluated, floats rounded to 6 significant digits, tuples read as lists, strings
+stripped of surrounding whitespace.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_ARROW = re.compile(r"^\s*(?P<call>.+?\))\s*(?:==>|==|➞|=>|->|=|returns|should return|should be)\s*(?P<value>.+?)\s*$")
+
+
+@dataclass(frozen=True)
+class AssertPair:
+    """One ``<call> == <expected>`` comparison: both sides unparsed (so spacing does not matter)."""
+
+    call: str
+    expected: str
+    call_on_left: bool
+
+
+def _calls(node: ast.AST, entry_point: str) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == entry_point for n in ast.walk(node))
+
+
+def _pair(cmp: ast.Compare, entry_point: str) -> AssertPair | None:
+    if len(cmp.ops) != 1 or not isinstance(cmp.ops[0], ast.Eq):
+        return None
+    left, right = cmp.left, cmp.comparators[0]
+    if _calls(left, entry_point) == _calls(right, entry_point):
+        return None
+    if _calls(left, entry_point):
+        return AssertPair(ast.unparse(left), ast.unparse(right), True)
+    return AssertPair(ast.unparse(right), ast.unparse(left), False)
+
+
+def assert_pairs(source: str, entry_point: str) -> list[AssertPair]:
+    """The ``assert <call> == <expected>`` comparisons of a test, in order (empty when none or it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    pairs = (
+        _pair(n.test, entry_point) for n in ast.walk(tree) if isinstance(n, ast.Assert) and isinstance(n.test, ast.Compare)
+    )
+    return [p for p in pairs if p is not None]
+
+
+def asserts_in(source: str) -> int:
+    """How many assert statements a test holds (0 when it does not parse)."""
+    try:
+        return sum(isinstance(n, ast.Assert) for n in ast.walk(ast.parse(source)))
+    except (SyntaxError, ValueError):
+        return 0
+
+
+def _expression(text: str) -> str | None:
+    try:
+        return ast.unparse(ast.parse(text.strip(), mode="eval"))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _docstring_examples(prompt: str, entry_point: str) -> list[AssertPair]:
+    lines = prompt.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if text.startswith(">>>") and " == " in text:
+            text = text[3:]
+        elif text.startswith(">>>"):
+            call = _expression(text[3:])
+            value = next((v.strip() for v in lines[i + 1 : i + 2] if v.strip() and not v.strip().startswith(">>>")), None)
+            expected = _expression(value) if value is not None else None
+            if call and expected and f"{entry_point}(" in call:
+                out.append(AssertPair(call, expected, True))
+            continue
+        match = _ARROW.match(text)
+        if match and f"{entry_point}(" in match["call"]:
+            value = match["value"].rstrip(".,;").rsplit(" = ", 1)[-1]
+            call, expected = _expression(match["call"]), _expression(value)
+            if call and expected:
+                out.append(AssertPair(call, expected, True))
+    return out
+
+
+def prompt_examples(prompt: str, entry_point: str, shown: tuple[str, ...] = ()) -> list[AssertPair]:
+    """The input/value examples of a task's prompt: its docstring examples, then the example asserts it shows."""
+    pairs = _docstring_examples(prompt, entry_point)
+    for line in shown:
+        pairs.extend(assert_pairs(line, entry_point))
+    unique: dict[str, AssertPair] = {}
+    for p in pairs:
+        unique.setdefault(p.call, p)
+    return list(unique.values())
+
+
+def literal(text: str | None) -> tuple[bool, Any]:
+    """``(True, value)`` when ``text`` is a Python literal, else ``(False, None)``."""
+    if text is None:
+        return False, None
+    try:
+        return True, ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False, None
+
+
+def normalise(value: Any) -> Any:
+    """A value with tolerable differences removed (see the module doc)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, float):
+        return float(f"{value:.6g}") if math.isfinite(value) else str(value)
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (list, tuple)):
+        return [normalise(v) for v in value]
+    if isinstance(value, dict):
+        return {k: normalise(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((repr(normalise(v)) for v in value))
+    return value
+
+
+def same_value(a: str | None, b: str | None) -> bool:
+    """Whether two value texts are the same value after :func:`normalise` (their text when not literals)."""
+    (ok_a, va), (ok_b, vb) = literal(a), literal(b)
+    if ok_a and ok_b:
+        try:
+            return bool(normalise(va) == normalise(vb))
+        except (TypeError, ValueError):
+            return False
+    return (a or "").strip() == (b or "").strip()

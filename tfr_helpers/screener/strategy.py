@@ -1,0 +1,53 @@
+"""The ``learned_gold_free`` screening strategy: the shipped artefact applied to reference-free features.
+
+Each batch of feedback is turned into :class:`~tfr_helpers.screener.view.FeedbackView` records by the one function
+that reads the run context (:func:`~tfr_helpers.screener.view.views_from_context`), featurised (the prompt's
+examples run on the generated code in the run's sandbox) and scored by the artefact; feedback whose probability of
+being unreliable is at or above the artefact's threshold is rejected. A task the artefact was trained on is scored
+by the fold model that held it out, never in-sample. Every decision's reasoning names the artefact's sha256, and
+the run directory gets ``screening/learned_gold_free.json``: the artefact's version, features and training data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from tfr_helpers.errors import DataError
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.screening.registry import ScreeningItem, Verdict, register_strategy
+from tfr_helpers.screener.artefact import Artefact, load_artefact
+from tfr_helpers.screener.features import FEATURES, extract
+from tfr_helpers.screener.view import views_from_context
+
+PROVENANCE_FILE = "screening/learned_gold_free.json"
+"""Where a run that uses the strategy records the artefact it used."""
+
+
+def decide(items: Sequence[ScreeningItem], ctx: RunContext, artefact: Artefact) -> list[Verdict]:
+    """The verdicts of ``artefact`` on ``items`` (see the module doc)."""
+    if tuple(artefact.features) != FEATURES:
+        differ = ", ".join(sorted(set(artefact.features) ^ set(FEATURES))) or "their order"
+        raise DataError(f"screener artefact {artefact.sha256[:12]} was fitted on other features ({differ}); retrain it")
+    if not items:
+        return []
+    ctx.store.write_json(PROVENANCE_FILE, artefact.provenance())
+    views = views_from_context(items, ctx)
+    x = extract(views, lambda jobs: ctx.run_programs(jobs, desc="learned_gold_free: prompt examples"))
+    p, folds = artefact.proba(x, [v.task_id for v in views])
+    out = []
+    for prob, fold in zip(p.tolist(), folds, strict=True):
+        reject = prob >= artefact.threshold
+        which = f"fold model {fold} (task held out in training)" if fold is not None else "full model (task not in training)"
+        reason = (
+            f"P(unreliable) = {prob:.3f} {'>=' if reject else '<'} threshold {artefact.threshold:.3f}; {which}; "
+            f"artefact sha256 {artefact.sha256[:12]}, scikit-learn {artefact.sklearn_version}"
+        )
+        out.append(Verdict("reject" if reject else "accept", reason))
+    return out
+
+
+@register_strategy("learned_gold_free")
+def learned_gold_free(items: Sequence[ScreeningItem], ctx: RunContext, artefact_path: Path | None = None) -> list[Verdict]:
+    """Reject feedback the shipped learned screener rates unreliable (docs/screening.md)."""
+    return decide(items, ctx, load_artefact(artefact_path))
