@@ -1,0 +1,32 @@
+"""The trajectory arm's records consolidated for ``results.json`` (``Results.trajectories``)."""
+
+from __future__ import annotations
+
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
+from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectorySetInfo, TrajectoryStepEvaluation
+from tfr_helpers.replay.trajectory_sets import load_trajectories
+
+
+def trajectories_results(ctx: RunContext, records: StageRecords) -> TrajectoriesResults | None:
+    """The sets, every judged step and the steps the readers left out; None when no set is configured."""
+    if not ctx.config.trajectories:
+        return None
+    sets = [load_trajectories(entry) for entry in ctx.config.trajectories]
+    return TrajectoriesResults(
+        sets=[
+            TrajectorySetInfo(
+                name=s.name,
+                benchmark=s.benchmark,
+                model=s.model,
+                protocol=s.protocol,
+                source=s.source,
+                license=s.license,
+                tasks=sum(1 for t in s.trajectories if t.usable_steps),
+                steps=s.steps,
+            )
+            for s in sets
+        ],
+        steps=records_of(records, "evaluate_trajectory_steps", TrajectoryStepEvaluation),
+        unusable=[u for s in sets for u in s.unusable],
+    )
