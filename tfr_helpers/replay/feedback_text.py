@@ -21,7 +21,7 @@ _OUTPUT = " # output: "
 _FAILED_HEADER = "Tests failed:"
 _PASSED_HEADER = "Tested passed:"
 _VERBOSE = re.compile(r"^(\w+) \([\w.]*?\.?(\w+)\) \.\.\. (ok|FAIL|ERROR|skipped.*)$", re.MULTILINE)
-_BLOCK = re.compile(r"^(FAIL|ERROR): (\w+) \([\w.]*?\.?(\w+)\)\n-+\n(.*?)(?=\n={20,}|\n-{20,}\nRan |\Z)", re.S | re.M)
+_BLOCK = re.compile(r"^(FAIL|ERROR): (\w+) \([\w.]*?\.?(\w+)\)\n-+\n(.*?)(?=\n\n|\n={20,}|\n-{20,}|\Z)", re.S | re.M)
 _LISTED = re.compile(r"(\w+) \([\w.]*?\.?(\w+)\)")
 
 
