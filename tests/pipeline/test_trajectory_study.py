@@ -48,10 +48,7 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
     results = load_results(run)
     part = results.trajectories
     assert part is not None and [s.name for s in part.sets] == ["my_logs"]
-    got = {
-        s.task_id: (s.feedback_format, s.step_class, s.transition, s.logged_tests_after)
-        for s in part.steps
-    }
+    got = {s.task_id: (s.feedback_format, s.step_class, s.transition, s.logged_tests_after) for s in part.steps}
     assert got == EXPECTED
     by_task = {s.task_id: s for s in part.steps}
     assert [v.cause for v in by_task["HumanEval/53"].tests] == ["wrong_expected_value"]

@@ -37,7 +37,8 @@ def test_assert_feedback_gives_passing_and_failing_asserts_with_their_output() -
 def test_unittest_feedback_names_methods_of_the_rows_test_cases() -> None:
     cases = ["import unittest\nclass TestA(unittest.TestCase):\n    def test_x(self): pass\n", "class TestB: pass\n"]
     text = (
-        "TEST OUTPUT: \ntest_x (builtins.TestA) ... FAIL\ntest_y (builtins.TestB) ... ok\ntest_z (builtins.TestC) ... ERROR\n"
+        "TEST OUTPUT: \ntest_x (builtins.TestA) ... FAIL\ntest_y (builtins.TestB) ... ok\n"
+        "test_z (builtins.TestC) ... ERROR\n"
         "\n======================================================================\nFAIL: test_x (builtins.TestA)\n"
         "----------------------------------------------------------------------\nTraceback...\nAssertionError: 1 != 2\n"
         "\nFAILED TESTS: \ntest_x (builtins.TestA)test_z (builtins.TestC)"

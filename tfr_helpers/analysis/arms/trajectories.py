@@ -84,10 +84,10 @@ def step_classes(results: Results) -> pd.DataFrame:
     """Per set: its model, steps judged, steps the reader could not use, and the steps in each class."""
     part = _part(results)
     frame = steps_frame(results)
-    rows = []
+    rows: list[dict[str, object]] = []
     for info in part.sets:
         mine = frame[frame["dataset"] == info.name]
-        counts = Counter(mine["step_class"])
+        counts: Counter[str] = Counter(mine["step_class"].astype(str))
         unusable = sum(1 for u in part.unusable if u.dataset == info.name and u.step >= 0)
         rows.append(
             {
@@ -101,7 +101,8 @@ def step_classes(results: Results) -> pd.DataFrame:
                 **{c: int(counts.get(c, 0)) for c in STEP_CLASSES},
             }
         )
-    return pd.DataFrame(rows, columns=["dataset", "model", "benchmark", "protocol", "tasks", "steps", "unusable", *STEP_CLASSES])
+    columns = ["dataset", "model", "benchmark", "protocol", "tasks", "steps", "unusable", *STEP_CLASSES]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _fault(reason: str) -> str:

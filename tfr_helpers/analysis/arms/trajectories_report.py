@@ -95,7 +95,8 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
         rate = "--"
         if r.get("pass_fail_n"):
             interval = f"[{r['pass_fail_low']}, {r['pass_fail_high']}]" if r.get("pass_fail_low") is not None else ""
-            rate = f"{r['pass_fail_pct']}% {interval} ({r['pass_fail_k']}/{r['pass_fail_n']}, {r['pass_fail_clusters']} tasks)"
+            counts = f"{r['pass_fail_k']}/{r['pass_fail_n']}, {r['pass_fail_clusters']} tasks"
+            rate = f"{r['pass_fail_pct']}% {interval} ({counts})"
         lines.append(
             f"{r['model']} {r['dataset']} [real, {r['benchmark']}]: {r['steps']} steps ({r['unusable']} unusable in the "
             f"log); {classes}; P(Pass->Fail | passed) {rate}"
