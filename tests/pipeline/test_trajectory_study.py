@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.smoke import run_params_study
+from tfr_helpers import views
 from tfr_helpers.analysis import analyze
 from tfr_helpers.analysis.arms.trajectories import rq2_rows, step_classes
 from tfr_helpers.analysis.arms.trajectories_report import headline_lines
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.replay.trajectory_sets import clear_trajectory_cache
+from tfr_helpers.views.trajectories import trajectory_results
 
 LOG_DIR = Path(__file__).parents[1] / "replay" / "data" / "reflexion_log"
 
@@ -71,3 +73,8 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
     assert line.startswith("unspecified my_logs [real, bigcodebench+humaneval]: 7 steps (1 unusable in the log)")
     assert "P(Pass->Fail | passed) 33.3%" in line and len(fault_lines) == 4
     assert (run / "analysis" / "rq2_trajectories.tex").is_file()
+
+    page = views.trajectory_html(results, "my_logs", "HumanEval/53")
+    assert "unreliable" in page and "pass -&gt; fail" in page and "wrong_expected_value" in page
+    (run / "results.json").unlink()  # before finalize_results: the steps come from the arm's checkpoint
+    assert trajectory_results(run).trajectories == part

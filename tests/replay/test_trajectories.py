@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.replay.conftest import LoopbackServer
 from tfr_helpers.errors import ConfigError, DataError
@@ -152,3 +153,22 @@ def test_a_shipped_set_downloads_verified_into_the_cache(
     shutil.copy(shared_replay / spec.rel_path(spec.files[0]), target)
     assert resolve_dataset(spec)["log"].origin == "download"
     assert load_trajectories(spec.name).steps == EXPECTED_STEPS[spec.name]
+
+
+PARAMS = Path(__file__).resolve().parents[2] / "papermill_params"
+
+
+def test_the_main_job_replays_three_sets_and_the_trajectories_file_every_one(replay_env: Path) -> None:
+    from tfr_helpers.models.providers import is_simulated
+    from tfr_helpers.pipeline import load_config
+
+    main = yaml.safe_load((PARAMS / "default.yaml").read_text())["trajectories"]  # (validated by the main job's test)
+    assert {"replay:reflexion-gpt4o-bcb", "replay:reflexion-gpt4-humaneval-2iters"} <= set(main)
+    assert any("deepseek" in entry for entry in main)
+    every = load_config(PARAMS / "trajectories.yaml")
+    assert sorted(e.removeprefix("replay:") for e in every.trajectories) == sorted(TRAJECTORY_SETS)
+    assert not any(is_simulated(spec) for spec in every.models.all_specs())  # nothing in that run is a demo
+    assert "trajectories:reflexion-gpt4o-bcb:rules" in every.fingerprint()
+    assert not any(part.startswith("trajectories") for part in load_config(PARAMS / "smoke.yaml").fingerprint())
+    with pytest.raises(ConfigError, match="unknown trajectory set 'nope'"):
+        load_config(PARAMS / "trajectories.yaml", {"trajectories": ["replay:nope"]})

@@ -19,6 +19,7 @@ from tfr_helpers.views.display import (
 )
 from tfr_helpers.views.glue import read_headline, record_headline
 from tfr_helpers.views.progress import results_so_far
+from tfr_helpers.views.trajectories import trajectories_report, trajectory_browser, trajectory_html
 
 __all__: list[str] = [
     "ALL",
@@ -42,4 +43,7 @@ __all__: list[str] = [
     "sources",
     "sources_table",
     "tasks_overview",
+    "trajectories_report",
+    "trajectory_browser",
+    "trajectory_html",
 ]

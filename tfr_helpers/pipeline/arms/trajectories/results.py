@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
 from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectorySetInfo, TrajectoryStepEvaluation
 from tfr_helpers.replay.trajectory_sets import load_trajectories
 
+CHECKPOINT = "trajectory_steps"
+"""The arm's checkpoint (``checkpoints/trajectory_steps.jsonl``)."""
 
-def trajectories_results(ctx: RunContext, records: StageRecords) -> TrajectoriesResults | None:
-    """The sets, every judged step and the steps the readers left out; None when no set is configured."""
-    if not ctx.config.trajectories:
-        return None
-    sets = [load_trajectories(entry) for entry in ctx.config.trajectories]
+
+def trajectories_part(entries: Sequence[str], steps: list[TrajectoryStepEvaluation]) -> TrajectoriesResults:
+    """The sets named by ``entries`` (loaded: their identity and the steps their readers left out) and the steps."""
+    sets = [load_trajectories(entry) for entry in entries]
     return TrajectoriesResults(
         sets=[
             TrajectorySetInfo(
@@ -27,6 +30,15 @@ def trajectories_results(ctx: RunContext, records: StageRecords) -> Trajectories
             )
             for s in sets
         ],
-        steps=records_of(records, "evaluate_trajectory_steps", TrajectoryStepEvaluation),
+        steps=steps,
         unusable=[u for s in sets for u in s.unusable],
+    )
+
+
+def trajectories_results(ctx: RunContext, records: StageRecords) -> TrajectoriesResults | None:
+    """The sets, every judged step and the steps the readers left out; None when no set is configured."""
+    if not ctx.config.trajectories:
+        return None
+    return trajectories_part(
+        ctx.config.trajectories, records_of(records, "evaluate_trajectory_steps", TrajectoryStepEvaluation)
     )
