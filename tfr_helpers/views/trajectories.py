@@ -24,10 +24,16 @@ from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.render import _details, _pre, diff_html
 
 
+def _entries(results: Results) -> list[str]:
+    """The run's ``trajectories`` entries, from its configuration."""
+    value = results.config.get("trajectories") or []
+    return [str(e) for e in value] if isinstance(value, list) else []
+
+
 def trajectory_results(run_dir: str | Path) -> Results:
     """The run's results with its trajectories part (from the checkpoint while ``results.json`` is not written)."""
     results = results_so_far(run_dir)
-    entries = [str(e) for e in results.config.get("trajectories", []) or []]  # type: ignore[union-attr]
+    entries = _entries(results)
     if results.trajectories is not None or not entries:
         return results
     store = RunStore(Path(run_dir))
@@ -53,7 +59,7 @@ def trajectories_report(run_dir: str | Path) -> None:
 
 
 def _trajectory(results: Results, dataset: str, task_id: str) -> Trajectory:
-    entries = [str(e) for e in results.config.get("trajectories", []) or []]  # type: ignore[union-attr]
+    entries = _entries(results)
     for entry in entries:
         found = load_trajectories(entry)
         if found.name == dataset:
