@@ -172,3 +172,21 @@ def test_the_main_job_replays_three_sets_and_the_trajectories_file_every_one(rep
     assert not any(part.startswith("trajectories") for part in load_config(PARAMS / "smoke.yaml").fingerprint())
     with pytest.raises(ConfigError, match="unknown trajectory set 'nope'"):
         load_config(PARAMS / "trajectories.yaml", {"trajectories": ["replay:nope"]})
+
+
+def test_replay_list_shows_each_set_and_a_log_directory(replay_env: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tfr_helpers.cli import app
+
+    result = CliRunner().invoke(app, ["replay", "list", str(LOG_DIR)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[4].startswith("reflexion_log: trajectories of unspecified on bigcodebench+humaneval, 7 tasks")
+    gpt4o = next(i for i, line in enumerate(lines) if line.startswith("reflexion-gpt4o-bcb:"))
+    assert lines[gpt4o] == (
+        "reflexion-gpt4o-bcb: trajectories of GPT-4o on bigcodebench, 53 tasks with steps, 249 steps (22 unusable); "
+        "protocol Reflexion: feedback -> verbal self-reflection -> new code; GPT-4o on BigCodeBench, at most 10 "
+        "iterations; feedback: unittest output of GPT-4o's own unittest cases (the row's test_cases)"
+    )
+    assert lines[gpt4o + 1].endswith(f"files: override {replay_env / 'trajectories' / 'reflexion-bcb'}")

@@ -41,9 +41,6 @@ def list_replay(
         dataset = load_replay(name, replay_dir)
         typer.echo(f"{name}: {spec.model} on {spec.benchmark}, {summarize(dataset).line()}")
         typer.echo(f"  license {spec.license}; source {spec.source}; files: {replay_source(name, replay_dir)}")
-    for name, spec in TRAJECTORY_SETS.items():
-        typer.echo(describe(load_trajectories(name, replay_dir)))
-        typer.echo(f"  license {spec.license}; source {spec.source}; files: {trajectory_source(name, replay_dir)}")
     for directory in dirs or []:
         if is_trajectory_dir(directory):
             typer.echo(describe(load_trajectories(str(directory))))
@@ -51,3 +48,6 @@ def list_replay(
         dataset = load_import_dir(directory)
         typer.echo(f"{dataset.name}: {dataset.model} on {dataset.benchmark}, {summarize(dataset).line()}")
         typer.echo(f"  license {dataset.license}; source {dataset.source}")
+    for name, spec in TRAJECTORY_SETS.items():
+        typer.echo(describe(load_trajectories(name, replay_dir)))
+        typer.echo(f"  license {spec.license}; source {spec.source}; files: {trajectory_source(name, replay_dir)}")
