@@ -134,8 +134,8 @@ def test_the_shipped_sets_load_from_the_override(replay_env: Path) -> None:
         found = load_trajectories(f"replay:{name}")
         assert found.steps == steps and found.source.startswith("github.com/")
         assert set(trajectory_hashes(name)) == {
-            f"trajectories:{name}:{TRAJECTORY_SETS[name].files[0].name}",
-            f"trajectories:{name}:rules",
+            f"trajectories.{name}.{TRAJECTORY_SETS[name].files[0].name}",
+            f"trajectories.{name}.rules",
         }
 
 
@@ -168,7 +168,7 @@ def test_the_main_job_replays_three_sets_and_the_trajectories_file_every_one(rep
     every = load_config(PARAMS / "trajectories.yaml")
     assert sorted(e.removeprefix("replay:") for e in every.trajectories) == sorted(TRAJECTORY_SETS)
     assert not any(is_simulated(spec) for spec in every.models.all_specs())  # nothing in that run is a demo
-    assert "trajectories:reflexion-gpt4o-bcb:rules" in every.fingerprint()
+    assert "trajectories.reflexion-gpt4o-bcb.rules" in every.fingerprint()
     assert not any(part.startswith("trajectories") for part in load_config(PARAMS / "smoke.yaml").fingerprint())
     with pytest.raises(ConfigError, match="unknown trajectory set 'nope'"):
         load_config(PARAMS / "trajectories.yaml", {"trajectories": ["replay:nope"]})
@@ -190,3 +190,22 @@ def test_replay_list_shows_each_set_and_a_log_directory(replay_env: Path) -> Non
         "iterations; feedback: unittest output of GPT-4o's own unittest cases (the row's test_cases)"
     )
     assert lines[gpt4o + 1].endswith(f"files: override {replay_env / 'trajectories' / 'reflexion-bcb'}")
+
+
+def test_adding_sets_to_a_finished_run_keeps_every_other_stages_records(replay_env: Path) -> None:
+    from tfr_helpers.pipeline import load_config
+    from tfr_helpers.pipeline.config.fingerprint import changed_parts
+    from tfr_helpers.pipeline.engine.stage import blocking_stages
+    from tfr_helpers.pipeline.study import RUN_ORDER
+
+    before = load_config(PARAMS / "trajectories.yaml", {"trajectories": []}).fingerprint()
+    after = load_config(PARAMS / "trajectories.yaml").fingerprint()
+    parts = changed_parts(before, after)
+    assert parts and all(p.startswith("trajectories") for p in parts)
+    blocked = blocking_stages(parts, RUN_ORDER, lambda checkpoint: True)
+    assert {stage for stages in blocked.values() for stage in stages} <= {
+        "evaluate_trajectory_steps",
+        "generate_round_tests",
+        "evaluate_round_suites",
+        "backprompt_rounds",
+    }

@@ -302,15 +302,16 @@ def check_entry(entry: str) -> None:
 
 
 def trajectory_hashes(entry: str) -> dict[str, str]:
-    """Hashes of what a set's records depend on, for a run's fingerprint (pinned ones for registered sets)."""
+    """Hashes of what a set's records depend on, for a run's fingerprint (pinned ones for registered sets), as
+    parts under ``trajectories.`` (the key the stages other than the trajectory arm's are unaffected by)."""
     name = set_name(entry)
     if name in TRAJECTORY_SETS:
-        parts = {f"trajectories:{name}:{f.name}": f.sha256[:16] for f in TRAJECTORY_SETS[name].files}
+        parts = {f"trajectories.{name}.{f.name}": f.sha256[:16] for f in TRAJECTORY_SETS[name].files}
     else:
         directory = resolve(name)
         files = directory_files(directory) + [directory / "meta.json"] * (directory / "meta.json").is_file()
-        parts = {f"trajectories:{name}:{p.name}": file_sha256(p)[:16] for p in files}
-    return parts | {f"trajectories:{name}:rules": RULES_VERSION}
+        parts = {f"trajectories.{name}.{p.name}": file_sha256(p)[:16] for p in files}
+    return parts | {f"trajectories.{name}.rules": RULES_VERSION}
 
 
 def clear_trajectory_cache() -> None:
