@@ -15,7 +15,7 @@ from tfr_helpers.analysis import analyze
 from tfr_helpers.analysis.arms.trajectories import rq2_rows, step_classes
 from tfr_helpers.analysis.arms.trajectories_report import headline_lines
 from tfr_helpers.pipeline.engine.codec import load_results
-from tfr_helpers.replay.trajectory_sets import clear_trajectory_cache
+from tfr_helpers.replay.trajectories.sets import clear_trajectory_cache
 from tfr_helpers.views.trajectories import trajectory_results
 
 LOG_DIR = Path(__file__).parents[1] / "replay" / "data" / "reflexion_log"

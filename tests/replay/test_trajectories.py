@@ -11,10 +11,10 @@ import yaml
 
 from tests.replay.conftest import LoopbackServer
 from tfr_helpers.errors import ConfigError, DataError
-from tfr_helpers.replay.feedback_text import detect_format, failing, parse_feedback
 from tfr_helpers.replay.resolve import resolve_dataset
-from tfr_helpers.replay.trajectory_build import native_id
-from tfr_helpers.replay.trajectory_sets import (
+from tfr_helpers.replay.trajectories.build import native_id
+from tfr_helpers.replay.trajectories.feedback import detect_format, failing, parse_feedback
+from tfr_helpers.replay.trajectories.sets import (
     TRAJECTORY_SETS,
     clear_trajectory_cache,
     load_trajectories,

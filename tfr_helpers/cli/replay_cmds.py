@@ -9,7 +9,7 @@ import typer
 
 from tfr_helpers.cli.apps import app
 from tfr_helpers.replay import DATASETS, load_import_dir, load_replay, replay_source, summarize
-from tfr_helpers.replay.trajectory_sets import (
+from tfr_helpers.replay.trajectories.sets import (
     TRAJECTORY_SETS,
     describe,
     is_trajectory_dir,

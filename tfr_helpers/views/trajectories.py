@@ -19,7 +19,7 @@ from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import Results
 from tfr_helpers.records.trajectories import Trajectory, TrajectoryStepEvaluation
-from tfr_helpers.replay.trajectory_sets import load_trajectories
+from tfr_helpers.replay.trajectories.sets import load_trajectories
 from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.render import _details, _pre, diff_html
 

@@ -26,7 +26,7 @@ from tfr_helpers.pipeline.config.fingerprint import fingerprint
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.records import Control
 from tfr_helpers.replay import register_import
-from tfr_helpers.replay.trajectory_sets import check_entry as check_trajectory_entry
+from tfr_helpers.replay.trajectories.sets import check_entry as check_trajectory_entry
 
 BenchmarkChoice = str
 """A registered benchmark name (checked against ``tfr_helpers.benchmarks.registry``)."""

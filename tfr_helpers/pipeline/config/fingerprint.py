@@ -38,7 +38,7 @@ from tfr_helpers.models.providers import is_replayed
 from tfr_helpers.models.sim import version as sim_version_module
 from tfr_helpers.prompts.render import TEMPLATES, load_template
 from tfr_helpers.replay import replay_hashes
-from tfr_helpers.replay.trajectory_sets import trajectory_hashes
+from tfr_helpers.replay.trajectories.sets import trajectory_hashes
 
 ExperimentConfig = Any
 """An :class:`~tfr_helpers.pipeline.config.experiment.ExperimentConfig` (whose ``fingerprint`` method calls this

@@ -43,8 +43,8 @@ from tfr_helpers.records.trajectories import (
     TrajectoryStepEvaluation,
     step_key,
 )
-from tfr_helpers.replay.feedback_text import failing
-from tfr_helpers.replay.trajectory_sets import load_trajectories
+from tfr_helpers.replay.trajectories.feedback import failing
+from tfr_helpers.replay.trajectories.sets import load_trajectories
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
 from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectorySetInfo, TrajectoryStepEvaluation
-from tfr_helpers.replay.trajectory_sets import load_trajectories
+from tfr_helpers.replay.trajectories.sets import load_trajectories
 
 CHECKPOINT = "trajectory_steps"
 """The arm's checkpoint (``checkpoints/trajectory_steps.jsonl``)."""

@@ -19,10 +19,10 @@ from tfr_helpers.errors import ConfigError, DataError
 from tfr_helpers.launch import resolve
 from tfr_helpers.records.trajectories import Trajectory, TrajectorySet, UnusableStep
 from tfr_helpers.replay.datasets import DatasetSpec, ReplayFile
-from tfr_helpers.replay.reflexion_log import is_reflexion_log, read_reflexion_log
 from tfr_helpers.replay.resolve import resolve_dataset, verify_file
-from tfr_helpers.replay.trajectory_build import benchmarks_of
-from tfr_helpers.replay.trajectory_import import IMPORT_FILE, read_trajectory_import
+from tfr_helpers.replay.trajectories.build import benchmarks_of
+from tfr_helpers.replay.trajectories.imported import IMPORT_FILE, read_trajectory_import
+from tfr_helpers.replay.trajectories.reflexion_log import is_reflexion_log, read_reflexion_log
 
 REFLEXION_PROTOCOL = "Reflexion: feedback -> verbal self-reflection -> new code"
 """The protocol of every Reflexion log: the next attempt follows a reflection on the feedback, not the bare feedback."""

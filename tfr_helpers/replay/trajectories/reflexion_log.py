@@ -4,7 +4,7 @@ One JSON object per line, one task per object (docs/replay.md). The fields read:
 
 - ``implementations[k]``: attempt k's code (whole functions; a logged body makes its steps unusable);
 - ``test_feedback[k]``: the text shown after attempt k ran on the model's own tests (format detected per feedback,
-  :mod:`tfr_helpers.replay.feedback_text`);
+  :mod:`tfr_helpers.replay.trajectories.feedback`);
 - ``test_cases``: the unittest modules a unittest-format feedback names tests of;
 - ``task_id``, else ``name`` (``BigCodeBench/13`` or MultiPL-E's ``HumanEval_85_add``), and ``entry_point``.
 
@@ -21,8 +21,8 @@ from typing import Any
 
 from tfr_helpers.errors import DataError
 from tfr_helpers.records.trajectories import Trajectory, TrajectoryAttempt, UnusableStep
-from tfr_helpers.replay.feedback_text import parse_feedback
-from tfr_helpers.replay.trajectory_build import LoggedRow, build_trajectories
+from tfr_helpers.replay.trajectories.build import LoggedRow, build_trajectories
+from tfr_helpers.replay.trajectories.feedback import parse_feedback
 
 REFLEXION_FIELDS = ("implementations", "test_feedback")
 """The fields that make a JSON line a Reflexion-format log row."""
