@@ -47,7 +47,6 @@ SHARED_STUDY_FIXTURES = ("smoke_study", "smoke_series")
 """Session fixtures that run a whole study, once per pytest process."""
 SHARED_STUDY_MODULES = (
     "tests/analysis/test_smoke_run.py",
-    "tests/browser/",
     "tests/notebooks/test_series.py",
     "tests/pipeline/test_determinism.py",
     "tests/pipeline/test_exec_cache_study.py",

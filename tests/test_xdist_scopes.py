@@ -19,13 +19,14 @@ def test_every_user_of_the_shared_study_is_in_the_shared_scope() -> None:
         for path in TESTS.rglob("test_*.py")
         if path != Path(__file__).resolve() and USE.search(path.read_text())
     )
-    assert len(users) >= 6  # the notebook, browser, determinism, execution-cache, run-stages and analysis tests
+    assert len(users) >= 5  # the notebook, determinism, execution-cache, run-stages and analysis tests
     missing = [module for module in users if scope_of(f"{module}::test_x") != "shared-study"]
     assert not missing, f"these modules use the shared study: add them to SHARED_STUDY_MODULES: {missing}"
 
 
 def test_other_tests_are_scheduled_by_module() -> None:
     assert scope_of("tests/test_passk.py::test_pass_at_k_known_answers") == "tests/test_passk.py"
-    assert scope_of("tests/browser/test_static_export.py::test_x[a]") == "shared-study"
+    assert scope_of("tests/notebooks/test_series.py::test_x[a]") == "shared-study"
+    assert scope_of("tests/browser/test_reports.py::test_x") == "tests/browser/test_reports.py"  # its own study
     assert USE.search("def test_a(tmp_path: Path, smoke_study: SmokeStudy) -> None:")
     assert not USE.search("def test_smoke_study_on_two_nodes_equals_local(cluster):")

@@ -23,8 +23,12 @@ directory, which accepts a change of only the screening list and reruns the scre
 the final stage; it prints the three totals and the load average around each. Each of ``fixed``,
 ``evalplus``, ``before``, ``after`` runs alone too.
 
+``--mode records --run-dir RUN`` runs nothing: it reads a finished run's records and prints, per stage, test
+time, timeout time and the time outside tests (per benchmark, per kind), user and system CPU and the files
+written (``run_profile.py``).
+
 Usage: ``uv run python benchmarks/perf/profile_study.py [--params F] [--tasks N]
-[--mode both|cache|fixed|evalplus|before|after]``
+[--mode both|cache|fixed|evalplus|before|after|records] [--run-dir RUN]``
 """
 
 from __future__ import annotations
@@ -314,10 +318,21 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(__file__).resolve().parents[2]
     parser.add_argument("--params", type=Path, default=root / "papermill_params" / "default.yaml")
     parser.add_argument("--tasks", type=int, default=None, help="first N tasks per benchmark (default: the params')")
-    parser.add_argument("--mode", choices=("both", "cache", "fixed", "evalplus", "before", "after"), default="both")
+    parser.add_argument(
+        "--mode", choices=("both", "cache", "fixed", "evalplus", "before", "after", "records"), default="both"
+    )
+    parser.add_argument("--run-dir", type=Path, default=None, help="--mode records: a finished run directory")
+    parser.add_argument("--workers", type=int, default=None, help="--mode records: its sandbox workers (default: cores)")
     parser.add_argument("--no-rerun", action="store_true", help="skip the screening-change rerun")
     parser.add_argument("--keep", type=Path, default=None, help="keep the run and cache directories here")
     args = parser.parse_args(argv)
+    if args.mode == "records":
+        from run_profile import profile_run  # this directory is on sys.path when run as a script
+
+        if args.run_dir is None:
+            parser.error("--mode records needs --run-dir RUN (a finished run directory)")
+        print("\n".join(profile_run(args.run_dir, args.workers)))
+        return 0
     modes = {
         "before": {"TFR_EXEC_CACHE": "0", "TFR_SANDBOX_POOLS": "old"},
         "after": {"TFR_EXEC_CACHE": "1", "TFR_SANDBOX_POOLS": "auto"},

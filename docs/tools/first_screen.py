@@ -1,11 +1,13 @@
 """Screenshot the first screen of exported HTML reports, offline, as the docs' pictures were taken.
 
-    uv run tfr run --params papermill_params/smoke.yaml --run-dir runs/smoke
-    uv run python docs/tools/first_screen.py runs/smoke/notebooks/01_rq1_feedback_reliability.html \
-        docs/report_01_first_screen.png
+    uv run tfr run                     # the main job: runs/default
+    uv run python docs/tools/first_screen.py runs/default/notebooks docs/
+    uv run python docs/tools/first_screen.py runs/default/notebooks/01_rq1_feedback_reliability.html out.png
 
-Chromium (``/usr/bin/chromium``) opens the file with every request but ``file:`` refused and a proxy nobody
-listens on, so the page shows only what it carries with it. The viewport is 1300 x 1000 px.
+Given a directory of reports and a target directory, every ``NN_*.html`` is shot to ``report_NN_first_screen.png``.
+Chromium (``/usr/bin/chromium``) opens the file with every request but ``file:`` refused and a proxy nobody listens
+on, so the page shows only what it carries with it. The viewport is 1,400 x 1,000 px, as in the browser test
+(``tests/browser/test_reports.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from pathlib import Path
 from playwright.sync_api import Route, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--proxy-server=http://127.0.0.1:9"]
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"]
+ARGS += ["--disable-component-update", "--disable-sync", "--proxy-server=http://127.0.0.1:9"]
+WIDTH, HEIGHT = 1400, 1000
 
 
 def local_only(route: Route) -> None:
@@ -26,18 +30,29 @@ def local_only(route: Route) -> None:
         route.abort("internetdisconnected")
 
 
-def first_screen(html: Path, png: Path, width: int = 1300, height: int = 1000) -> None:
+def first_screens(pairs: list[tuple[Path, Path]], width: int = WIDTH, height: int = HEIGHT) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            page.route("**/*", local_only)
-            page.goto(html.resolve().as_uri())
-            page.wait_for_timeout(4000)  # the widget manager renders the case browser's widgets
-            page.screenshot(path=str(png))
+            for html, png in pairs:
+                page = browser.new_page(viewport={"width": width, "height": height})
+                page.route("**/*", local_only)
+                page.goto(html.resolve().as_uri())
+                page.wait_for_timeout(2000)  # the case browser's script and any widgets render
+                page.screenshot(path=str(png))
+                page.close()
+                print(png)
         finally:
             browser.close()
 
 
+def targets(source: Path, target: Path) -> list[tuple[Path, Path]]:
+    """(report, picture) pairs: one file to one file, or every ``NN_*.html`` of a directory into a directory."""
+    if source.is_file():
+        return [(source, target)]
+    target.mkdir(parents=True, exist_ok=True)
+    return [(html, target / f"report_{html.name.split('_')[0]}_first_screen.png") for html in sorted(source.glob("0*.html"))]
+
+
 if __name__ == "__main__":
-    first_screen(Path(sys.argv[1]), Path(sys.argv[2]))
+    first_screens(targets(Path(sys.argv[1]), Path(sys.argv[2])))

@@ -155,3 +155,17 @@ def test_counts_add_up(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
     for r in tables["rq3_screening_and_downstream"]["rows"]:
         mine = sum(p["case"].startswith("fail") and p["model"] == r["model"] for p in raw["pair_evaluations"])
         assert r["decisions"] == mine == r["accepted"] + r["rejected"] + r["undecided"]
+
+
+def test_every_tex_table_fits_a_page_with_a_short_caption(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
+    from tfr_helpers.analysis.export import MAX_LATEX_COLUMNS, sentences
+
+    _, out = analysed_run
+    for name, path in out.tables.items():
+        tex = path.read_text()
+        formats = re.findall(r"\\begin\{tabular\}\{([lr]+)\}", tex)
+        assert formats and all(len(f) <= MAX_LATEX_COLUMNS for f in formats), (name, formats)
+        captions = re.findall(r"\\caption\{(.*?)\}\n", tex)
+        assert len(captions) == len(formats) and all(len(sentences(c)) <= 2 for c in captions), (name, captions)
+        if "% " in tex:  # the rest of the caption (definitions, where the data came from) is kept as a comment
+            assert tex.startswith("% ")

@@ -22,3 +22,26 @@ def test_plots_use_the_given_axes_and_draw_intervals(tmp_path: Path) -> None:
         assert len([c for c in axes[2].containers if c.has_xerr and c.has_yerr]) == 3 * 2
     finally:
         plt.close(fig)
+
+
+def test_without_axes_real_and_simulated_models_get_panels_of_their_own(tmp_path: Path) -> None:
+    from tfr_helpers.records import ModelSource
+
+    res = load_results(make_synthetic_run(tmp_path, n_tasks=4))
+    sources = [
+        ModelSource(model="sim:default", source="simulated", label="simulated", note="demo"),
+        ModelSource(model="sim:alt", source="replayed", label="replayed (published)", producer="Alt", note="real"),
+    ]
+    res = res.model_copy(update={"model_sources": sources})
+    for plot in (plot_four_cases, plot_transitions, plot_screening_pr):
+        fig = plot(res)
+        try:
+            real, demo = fig.axes[:2]
+            assert real.get_title() == "Real generations (evidence)", plot.__name__
+            assert demo.get_title() == "Simulated model (a demo, not evidence)", plot.__name__
+            shown = [t.get_text() for ax in (real, demo) for t in (ax.get_legend().get_texts() if ax.get_legend() else [])]
+            assert plot is not plot_screening_pr or not any(": " in s for s in shown)  # one model per panel
+            keys = real.get_xlabel(), demo.get_xlabel()
+            assert plot is plot_screening_pr or ("sim:alt" in keys[0] and "sim:default" not in keys[0]), keys
+        finally:
+            plt.close(fig)

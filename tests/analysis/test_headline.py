@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -84,11 +85,18 @@ def test_the_printed_summary_gives_one_line_per_model_and_source(mixed: Path, tm
         headline=headline(results, "rq1"),
     )
     lines = NotebookRunSummary(run_dir=mixed, params=tmp_path / "p.yaml", notebooks=[report]).lines()
-    assert lines[1] == "  01_rq1_feedback_reliability.ipynb (1.0 s): simulated=True"
-    per_model = [line.strip() for line in lines[2:5]]
-    assert [line.split(" [")[0] for line in per_model] == [SIM, CODET, GPT4]
-    assert all("unreliable_pct=" in line for line in per_model)
-    assert not any("pooled" in line for line in lines)
+    assert lines[1] == "  01_rq1_feedback_reliability.ipynb (1.0 s)"  # no simulated=True above the real numbers
+    assert lines[2] == "  total: 1 notebooks in 0 min 01.0 s"
+    real, demo = (
+        lines.index(next(x for x in lines if x.startswith("Real results"))),
+        lines.index(next(x for x in lines if x.startswith("Demo: the simulated model"))),
+    )
+    rq1 = [x for x in lines if x.startswith("  rq1  ")]
+    assert [x.split()[1] for x in rq1] == [CODET, GPT4, SIM]  # real first, the simulated row under the demo title
+    assert all(re.search(r"\d% \[\d+\.\d, \d+\.\d\]  \d+ of \d+ feedback instances", x) for x in rq1), rq1
+    assert real < lines.index(rq1[1]) < demo < lines.index(rq1[2])
+    assert any(f"rq2  {CODET}" in x and "no answer: refine_codes not run: no refiner" in x for x in lines)
+    assert not any("pooled" in line or "refinements=0" in line for line in lines)
 
 
 def test_a_pooled_figure_only_where_the_models_share_one_source(mixed: Path) -> None:
@@ -129,7 +137,7 @@ def test_the_transitions_figure_keeps_models_apart(mixed: Path) -> None:
     results = analysis.load_results(mixed)
     weak = [r.model_copy(update={"model": "sim:weak"}) for r in results.refined_evaluations]
     two = results.model_copy(update={"refined_evaluations": results.refined_evaluations + weak})
-    ax = analysis.plot_transitions(two)
+    (ax,) = analysis.plot_transitions(two).axes  # both simulated: one panel (the replayed coders have no refiner)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["A · reliable", "A · unreliable", "B · reliable", "B · unreliable"]
     assert "A: sim:default (simulated)" in ax.get_xlabel() and "B: sim:weak" in ax.get_xlabel()

@@ -8,6 +8,7 @@ from typing import get_args
 import pytest
 
 from tests.helpers.synthetic import make_synthetic_run
+from tfr_helpers.pipeline.engine.artifact_log import read_artifact
 from tfr_helpers.records import Case, Cause, Results, Transition
 
 
@@ -29,6 +30,6 @@ def test_synthetic_run_paths_resolve(tmp_path: Path) -> None:
     res = Results.model_validate_json((run / "results.json").read_text())
     paths = [p.record_path for p in res.pair_evaluations] + [s.decision_path for s in res.screening]
     paths += [r.call.response_path for r in res.refinements] + [c.code_path for c in res.generated_codes]
-    assert all(p and (run / p).is_file() for p in paths)
+    assert all(p and read_artifact(run, p) is not None for p in paths)
     feedback = [p for p in res.pair_evaluations if p.feedback]
     assert len(res.refinements) == len(res.refined_evaluations) == len(feedback)

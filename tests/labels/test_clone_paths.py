@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 import tfr_helpers
+from tfr_helpers.pipeline.engine.artifact_log import artifact_index, read_artifact
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 
 PROJECT = Path(tfr_helpers.__file__).resolve().parents[1]
@@ -86,7 +87,8 @@ def _prompts(root: Path) -> dict[str, bytes]:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     run = root / "runs" / "x"
-    prompts = {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("prompt*.md"))}
+    names = [rel for rel in sorted(artifact_index(run)) if rel.rsplit("/", 1)[-1].startswith("prompt")]
+    prompts = {rel: (read_artifact(run, rel) or "").encode() for rel in names}  # lines of artifacts/<stage>.jsonl
     return prompts | {"results.json": _canonical(run / "results.json")}
 
 

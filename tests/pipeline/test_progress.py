@@ -40,7 +40,8 @@ def test_rates_and_eta_come_from_the_stage_so_far() -> None:
     calls, runs, eta = SNAP.rates()
     assert (calls, runs, eta) == (3.0, 0.0, 80.0)  # 60 calls in 20 s; 20 items in 20 s, 80 left
     assert describe(SNAP) == ("generate_tests 40/120 | 3.0 calls/s | 0.0 sandbox runs/s | $0.0123 | 00:20 | ETA 01:20")
-    assert "ETA ?" in describe(dataclasses.replace(SNAP, done=20))  # nothing finished yet in this invocation
+    started = describe(dataclasses.replace(SNAP, done=20, sandbox_runs=7))  # nothing finished yet in this invocation
+    assert started.endswith("| first items running: 7 sandbox runs, 60 calls so far (ETA once one finishes)")
     assert describe(dataclasses.replace(SNAP, done=120)).endswith("| 00:20 | done")
     assert "| 1:00:20 | ETA 4:01:20" in describe(dataclasses.replace(SNAP, time=4620.0))
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.errors import RunDirError
+from tfr_helpers.pipeline.engine.artifact_log import read_artifact
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.pipeline.engine.store import RunStore
 
@@ -40,10 +41,12 @@ def test_other_config_in_same_run_dir_is_refused(tmp_path: Path) -> None:
         RunStore(tmp_path).bind_config({"seed": 1}, "hash-b")
 
 
-def test_artifacts_are_written_under_model_and_task_dirs(tmp_path: Path) -> None:
-    rel = RunStore(tmp_path).artifact("sim:default", "HumanEval/3", "tests/ebt_0.py", "x = 1\n")
+def test_artifacts_are_named_under_model_and_task_dirs(tmp_path: Path) -> None:
+    store = RunStore(tmp_path)
+    rel = store.artifact("sim:default", "HumanEval/3", "tests/ebt_0.py", "x = 1\n")
+    store.close()
     assert rel == "sim_default/HumanEval_3/tests/ebt_0.py"
-    assert (tmp_path / rel).read_text() == "x = 1\n"
+    assert read_artifact(tmp_path, rel) == "x = 1\n"  # a line of artifacts/run.jsonl (outside a stage)
     assert not list(tmp_path.rglob("*.tmp"))
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.errors import RunDirError
+from tfr_helpers.pipeline.engine.artifact_log import read_artifact
 from tfr_helpers.views import ALL, CaseBrowser
 
 
@@ -110,8 +111,8 @@ def test_rows_hold_code_diff_outcomes_and_artifacts(browser: CaseBrowser) -> Non
     setup, rq1, rq2, rq3 = (child.value for child in accordion.children)
     assert "<span style=" in setup  # pygments inline highlighting
     assert attempt.test.name in setup and "code generation prompt" in setup
-    prompt_file = browser.run_dir / attempt.code.call.prompt_path
-    assert prompt_file.read_text()[:20].strip() in setup
+    prompt = read_artifact(browser.run_dir, attempt.code.call.prompt_path)
+    assert prompt is not None and prompt[:20].strip() in setup
     assert attempt.pair.case in rq1 and "reference" in rq1
     assert "diff against the generated code" in rq2 and "fail-&gt;pass" in rq2
     assert "@@" in rq2 or "identical to the generated code" in rq2

@@ -69,11 +69,13 @@ def test_banner_sources_and_tables_name_each_source(mixed_run: Path) -> None:
     assert "Rows whose source is simulated" in tex and "hand-written fixture" in tex
     rq2 = analysis.rq2_refinement_outcomes_table(results).data.reset_index()
     assert (rq2.loc[rq2["Model"] == REPLAY, "Attempts"] == "not run: no refiner").all()
-    ax = analysis.plot_four_cases(results)
-    assert "replayed rows: real generations" in ax.get_title()
-    key = ax.get_xlabel()  # models abbreviated on the axis, named with their source in the key under it
+    fig = analysis.plot_four_cases(results)  # one panel per kind of evidence, real first: never in one panel
+    real, demo = fig.axes[:2]
+    assert real.get_title() == "Real generations (evidence)" and demo.get_title().startswith("Simulated model")
+    key = real.get_xlabel()  # models abbreviated on the axis, named with their source in the key under it
     assert "A: " in key and f"{REPLAY} (replayed (imported): hand-written fixture)" in key
-    assert all(len(t.get_text()) < 20 for t in ax.get_xticklabels())
+    assert "sim:default" not in key and "sim:default (simulated)" in demo.get_xlabel()
+    assert all(len(t.get_text()) < 20 for t in real.get_xticklabels())
     headline = views.headline(results, "rq1")["by_model"]
     assert headline[REPLAY]["source"].startswith("replayed") and headline["sim:default"]["source"] == "simulated"
 
@@ -83,6 +85,14 @@ def test_refinement_cases_name_the_sources(mixed_run: Path) -> None:
     assert f"- `{REPLAY}`: replayed (imported) (real generations by hand-written fixture" in text
     assert f"- `{REPLAY}` (replayed (imported): hand-written fixture): refinement not run: no refiner" in text
     assert "· simulated" in text  # every attempt heading names its source
+    from tfr_helpers.analysis.cases import feedback_file_name
+
+    name = feedback_file_name(REPLAY)  # the real feedback, never refined, in a file of its own, linked
+    results = analysis.load_results(mixed_run)
+    fails = [p for p in results.pair_evaluations if p.model == REPLAY and p.feedback is not None]
+    assert f"- [{name}]({name}): {len(fails)} feedback instances of `{REPLAY}`" in text
+    cases = (mixed_run / name).read_text()
+    assert cases.count("\n## ") == len(fails) and "| RQ2 | Code refinement | not refined | not run: no refiner |" in cases
 
 
 def test_a_run_in_progress_already_names_its_sources(mixed_run: Path, tmp_path: Path) -> None:

@@ -2,7 +2,9 @@
 
 Attempts are grouped like the base study's worked examples: regressions (Pass->Fail) after unreliable
 feedback first, then fixes (Fail->Pass) after reliable feedback, then all the others. Links are relative to
-the written file and point only to files that exist (a missing artifact is named, not linked).
+the written file and point only to files that exist: an artifact's own file (a run of the former layout), else
+its stage's log ``artifacts/<stage>.jsonl`` followed by the artifact's path, the line to look for (a missing
+artifact is named, not linked).
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from urllib.parse import quote
 
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
-from tfr_helpers.analysis.tidy.sources import real_note, source_label
+from tfr_helpers.analysis.tidy.sources import real_note, skip_reason, source_label
 from tfr_helpers.fsutil import atomic_write_text
+from tfr_helpers.pipeline.engine.artifact_log import artifact_location
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.records import (
@@ -50,10 +53,11 @@ class _Links:
     def __call__(self, label: str, rel: str | None) -> str:
         if not rel:
             return ""
-        target = self.run / rel
-        if not target.is_file():
+        target = artifact_location(self.run, rel)  # its own file (an older run), else its stage's artifact log
+        if target is None:
             return f"{label}: `{rel}` (missing)"
-        return f"[{label}]({quote(os.path.relpath(target, self.base))})"
+        link = f"[{label}]({quote(os.path.relpath(target, self.base))})"
+        return link if target == self.run / rel else f"{link} `{rel}`"
 
     def call(self, call: ModelCallRecord | None) -> list[str]:
         if call is None:
@@ -86,17 +90,19 @@ def _decisions(a: Attempt) -> list[ScreeningDecision]:
     return sorted(a.decisions.values(), key=lambda d: d.strategy)
 
 
-def _account(a: Attempt) -> str:
-    """One sentence on what happened in this attempt."""
-    pair, ev = a.pair, _refined(a)
+def _account(a: Attempt, reason: str = "") -> str:
+    """One sentence on what happened in this attempt (or feedback instance, never refined: ``reason`` says why)."""
+    pair, ev = a.pair, a.refined
     kind = pair.kind.upper() if pair else "generated"
-    before = "passed" if ev.benchmark_before else "failed"
+    before = "passed" if (ev.benchmark_before if ev else a.before and a.before.passed) else "failed"
     if pair and pair.reliability == "unreliable":
         cause = (pair.cause or "unknown cause").replace("_", " ")
         why = f"the reference fails it too ({cause}), so the feedback is unreliable"
     else:
         why = "the reference passes it, so the feedback is reliable"
-    if ev.transition == "no_code":
+    if ev is None:
+        result = f"it was not refined ({reason or 'no refinement record'})"
+    elif ev.transition == "no_code":
         result = "refinement returned no usable code"
     else:
         after = "passes" if ev.benchmark_after else "fails"
@@ -107,8 +113,9 @@ def _account(a: Attempt) -> str:
     )
 
 
-def _table(a: Attempt, link: _Links) -> list[str]:
-    ev, pair = _refined(a), a.pair
+def _table(a: Attempt, link: _Links, reason: str = "") -> list[str]:
+    ev, pair = a.refined, a.pair
+    passed_before = ev.benchmark_before if ev else bool(a.before and a.before.passed)
     rows = [("Study part", "Step", "Details", "Result"), ("---", "---", "---", "---")]
     code_links = link.call(a.code.call) if a.code else []
     code_links += [x for x in [link("code", a.code.code_path if a.code else None)] if x]
@@ -118,7 +125,7 @@ def _table(a: Attempt, link: _Links) -> list[str]:
             "Setup",
             "Code generation",
             " · ".join(code_links + ([bench] if bench else [])),
-            "benchmark " + ("pass" if ev.benchmark_before else "fail"),
+            "benchmark " + ("pass" if passed_before else "fail"),
         )
     )
     t = a.test
@@ -141,15 +148,12 @@ def _table(a: Attempt, link: _Links) -> list[str]:
         rows.append(("RQ1", "Test execution and feedback", details, result))
     r = a.refinement
     ref_links = (link.call(r.call) + [x for x in [link("refined code", r.code_path)] if x]) if r else []
-    ref_links += [x for x in [link("benchmark run", ev.benchmark_run_path)] if x]
-    rows.append(
-        (
-            "RQ2",
-            "Code refinement",
-            " · ".join(ref_links) or "no artifacts",
-            f"{TRANSITION_LABELS[ev.transition]}; generated test after: {_outcome(ev.generated_test_after)}",
-        )
-    )
+    if ev is None:
+        rows.append(("RQ2", "Code refinement", "not refined", reason or "no refinement record"))
+    else:
+        ref_links += [x for x in [link("benchmark run", ev.benchmark_run_path)] if x]
+        after = f"{TRANSITION_LABELS[ev.transition]}; generated test after: {_outcome(ev.generated_test_after)}"
+        rows.append(("RQ2", "Code refinement", " · ".join(ref_links) or "no artifacts", after))
     for d in _decisions(a):
         links = [x for x in [link("decision", d.decision_path)] if x] + link.call(d.call)
         rows.append(("RQ3", f"Screening: {d.strategy}", " · ".join(links) or "no model call", d.decision))
@@ -192,8 +196,43 @@ def render_refinement_cases(results: Results, run_dir: Path, out: Path) -> str:
     return "\n".join(lines)
 
 
+def feedback_file_name(model: str) -> str:
+    """``feedback_cases_<model>.md``: the file listing a coder's feedback instances that were never refined."""
+    return "feedback_cases_" + "".join(c if c.isalnum() or c in "-." else "_" for c in model) + ".md"
+
+
+def unrefined_by_model(results: Results) -> dict[str, list[Attempt]]:
+    """Per coder, its test-fail feedback that no refinement followed (replayed data without a refiner)."""
+    out: dict[str, list[Attempt]] = {}
+    for a in build_attempts(results):
+        if a.refined is None:
+            out.setdefault(a.model, []).append(a)
+    return out
+
+
+def render_feedback_cases(results: Results, model: str, attempts: list[Attempt], run_dir: Path, out: Path) -> str:
+    """Markdown of one coder's unrefined feedback instances, in the table form of ``refinement_cases.md``."""
+    link = _Links(run_dir, out)
+    reason = skip_reason(results, model, "refine_codes") or "no refinement record"
+    lines = [f"# Feedback cases: {model} ({source_label(results, model)}), run {results.run_name}", ""]
+    lines += [f"{len(attempts)} test-fail feedback instances, none refined ({reason}).", ""]
+    for number, a in enumerate(sorted(attempts, key=lambda a: (a.task_id, a.feedback_id)), start=1):
+        lines += [
+            f"## {number}. {a.task_id} · {a.pair.kind.upper()} `{a.test.name if a.test else '?'}` · "
+            f"{a.pair.reliability} feedback" + (f" · code sample {a.pair.code_index}" if a.pair.code_index else ""),
+            "",
+            _account(a, reason),
+            "",
+            *_table(a, link, reason),
+            "",
+        ]
+    return "\n".join(lines)
+
+
 def write_refinement_cases(run_dir: Path | str, out: Path | str | None = None) -> Path:
-    """Write ``refinement_cases.md`` (default: at the run's root) listing every refinement attempt.
+    """Write ``refinement_cases.md`` (default: at the run's root) listing every refinement attempt, and beside it
+    ``feedback_cases_<model>.md`` for each coder whose test-fail feedback was never refined (real replayed data
+    without a refiner): the same tables, linked from the end of ``refinement_cases.md``.
 
     Args:
         run_dir: A run directory holding ``results.json``.
@@ -208,5 +247,15 @@ def write_refinement_cases(run_dir: Path | str, out: Path | str | None = None) -
 
     run = shown_run(run_dir)  # a multi-seed run: its first seed's attempts and artifacts, listed at its top level
     results = load_results(run)
-    target = Path(out) if out is not None else Path(run_dir) / "refinement_cases.md"
-    return atomic_write_text(target.resolve(), render_refinement_cases(results, run.resolve(), target.resolve()))
+    target = (Path(out) if out is not None else Path(run_dir) / "refinement_cases.md").resolve()
+    text = render_refinement_cases(results, run.resolve(), target)
+    unrefined = unrefined_by_model(results)
+    if unrefined:
+        text += "\n## Feedback never refined, one file per model\n\n"
+    for model, attempts in unrefined.items():
+        name = feedback_file_name(model)
+        atomic_write_text(
+            target.parent / name, render_feedback_cases(results, model, attempts, run.resolve(), target.parent / name)
+        )
+        text += f"- [{name}]({name}): {len(attempts)} feedback instances of `{model}` ({source_label(results, model)})\n"
+    return atomic_write_text(target, text)

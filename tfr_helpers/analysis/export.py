@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import figures
@@ -46,27 +49,62 @@ def escape_latex(text: str) -> str:
     return out.replace("~", r"\textasciitilde ").replace("^", r"\textasciicircum ").replace(">", r"\textgreater ")
 
 
-def _noted(styler: Styler, results: Results) -> Styler:
-    """A table standing alone (LaTeX) carries the run's source note in its caption, as summary.json does."""
-    return styler.set_caption(caption_with(str(styler.caption or ""), results))
+def _noted(styler: Styler, results: Results, label: str) -> str:
+    """A table standing alone (LaTeX) carries the run's source note: its first sentence in the caption, the whole
+    note (which datasets, by whom) in the ``%`` comments with the full caption, as summary.json has it."""
+    return to_latex(styler, label, note=caption_with("", results).strip())
 
 
-def to_latex(styler: Styler, label: str) -> str:
-    """Render a table Styler as a booktabs LaTeX table (cells and headers escaped, no extra packages).
+MAX_LATEX_COLUMNS = 7
+"""Columns of one LaTeX table, row labels included: a wider table is split into parts that fit a page."""
+CAPTION_SENTENCES = 2
+"""Sentences of a LaTeX caption; the rest of the caption (definitions, provenance) goes to ``%`` comment lines."""
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut into sentences (a full stop followed by a capital or a parenthesis)."""
+    return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z(])", text.strip()) if s]
+
+
+def short_caption(text: str, note: str = "") -> str:
+    """A caption of at most :data:`CAPTION_SENTENCES` sentences: the table's first sentence and the note's first
+    (or the table's first two when there is no note)."""
+    own, noted = sentences(text), sentences(note)
+    return " ".join(own[:1] + noted[:1] if noted else own[:CAPTION_SENTENCES])
+
+
+def to_latex(styler: Styler, label: str, note: str = "") -> str:
+    """Render a table Styler as booktabs LaTeX tables of at most :data:`MAX_LATEX_COLUMNS` columns each (row labels
+    kept in every part; parts labelled ``<label>``, ``<label>-2``...), captions of at most two sentences, the full
+    caption in ``%`` comments above (cells and headers escaped, no extra packages).
 
     Args:
         styler: A table from :mod:`tfr_helpers.analysis.tables` (string cells, caption set).
         label: LaTeX label (``tab:<name>``).
 
     Returns:
-        A ``table`` environment needing only ``booktabs``.
+        One ``table`` environment per part, needing only ``booktabs``.
     """
-    escaped = styler.data.copy()
+    full = " ".join(p for p in (note, str(styler.caption or "")) if p)
+    head = short_caption(str(styler.caption or ""), note)
+    frame = styler.data
+    width = max(1, MAX_LATEX_COLUMNS - frame.index.nlevels)
+    parts = [frame.iloc[:, i : i + width] for i in range(0, max(frame.shape[1], 1), width)] or [frame]
+    comment = "\n".join("% " + line for line in textwrap.wrap(full, 110)) + "\n" if full != head else ""
+    out = []
+    for number, part in enumerate(parts, start=1):
+        caption = head if len(parts) == 1 else f"Part {number} of {len(parts)}: {head}"
+        out.append(_one_latex(part, caption, label if number == 1 else f"{label}-{number}"))
+    return comment + "\n".join(out)
+
+
+def _one_latex(frame: pd.DataFrame, caption: str, label: str) -> str:
+    escaped = frame.copy()
     escaped.index = escaped.index.set_names([escape_latex(str(n)) if n else n for n in escaped.index.names])
     out = escaped.style.format(escape="latex").format_index(escape="latex", axis=0)
     out = out.format_index(escape="latex", axis=1)
     return out.to_latex(
-        caption=escape_latex(str(styler.caption or "")),
+        caption=escape_latex(caption),
         label=label,
         hrules=True,
         position="htbp",
@@ -94,7 +132,7 @@ def analyze_run(run_dir: Path | str) -> AnalysisOutputs:
     out_dir = run / "analysis"
     summary = atomic_write_text(out_dir / "summary.json", json.dumps(build_summary(results), indent=2))
     tables = {
-        name: atomic_write_text(out_dir / f"{name}.tex", to_latex(_noted(fn(results), results), f"tab:{name}"))
+        name: atomic_write_text(out_dir / f"{name}.tex", _noted(fn(results), results, f"tab:{name}"))
         for name, fn in (TABLES | INFERENCE_TABLES).items()
     }
     if oracle.present(results):  # the oracle-repaired arm's table, only for runs that have the arm

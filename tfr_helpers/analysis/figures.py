@@ -1,11 +1,14 @@
 """Figures with 95% intervals (seaborn): four cases, transitions by reliability, screening on the PR plane.
 
-Plot functions take ``ax=None`` (a new figure is made only when none is given) and return the axes; they
-never save. :func:`save_figures` writes PNG and PDF with the Agg backend when no notebook backend is active.
+Plot functions called without ``ax`` draw one panel per kind of evidence (real generations first, then the
+simulated model: never in one panel) and return the figure; given an ``ax`` (and optionally ``models``) they draw
+those models on it and return the axes. Every panel names its models in a key. They never save:
+:func:`save_figures` writes PNG and PDF with the Agg backend when no notebook backend is active.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import matplotlib
@@ -17,10 +20,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
 from tfr_helpers.analysis import rq1, rq2, rq3  # noqa: E402
 from tfr_helpers.analysis.arms import controls, controls_report, rounds
 from tfr_helpers.analysis.inference.units import rows_resampler, share_columns  # noqa: E402
+from tfr_helpers.analysis.interpret import evidence_kind  # noqa: E402
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS  # noqa: E402
 from tfr_helpers.analysis.tidy.frames import pairs_frame  # noqa: E402
 from tfr_helpers.analysis.tidy.sources import real_note, source_label  # noqa: E402
@@ -51,28 +56,52 @@ def _bars(frame: pd.DataFrame, x: str, hue: str, order: list[str], hue_order: li
     ax.set_ylim(0, 100)
 
 
-def _title(ax: Axes, text: str, results: Results) -> None:
-    if results.simulated and real_note(results):
-        text = f"{text}\n(simulated rows: {SIMULATED_NOTE}; replayed rows: real generations)"
+def _title(ax: Axes, text: str, results: Results, models: list[str] | None = None) -> None:
+    kinds = {evidence_kind(results, m) for m in models} if models else set()
+    if kinds == {"simulated"} or (not kinds and results.simulated and not real_note(results)):
+        text = f"{text}\n(simulated model: a demo, not evidence)"
+    elif kinds == {"real"} or (not kinds and real_note(results) and not results.simulated):
+        text = f"{text}\n(real generations: evidence)"
     elif results.simulated:
-        text = f"{text}\n({SIMULATED_NOTE})"
-    elif real_note(results):
-        text = f"{text}\n(replayed: real, published generations)"
-    ax.set_title(text, fontsize=10)
+        text = f"{text}\n(simulated rows: a demo; {SIMULATED_NOTE.split(';')[0]})"
+    ax.set_title(text, fontsize=10, wrap=True)
 
 
-def plot_four_cases(results: Results, ax: Axes | None = None) -> Axes:
+PANELS = {"real": "Real generations (evidence)", "simulated": "Simulated model (a demo, not evidence)"}
+"""Kind of evidence -> the title of its panel."""
+
+
+def panels(
+    results: Results, plot: Callable[..., object], models: list[str], title: str, size: tuple[float, float]
+) -> Figure:
+    """One panel per kind of evidence among ``models`` (real first), each drawn by ``plot(results, ax=, models=)``."""
+    groups = {k: [m for m in models if evidence_kind(results, m) == k] for k in PANELS}
+    groups = {k: ms for k, ms in groups.items() if ms} or {"real": []}
+    fig, axes = plt.subplots(1, len(groups), figsize=(size[0] * len(groups), size[1]), squeeze=False)
+    for ax, (kind, mine) in zip(axes[0], groups.items(), strict=True):
+        plot(results, ax=ax, models=mine)
+        ax.set_title(PANELS[kind] if mine else "no data", fontsize=10)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def plot_four_cases(results: Results, ax: Axes | None = None, models: list[str] | None = None) -> Axes | Figure:
     """Share of each RQ1 case per model and benchmark, with 95% cluster-bootstrap intervals (tasks, code samples).
 
     Models are abbreviated A, B, ... on the x axis (``A · humaneval``) and named with their source in the key
     under it, so the labels stay legible at any number of models; the figure widens with the groups.
     """
     pairs = pairs_frame(results)
-    models = sorted(pairs["model"].unique())
+    if ax is None:
+        return panels(
+            results, plot_four_cases, sorted(pairs["model"].unique()), "Four cases per model and benchmark", (7, 4.5)
+        )
+    models = sorted(pairs["model"].unique()) if models is None else models
+    pairs = pairs[pairs["model"].isin(models)]
     letters = {m: _letter(i) for i, m in enumerate(models)}
     pairs["group"] = pairs["model"].map(letters) + " · " + pairs["benchmark"]
     order = sorted(pairs["group"].unique())
-    ax = ax if ax is not None else plt.subplots(figsize=(max(8.0, 1.3 * len(order)), 4.5))[1]
     rows = []
     for g, sub in pairs.groupby("group", sort=True):
         rs = rows_resampler(results, sub, str(sub["model"].iloc[0]))
@@ -84,8 +113,9 @@ def plot_four_cases(results: Results, ax: Axes | None = None) -> Axes:
     ax.xaxis.label.set_horizontalalignment("left")
     ax.xaxis.set_label_coords(0.0, -0.12, transform=ax.transAxes)
     ax.tick_params(axis="x", labelsize=8)
-    sns.move_legend(ax, "upper left", bbox_to_anchor=(1.0, 1.0), title="case", frameon=False)
-    _title(ax, "Four cases per model and benchmark", results)
+    if ax.get_legend() is not None:
+        sns.move_legend(ax, "upper left", bbox_to_anchor=(1.0, 1.0), title="case", frameon=False, fontsize=8)
+    _title(ax, "Four cases per model and benchmark", results, models)
     return ax
 
 
@@ -94,13 +124,15 @@ def _letter(index: int) -> str:
     return (_letter(index // 26 - 1) if index >= 26 else "") + chr(ord("A") + index % 26)
 
 
-def plot_transitions(results: Results, ax: Axes | None = None) -> Axes:
+def plot_transitions(results: Results, ax: Axes | None = None, models: list[str] | None = None) -> Axes | Figure:
     """Benchmark transitions after refinement by feedback reliability, per model (never pooled across models: with
     several, the bars are ``A · reliable``, ``B · unreliable``, ... and the key under the axis names each model
     with its source), with the cluster-bootstrap intervals of :func:`~tfr_helpers.analysis.rq2.refinement_outcomes`."""
-    ax = ax if ax is not None else plt.subplots(figsize=(8, 4))[1]
     nums = rq2.refinement_outcomes(results)
-    models = sorted(nums.loc[nums["n"] > 0, "model"].unique())
+    refined = sorted(nums.loc[nums["n"] > 0, "model"].unique())
+    if ax is None:
+        return panels(results, plot_transitions, refined, "Refinement outcomes by feedback reliability", (7, 4.5))
+    models = refined if models is None else [m for m in models if m in refined]
     letters = {m: _letter(i) for i, m in enumerate(models)}
     several = len(models) > 1
     nums = nums[nums["model"].isin(models)]
@@ -114,16 +146,22 @@ def plot_transitions(results: Results, ax: Axes | None = None) -> Axes:
     kinds = [(m, rel) for m in models for rel in rq2.RELIABILITIES if (m, rel) in present]  # indeterminate: if any
     hues = [f"{letters[m]} · {rel}" if several else rel for m, rel in kinds]
     _bars(frame, "transition", "reliability", list(TRANSITION_LABELS.values()), hues, ax)
-    key = "\n".join(f"{letters[m]}: {m} ({source_label(results, m)})" for m in models) if several else ""
+    key = "\n".join(f"{letters[m] + ': ' if several else 'model: '}{m} ({source_label(results, m)})" for m in models)
     ax.set(xlabel="benchmark transition" + (f"\n{key}" if key else ""), ylabel="percent of refinement attempts")
-    _title(ax, "Refinement outcomes by feedback reliability", results)
+    ax.tick_params(axis="x", labelsize=8)
+    if ax.get_legend() is not None:
+        sns.move_legend(ax, "upper left", bbox_to_anchor=(1.0, 1.0), title="feedback", frameon=False, fontsize=8)
+    _title(ax, "Refinement outcomes by feedback reliability", results, models)
     return ax
 
 
-def plot_screening_pr(results: Results, ax: Axes | None = None) -> Axes:
-    """Screening strategies per model on the precision-recall plane (reliable = positive), cluster-bootstrap bars."""
-    ax = ax if ax is not None else plt.subplots(figsize=(5, 5))[1]
+def plot_screening_pr(results: Results, ax: Axes | None = None, models: list[str] | None = None) -> Axes | Figure:
+    """Screening strategies per model on the precision-recall plane (reliable = positive), cluster-bootstrap bars;
+    the key of strategies sits beside the plane, never over its points."""
     nums = rq3.screening_and_downstream(results)
+    if ax is None:
+        return panels(results, plot_screening_pr, list(dict.fromkeys(nums["model"])), "Screening strategies", (6.5, 5))
+    nums = nums if models is None else nums[nums["model"].isin(models)]
     palette = sns.color_palette(n_colors=max(len(nums), 1))
     for colour, (_, r) in zip(palette, nums.iterrows(), strict=False):
         if r["precision_pct"] is None or r["recall_pct"] is None or pd.isna(r["precision_pct"]):
@@ -144,8 +182,9 @@ def plot_screening_pr(results: Results, ax: Axes | None = None) -> Axes:
         xlabel="recall (percent of reliable feedback accepted)",
         ylabel="precision (percent of accepted feedback reliable)",
     )
-    ax.legend(fontsize=8)
-    _title(ax, "Screening strategies", results)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    _title(ax, "Screening strategies", results, list(dict.fromkeys(nums["model"])))
     return ax
 
 
@@ -176,12 +215,16 @@ def save_figures(results: Results, out_dir: Path) -> list[Path]:
         if controls.present(results):  # runs with the control arm only
             extra[controls_report.FIGURE] = controls_report.plot_controls
         for stem, plot in {**PLOTS, **extra}.items():
-            fig, ax = plt.subplots(figsize=FIGSIZES.get(stem, (5, 3.5)))
-            plot(results, ax=ax)
-            fig.tight_layout()
+            drawn = plot(results) if stem in PLOTS else None  # the base figures: one panel per kind of evidence
+            if isinstance(drawn, Figure):
+                fig = drawn
+            else:
+                fig, ax = plt.subplots(figsize=FIGSIZES.get(stem, (5, 3.5)))
+                plot(results, ax=ax)
+                fig.tight_layout()
             for ext in ("png", "pdf"):
                 path = out_dir / f"{stem}.{ext}"
-                fig.savefig(path, dpi=150)
+                fig.savefig(path, dpi=150, bbox_inches="tight")
                 written.append(path)
             plt.close(fig)
     return written

@@ -11,7 +11,7 @@ from tfr_helpers.analysis import rq1, rq2, rq3
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.analysis.tables import SIMULATED_NOTE
-from tfr_helpers.analysis.tidy.sources import source_label
+from tfr_helpers.analysis.tidy.sources import source_label, source_of
 from tfr_helpers.records import Results
 
 ALPHA = 0.05
@@ -45,6 +45,42 @@ def _verdict(p: float) -> str:
     return "the test shows a difference" if p < ALPHA else "the test does not show a difference"
 
 
+def evidence_kind(results: Results, model: str) -> str:
+    """``real`` (replayed or live) or ``simulated``: two rows are compared only when their kinds are equal."""
+    return "simulated" if source_of(results, model).source == "simulated" else "real"
+
+
+class MixedSourcesError(ValueError):
+    """A comparison was asked between a simulated and a real row (a demo is never tested against evidence)."""
+
+
+def check_comparable(results: Results, a: str, b: str) -> None:
+    """Refuse a test or interval of a difference between a simulated and a real model.
+
+    Raises:
+        MixedSourcesError: one of ``a``, ``b`` is simulated and the other is not.
+    """
+    if evidence_kind(results, a) != evidence_kind(results, b):
+        raise MixedSourcesError(f"no comparison of {a} ({evidence_kind(results, a)}) with {b} ({evidence_kind(results, b)})")
+
+
+def rq1_comparisons(results: Results) -> list[tuple[pd.Series, pd.Series, Any]]:
+    """RQ1's range per kind of evidence: (highest row, lowest row, their difference) among the real rows and among
+    the simulated rows of :func:`rq1.by_benchmark`, never across them."""
+    by = rq1.by_benchmark(results)
+    rows = by[by["n"] > 0]
+    out = []
+    for kind in ("real", "simulated"):
+        mine = rows[[evidence_kind(results, str(m)) == kind for m in rows["model"]]]
+        if len(mine) < 2:
+            continue
+        hi, lo = mine.loc[mine["pct"].idxmax()], mine.loc[mine["pct"].idxmin()]
+        check_comparable(results, str(hi["model"]), str(lo["model"]))
+        diff = rq1.unreliable_difference(results, (hi["benchmark"], hi["model"]), (lo["benchmark"], lo["model"]))
+        out.append((hi, lo, diff))
+    return out
+
+
 def interpret_rq1(results: Results) -> str:
     """A few sentences per model (never pooled across models) on how much test-fail feedback is unreliable,
     and its most frequent cause; each model's sentence names its source (simulated, replayed, live). Two rows
@@ -64,13 +100,11 @@ def interpret_rq1(results: Results) -> str:
         if len(top):
             row = top.sort_values("k", ascending=False).iloc[0]
             text.append(f"Its most frequent cause is {row['cause'].replace('_', ' ')}: {_share(row)}.")
-    rows = by[by["n"] > 0]
-    if len(rows) > 1:
-        hi, lo = rows.loc[rows["pct"].idxmax()], rows.loc[rows["pct"].idxmin()]
-        diff = rq1.unreliable_difference(results, (hi["benchmark"], hi["model"]), (lo["benchmark"], lo["model"]))
+    for hi, lo, diff in rq1_comparisons(results):
+        kind = evidence_kind(results, str(hi["model"]))
         text.append(
-            f"The unreliable share ranges from {lo['pct']}% ({lo['model']}, {lo['benchmark']}) to "
-            f"{hi['pct']}% ({hi['model']}, {hi['benchmark']}); the difference, {pct(diff.value)} pp "
+            f"Among the {kind} rows, the unreliable share ranges from {lo['pct']}% ({lo['model']}, {lo['benchmark']}) "
+            f"to {hi['pct']}% ({hi['model']}, {hi['benchmark']}); the difference, {pct(diff.value)} pp "
             + (
                 f"[{pct(diff.low)}, {pct(diff.high)}] (bootstrap p = {diff.p_value:.3f}): "
                 if not pd.isna(diff.p_value)
@@ -78,6 +112,8 @@ def interpret_rq1(results: Results) -> str:
             )
             + f"{_verdict(diff.p_value)}."
         )
+    if {evidence_kind(results, str(m)) for m in by["model"]} == {"real", "simulated"}:
+        text.append("Simulated rows are a demo: no simulated row is compared with a real one.")
     return " ".join(text)
 
 

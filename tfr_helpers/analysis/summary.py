@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis import answers, rq1, rq2, rq3
 from tfr_helpers.analysis.arms import controls_report, oracle, rounds, test_strength, trajectories_report
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.clustered import METHODS, N_RESAMPLES, SEED
@@ -82,7 +82,8 @@ def build_summary(results: Results) -> dict[str, Any]:
         ``{"version", "simulated", "note", "real_note", "run_name", "model_sources", "skipped", "headline",
         "definitions", "intervals", "tables": {name: {"caption", "rows"}}}``, JSON-serialisable (``skipped``: items
         per coder, stage and reason; ``headline``: the notebooks' headline numbers per model and source, see
-        :mod:`tfr_helpers.analysis.notebook_headlines`; ``intervals``: the uncertainty method of every interval).
+        :mod:`tfr_helpers.analysis.notebook_headlines`; ``intervals``: the uncertainty method of every interval;
+        ``answers``: each report's headline rows, real first, :mod:`tfr_helpers.analysis.answers`).
     """
     return (
         {
@@ -107,4 +108,5 @@ def build_summary(results: Results) -> dict[str, Any]:
         | test_strength.summary_section(results)
         | controls_report.summary_section(results)
         | trajectories_report.summary_section(results)
+        | answers.summary_section(results)
     )

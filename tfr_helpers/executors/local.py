@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tfr_helpers.sandbox import Sandbox
 
@@ -35,6 +35,14 @@ class LocalExecutor:
             if self._sandbox is None:
                 self._sandbox = Sandbox(self._limits, workers=self._workers, preload=self._preload)
         return list(self._sandbox.run_many(jobs, progress=False, desc=desc, limits=limits))
+
+    def take_timings(self) -> list[dict[str, Any]]:
+        """Timings of the runs made since the last call (``Sandbox.take_timings``)."""
+        return self._sandbox.take_timings() if self._sandbox is not None else []
+
+    def cpu_times(self) -> tuple[float, float]:
+        """User and system CPU seconds of the sandbox's live workers and their programs (``Sandbox.cpu_times``)."""
+        return self._sandbox.cpu_times() if self._sandbox is not None else (0.0, 0.0)
 
     def close(self) -> None:
         """Stop the workers."""

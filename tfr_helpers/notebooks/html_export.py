@@ -27,6 +27,7 @@ from pathlib import Path
 
 from tfr_helpers.errors import TfrError
 from tfr_helpers.launch import cache_root
+from tfr_helpers.views.run_details import mask_paths
 
 log = logging.getLogger(__name__)
 
@@ -90,13 +91,15 @@ document.addEventListener("click", function (event) {
 </script>"""
 
 REPORT_CSS = """<style>
-/* tfr: papermill's injected parameters, compact and wrapped (no line runs off the page) */
-.celltag_injected-parameters .jp-InputArea pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 85%; }
-.celltag_injected-parameters .jp-InputPrompt { font-size: 85%; }
+/* tfr: no output wider than the page: wide tables scroll in their own box, text wraps between words */
+.jp-OutputArea-output { max-width: 100%; overflow-x: auto; }
+.jp-RenderedHTMLCommon pre, .jp-OutputArea-output pre { white-space: pre-wrap; overflow-wrap: break-word; }
+.jp-RenderedImage img { max-width: 100%; height: auto; }
 </style>"""
-REMOVED_CELL_TAGS = frozenset({"parameters", "remove_cell"})
-"""Cells left out of the HTML report: the declared parameters (their ~70 lines document the keys, the injected
-cell below them holds the run's values) and any cell a notebook tags ``remove_cell``."""
+REMOVED_CELL_TAGS = frozenset({"parameters", "injected-parameters", "remove_cell"})
+"""Cells left out of the HTML report: the declared parameters (their ~70 lines document the keys), papermill's
+injected values (the report's "Run details" at its end show the validated configuration) and any cell a notebook
+tags ``remove_cell``."""
 REMOVED_INPUT_TAGS = frozenset({"remove_input"})
 """Cells whose code is left out of the HTML report, their output kept: the notebooks tag their set-up and
 stage-running cells so, and a report's first screen holds the question, the sources and the first result."""
@@ -207,7 +210,8 @@ def export_html(notebook: Path) -> Path:
     The page loads its widget JavaScript from ``_static/`` beside it (see the module docstring); if that
     JavaScript cannot be obtained, it loads it from the CDNs and a warning says why. Cells tagged as in
     :data:`REMOVED_CELL_TAGS` are left out, the code of those in :data:`REMOVED_INPUT_TAGS`; papermill's
-    injected parameters are shown compact and wrapped.
+    papermill's injected parameters are left out too, and the absolute paths of the run, the project and the
+    home directory are shown relative (:func:`tfr_helpers.views.run_details.mask_paths`).
     """
     from jinja2 import DictLoader  # the notebook stack (nbconvert) loads only for an HTML export
     from nbconvert import HTMLExporter
@@ -228,6 +232,17 @@ def export_html(notebook: Path) -> Path:
     except WidgetAssetsError as exc:
         log.warning("%s: its widgets load from the CDN (needs network): %s", notebook.name, exc)
     body, _ = exporter.from_filename(str(notebook), resources=resources)
+    body = mask_paths(body, _injected_run_dir(notebook))
     target = notebook.with_suffix(".html")
     target.write_text(body, encoding="utf-8")
     return target
+
+
+def _injected_run_dir(notebook: Path) -> str | None:
+    """The ``run_dir`` papermill injected into an executed notebook (None when it has none)."""
+    try:
+        meta = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {})
+    except (OSError, ValueError):
+        return None
+    value = meta.get("papermill", {}).get("parameters", {}).get("run_dir")
+    return str(value) if value else None

@@ -47,7 +47,6 @@ EXTRAS: dict[str, list[str]] = {
     "03c_beyond_one_refinement.ipynb": [
         'section_params: str = "papermill_params/smoke_beyond.yaml"  # the section study (tfr run: <params>_beyond.yaml)'
     ],
-    "04_case_browser.ipynb": ["max_panes: int = 100  # most attempts precomputed per selection"],
 }
 """Parameters of one notebook besides the experiment's keys."""
 HEADER = (

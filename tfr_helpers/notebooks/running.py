@@ -7,6 +7,7 @@ The HTML export (offline: widget JavaScript in ``<run>/notebooks/_static/``) liv
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import sys
@@ -19,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from tqdm.auto import tqdm
 
+from tfr_helpers.analysis.answer_table import summary_answer_lines
 from tfr_helpers.analysis.notebook_headlines import headline_lines
 from tfr_helpers.errors import ConfigError, TfrError
 from tfr_helpers.notebooks.html_export import export_html
@@ -71,18 +73,32 @@ class NotebookRunSummary(BaseModel):
     notebooks: list[NotebookReport]
 
     def lines(self) -> list[str]:
-        """A short human summary: headline numbers and the paths to open."""
+        """A short human summary: the real answers with their intervals in one table (simulated rows after, marked
+        as a demo), each notebook's time and the total, and the paths to open. Without ``summary.json``'s answers
+        (a series stopped before 03), each notebook's recorded headline instead, per model and source."""
         out = [f"run directory: {self.run_dir}"]
+        answers = _summary_answer_lines(self.run_dir)
         for report in self.notebooks:  # per model and source: a number never pools a simulated and a real model
-            first, *rest = headline_lines(report.headline) or [""]
+            first, *rest = ([] if answers else headline_lines(report.headline)) or [""]
             out.append(f"  {report.name} ({report.seconds:.1f} s){': ' + first if first else ''}")
             out += [f"    {line}" for line in rest]
+        total = sum(r.seconds for r in self.notebooks)
+        out.append(f"  total: {len(self.notebooks)} notebooks in {total // 60:.0f} min {total % 60:04.1f} s")
+        out += answers
         out.append("open:")
         out += [f"  {report.html}" for report in self.notebooks]
         for extra in ("refinement_cases.md", "analysis/summary.json"):
             if (self.run_dir / extra).exists():
                 out.append(f"  {self.run_dir / extra}")
         return out
+
+
+def _summary_answer_lines(run_dir: Path) -> list[str]:
+    path = run_dir / "analysis" / "summary.json"
+    try:
+        return summary_answer_lines(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else []
+    except (OSError, ValueError, TypeError):  # an older or damaged summary: the per-notebook headlines instead
+        return []
 
 
 def project_kernel() -> str:

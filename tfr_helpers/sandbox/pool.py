@@ -13,15 +13,12 @@ import json
 import logging
 import os
 import queue
-import re
 import select
-import shutil
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
@@ -29,9 +26,14 @@ from tqdm.auto import tqdm
 from tfr_helpers.errors import SandboxError
 from tfr_helpers.records import Isolation, ProgramRun, TestOutcome
 from tfr_helpers.sandbox.privileges import RLIMIT_NAMES
+from tfr_helpers.sandbox.routing import HEAVY, HYPOTHESIS, HYPOTHESIS_PRELOAD, imports, job_timing, proc_cpu, waits
+from tfr_helpers.sandbox.routing import WAITS as WAITS
 from tfr_helpers.sandbox.spec import Limits, TestSpec
 from tfr_helpers.sandbox.view import hidden_paths
-from tfr_helpers.sandbox.worker import LIGHT_PRELOAD, TABLES_ENV
+from tfr_helpers.sandbox.worker import LIGHT_PRELOAD
+from tfr_helpers.sandbox.worker_env import HASH_SEED as HASH_SEED  # re-exported: the users of the pool
+from tfr_helpers.sandbox.worker_env import _network_prefix, _worker_env
+from tfr_helpers.sandbox.worker_env import bytecode_dir as bytecode_dir
 
 log = logging.getLogger(__name__)
 Job = tuple[str, Sequence[TestSpec]]
@@ -39,34 +41,6 @@ _SELF_TEST = (
     "import colorsys, wave\n",
     [TestSpec("self_test", "assert colorsys.rgb_to_hsv(0, 0, 0) == (0, 0, 0)")],
 )
-
-
-def _network_prefix() -> tuple[list[str], list[str]]:
-    """Command prefix giving the workers a private network namespace, and warnings if impossible."""
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return [], ["no network isolation: `unshare` (util-linux) not found"]
-    # As root: also a private mount namespace (the filesystem view, tmpfs workdirs). Not root: a user namespace
-    # gives the same, plus a pid namespace (the worker is its init: a program cannot kill it, and the worker's
-    # kill(-1) removes all a program leaves behind) with its own /proc (programs cannot list the user's other
-    # processes); each of those is dropped, with a warning, where the kernel refuses it.
-    # (Their environments are unreadable either way: ptrace checks fail across user namespaces.)
-    if os.geteuid() == 0:
-        candidates = [[unshare, "-n", "-m"], [unshare, "-n"]]
-    else:
-        full = [unshare, "-r", "-n", "-m", "-p", "--kill-child", "--mount-proc"]
-        candidates = [full, full[:6], full[:4], full[:3]]
-    lost = {
-        "--mount-proc": "programs can list the user's other processes and their command lines in /proc",
-        "-p": "no pid namespace: programs can kill their worker and setsid escapes outlive them",
-        "-m": "no private mount namespace: no filesystem view",
-    }
-    for prefix in candidates:
-        if subprocess.run([*prefix, "true"], capture_output=True).returncode == 0:
-            relevant = {"-m"} if os.geteuid() == 0 else set(lost)  # as root the uid drop covers the others
-            missing = [w for opt, w in lost.items() if opt in relevant and opt not in prefix]
-            return prefix, missing
-    return [], ["no network isolation: `unshare -n` is not permitted here (no user namespaces?)"]
 
 
 class _WorkerHandle:
@@ -121,58 +95,6 @@ class _WorkerHandle:
             self.proc.wait()
 
 
-def bytecode_dir() -> Path:
-    """Where workers cache the bytecode of their preloads: ``bytecode`` beside the execution cache."""
-    from tfr_helpers.sandbox.cache import default_dir  # cache hashes the sandbox's sources: not at import
-
-    return default_dir().parent / "bytecode"
-
-
-def _worker_env(warm: bool = False) -> dict[str, str]:
-    """The environment of a worker, built from scratch.
-
-    ``warm`` (``TFR_SANDBOX_POOLS=auto``): the worker may write the bytecode of its preloads under
-    :func:`bytecode_dir` (``PYTHONPYCACHEPREFIX``), so later workers load numpy, pandas, scipy, sklearn and
-    Hypothesis in ~2 s of CPU instead of compiling them for ~8 s when the environment sets
-    ``PYTHONDONTWRITEBYTECODE`` (or the venv holds no bytecode), and keep Hypothesis's Unicode tables beside
-    it (``worker.warm_unicode_tables``). Programs never write bytecode either way.
-    """
-    keep = ("PATH", "LANG", "LC_ALL", "TZ", "VIRTUAL_ENV")
-    env = {k: os.environ[k] for k in keep if k in os.environ}
-    env.update(
-        MPLBACKEND="Agg",
-        OMP_NUM_THREADS="1",
-        OPENBLAS_NUM_THREADS="1",
-        MKL_NUM_THREADS="1",
-        MPLCONFIGDIR="/tmp/tfr-sandbox-mpl",
-        PYTHONDONTWRITEBYTECODE="1",
-        # string hashing is seeded once at interpreter start-up, so the worker itself must start with it:
-        # set and dict order (and every message built from them) must not change between runs
-        PYTHONHASHSEED=HASH_SEED,
-    )
-    if warm:
-        del env["PYTHONDONTWRITEBYTECODE"]
-        env["PYTHONPYCACHEPREFIX"] = str(bytecode_dir())
-        env[TABLES_ENV] = str(bytecode_dir().parent / "hypothesis")
-    return env
-
-
-HASH_SEED = "0"
-"""``PYTHONHASHSEED`` of every worker (and so of every forked program and its subprocesses)."""
-
-
-HEAVY = re.compile(r"^\s*(?:import|from)\s+(?:numpy|pandas|matplotlib|scipy|sklearn|seaborn|hypothesis)\b", re.M)
-"""Programs or tests importing these go to the heavy workers (which preload them); others to light ones.
-
-Hypothesis is heavy too: preloading it would add ~9 MiB to every light worker, and the cost of a fork grows
-with the forking process's resident memory (page tables to copy, pages to unmap at exit).
-"""
-
-
-WAITS = re.compile(r"\bsleep\(|\bsubprocess\b|\bPopen\b|\bos\.system\(|\burlopen\(|\bsocket\.")
-"""Programs or tests that wait (sleep, child processes, sockets) hold a worker, not a core: with
-``TFR_SANDBOX_POOLS=auto`` (the default) they run in extra *waiting* workers, :data:`WAIT_FACTOR` per core,
-started one by one as needed, beside the one-per-core workers (BigCodeBench has tasks whose tests sleep ~30 s)."""
 WAIT_FACTOR = 4
 
 
@@ -224,9 +146,10 @@ class _Pool:
 class Sandbox:
     """A pool of sandbox workers (context manager). See ``docs/architecture.md``.
 
-    Two kinds of workers are started lazily: *light* ones (stdlib preloaded only; forking them is
-    cheap) and *heavy* ones that also preload numpy/pandas/matplotlib/scipy/sklearn/seaborn/hypothesis; a program
-    goes to a heavy worker when it or its tests import one of those (:data:`HEAVY`).
+    Three kinds of workers are started lazily: *light* ones (stdlib preloaded only; forking them is
+    cheap), *hypothesis* ones (the same and Hypothesis) and *heavy* ones that also preload
+    numpy/pandas/matplotlib/scipy/sklearn/seaborn; a program goes to a heavy worker when it or its tests import
+    one of those (:data:`HEAVY`), else to a hypothesis worker when they import Hypothesis (:data:`HYPOTHESIS`).
 
     Args:
         limits: Default limits for every program.
@@ -250,6 +173,8 @@ class Sandbox:
         # threads submit (overlapping batches): more would only slow each down toward its wall-clock timeout
         self._cores = threading.BoundedSemaphore(self.n_workers)
         self._preload = preload
+        self._timings: list[dict[str, Any]] = []
+        self._timings_lock = threading.Lock()
         self._prefix, warnings = _network_prefix()
         uid_drop = drop_uid and os.geteuid() == 0
         if not uid_drop:
@@ -308,7 +233,11 @@ class Sandbox:
         if self._preload is not None:
             cmds = {"one": [*base, "--preload=" + ",".join(self._preload)]}
         else:
-            cmds = {"light": [*base, "--preload=" + ",".join(LIGHT_PRELOAD)], "heavy": base}
+            cmds = {
+                "light": [*base, "--preload=" + ",".join(LIGHT_PRELOAD)],
+                "hypothesis": [*base, "--preload=" + ",".join(HYPOTHESIS_PRELOAD)],
+                "heavy": base,
+            }
         self._pools = {kind: _Pool(cmd, self.n_workers) for kind, cmd in cmds.items()}
         if self.wait_slots:
             self._pools.update({f"{kind}-wait": _Pool(cmd, self.wait_slots, grow=True) for kind, cmd in cmds.items()})
@@ -321,8 +250,8 @@ class Sandbox:
     def _pool_for(self, program: str, tests: Sequence[TestSpec]) -> _Pool:
         kind = "one"
         if "one" not in self._pools:
-            heavy = HEAVY.search(program) or any(HEAVY.search(t.source) or HEAVY.search(t.setup) for t in tests)
-            kind = "heavy" if heavy else "light"
+            heavy = imports(HEAVY, program, tests)
+            kind = "heavy" if heavy else "hypothesis" if imports(HYPOTHESIS, program, tests) else "light"
         return self._pools[kind + "-wait" if self.wait_slots and waits(program, tests) else kind]
 
     def _self_test(self) -> bool:
@@ -350,6 +279,7 @@ class Sandbox:
                 raise SandboxError(f"bad test spec {t!r}: build tests with TestSpec(name, source, kind)")
         job = self._job(program, tests, limits)
         budget = limits.timeout_s * (len(tests) + 2) * 20 + 120
+        t0 = time.perf_counter()
         pool = self._pool_for(program, tests)
         core = None if pool.grow else self._cores  # waiting workers hold no core
         if core is not None:
@@ -367,12 +297,26 @@ class Sandbox:
         finally:
             if core is not None:
                 core.release()
-        return ProgramRun(
+        run = ProgramRun(
             outcomes=[TestOutcome(**o) for o in reply["outcomes"]],
             load_error=TestOutcome(**reply["load_error"]) if reply["load_error"] else None,
             isolation=self.isolation,
             duration_s=reply["duration_s"],
         )
+        with self._timings_lock:
+            self._timings.append(job_timing(time.perf_counter() - t0, run))
+        return run
+
+    def take_timings(self) -> list[dict[str, Any]]:
+        """The timings of the runs made since the last call (:func:`job_timing` each), and forget them."""
+        with self._timings_lock:
+            out, self._timings = self._timings, []
+        return out
+
+    def cpu_times(self) -> tuple[float, float]:
+        """User and system CPU seconds of the live workers and the programs they forked and reaped."""
+        times = [proc_cpu(handle.proc.pid) for handle in self._all]
+        return sum(t[0] for t in times), sum(t[1] for t in times)
 
     def _failed_run(self, tests: Sequence[TestSpec], reason: str) -> ProgramRun:
         crash = TestOutcome(name="<program>", status="crashed", message=reason)
@@ -434,11 +378,6 @@ class Sandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def waits(program: str, tests: Sequence[TestSpec]) -> bool:
-    """True when the program or a test matches :data:`WAITS`."""
-    return bool(WAITS.search(program) or any(WAITS.search(t.source) or WAITS.search(t.setup) for t in tests))
 
 
 def run_program(program: str, tests: Sequence[TestSpec], limits: Limits | None = None) -> ProgramRun:

@@ -17,28 +17,41 @@ from tfr_helpers.views.display import (
     sources_table,
     tasks_overview,
 )
+from tfr_helpers.views.fit_table import fit
 from tfr_helpers.views.glue import read_headline, record_headline
+from tfr_helpers.views.headline_box import answers_box, headline_box, selection_box
+from tfr_helpers.views.offline_browser import OfflineCaseBrowser
 from tfr_helpers.views.progress import results_so_far
+from tfr_helpers.views.run_details import RunDetails, mask_paths, run_outputs, shown_path
 from tfr_helpers.views.trajectories import trajectories_report, trajectory_browser, trajectory_html
 
 __all__: list[str] = [
     "ALL",
     "Attempt",
     "CaseBrowser",
+    "RunDetails",
+    "answers_box",
     "Filters",
+    "OfflineCaseBrowser",
     "build_attempts",
     "config_markdown",
     "controls_report",
+    "fit",
     "generation_overview",
     "headline",
+    "headline_box",
     "lines",
     "load_run_results",
+    "mask_paths",
     "models_overview",
     "prose",
     "read_headline",
     "record_headline",
     "results_so_far",
+    "run_outputs",
+    "selection_box",
     "run_paths",
+    "shown_path",
     "simulated_banner",
     "sources",
     "sources_table",

@@ -13,6 +13,7 @@ from typing import Any
 import nbformat
 
 from tfr_helpers.analysis.notebook_headlines import headline_lines
+from tfr_helpers.views.run_details import details_html
 
 HEADLINE_MIME = "application/vnd.tfr.headline+json"
 """Mime type of the bundle holding a notebook's headline numbers."""
@@ -26,8 +27,10 @@ def record_headline(values: dict[str, Any]) -> None:
     """
     from IPython.display import display  # IPython only where a notebook displays it
 
-    text = "\n".join(headline_lines(values))  # per model and source, one line each
-    display({HEADLINE_MIME: json.loads(json.dumps(values)), "text/plain": text}, raw=True)
+    lines = headline_lines(values)  # per model and source, one line each
+    html = details_html("Recorded headline (what tfr run prints; the box at the top gives the intervals)", lines)
+    bundle = {HEADLINE_MIME: json.loads(json.dumps(values)), "text/html": html, "text/plain": "\n".join(lines)}
+    display(bundle, raw=True)
 
 
 def read_headline(notebook: Path) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import DiffLexer, PythonLexer
 
+from tfr_helpers.pipeline.engine.artifact_log import read_artifact
 from tfr_helpers.records import ModelCallRecord, TestOutcome
 from tfr_helpers.views.cases import Attempt
 
@@ -52,10 +53,9 @@ def _details(summary: str, body: str, open_: bool = False) -> str:
 def _artifact(run_dir: Path, rel: str | None) -> str:
     if rel is None:
         return "<i>not recorded</i>"
-    path = run_dir / rel
-    if not path.is_file():
+    text = read_artifact(run_dir, rel)  # its own file (an older run) or its line in the stage's artifact log
+    if text is None:
         return f"<i>missing artifact {html.escape(rel)}</i>"
-    text = path.read_text(encoding="utf-8", errors="replace")
     if len(text) > ARTIFACT_CAP:
         text = text[:ARTIFACT_CAP] + f"\n... ({len(text) - ARTIFACT_CAP} more characters in {rel})"
     return _pre(text)

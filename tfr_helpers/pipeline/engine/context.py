@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -147,7 +148,18 @@ class RunContext:
         runs = self._sandbox.run_many(jobs, desc, limits)
         with self._lock:
             self.counters.sandbox_runs += len(jobs)
+        take = getattr(self._sandbox, "take_timings", None)  # the local executor's: its pool's view of each run
+        if take is not None:
+            self.store.log_executions(take())
         return runs
+
+    def cpu_times(self) -> tuple[float, float]:
+        """User and system CPU seconds so far of this process, its reaped children and the live sandbox workers
+        with the programs they forked (the local executor's; a Ray cluster's nodes are not counted)."""
+        me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        workers = getattr(self._sandbox, "cpu_times", None)
+        user, system = workers() if workers is not None else (0.0, 0.0)
+        return me.ru_utime + children.ru_utime + user, me.ru_stime + children.ru_stime + system
 
     def measured_verdicts(self, verdicts: Iterable[tuple[str, str, bool]]) -> None:
         """Note RQ1's ``(reference, test source, reference passed)``: the ground truth the simulated judge is

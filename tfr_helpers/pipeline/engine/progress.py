@@ -69,7 +69,13 @@ def _clock(seconds: float) -> str:
 def describe(snap: Snapshot) -> str:
     """One line: stage, done/total, calls and sandbox runs per second, running cost and ETA."""
     calls, runs, eta = snap.rates()
-    left = "done" if snap.done >= snap.total else (f"ETA {_clock(eta)}" if eta is not None else "ETA ?")
+    if snap.done >= snap.total:
+        left = "done"
+    elif eta is not None:
+        left = f"ETA {_clock(eta)}"
+    else:  # no item finished yet in this invocation: say what is moving instead of an unknown ETA
+        work = snap.sandbox_runs - snap.sandbox_at_start, snap.calls - snap.calls_at_start
+        left = f"first items running: {work[0]} sandbox runs, {work[1]} calls so far (ETA once one finishes)"
     return (
         f"{snap.stage} {snap.done}/{snap.total} | {calls:.1f} calls/s | {runs:.1f} sandbox runs/s | "
         f"${snap.cost_usd:.4f} | {_clock(snap.time - snap.stage_start)} | {left}"

@@ -255,7 +255,8 @@ def run_stages(
                 break
             run = stage in wanted
             spec = registry[stage]
-            t0 = time.monotonic()
+            store.stage = stage
+            t0, cpu0 = time.monotonic(), ctx.cpu_times()
             if spec.checkpoint is None:  # the final stage: results.json only from complete records
                 if run and not ledger:
                     results = spec.run(spec.items(ctx, recs), ctx)[0]
@@ -268,9 +269,12 @@ def run_stages(
                 seconds[stage] = time.monotonic() - t0
                 log.info("stage %s: %.1f s", stage, seconds[stage])
                 _add_time(store, stage, seconds[stage])
+                _add_cpu(store, stage, cpu0, ctx.cpu_times())
         calls = ctx.call_counts()
     finally:
         ctx.close()
+        store.stage = None
+        store.close()
     summary = summarize(store.root, seconds, ctx.counters, results, calls)
     if ledger:
         summary = dataclasses.replace(summary, undone=ledger.counts())
@@ -293,3 +297,14 @@ def _add_time(store: RunStore, stage: str, seconds: float) -> None:
     times = store.read_json("stage_seconds.json") if path.exists() else {}
     times[stage] = round(times.get(stage, 0.0) + seconds, 3)
     store.write_json("stage_seconds.json", times)
+
+
+def _add_cpu(store: RunStore, stage: str, before: tuple[float, float], after: tuple[float, float]) -> None:
+    """Add a stage's user and system CPU seconds (this process, its sandbox workers and their programs) to
+    ``stage_cpu.json``."""
+    path = store.root / "stage_cpu.json"
+    cpu = store.read_json("stage_cpu.json") if path.exists() else {}
+    mine = cpu.setdefault(stage, {"user_s": 0.0, "system_s": 0.0})
+    mine["user_s"] = round(mine["user_s"] + after[0] - before[0], 3)
+    mine["system_s"] = round(mine["system_s"] + after[1] - before[1], 3)
+    store.write_json("stage_cpu.json", cpu)

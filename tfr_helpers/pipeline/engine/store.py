@@ -1,14 +1,17 @@
-"""The run directory (DESIGN.md section 3): config, task list, checkpoints, artifacts, results.json.
+"""The run directory: config, task list, checkpoints, artifacts, results.json and the record tables.
 
 Every file is written atomically (temporary file + rename). A checkpoint is a JSONL file holding one
 complete record per line, appended, flushed and fsynced line by line; a torn last line (a process killed
-mid-write) is ignored on read, so work is either recorded whole or redone.
+mid-write) is ignored on read, so work is either recorded whole or redone. Artifacts (prompts, replies, code,
+tests, execution records) go to one append-only log per stage (:mod:`.artifact_log`), synced before each
+checkpoint append.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,10 +20,14 @@ from tfr_helpers.errors import RunDirError
 from tfr_helpers.fsutil import atomic_write_text, path_name
 from tfr_helpers.models.base import model_dirname
 from tfr_helpers.pipeline.config.fingerprint import changed_parts, describe_changes
+from tfr_helpers.pipeline.engine.artifact_log import ArtifactLog
 from tfr_helpers.pipeline.engine.codec import encode_results
+from tfr_helpers.pipeline.engine.tables import write_tables
 from tfr_helpers.records import Results
 
 CHECKPOINT_VERSION = 1
+EXECUTIONS_DIR = "executions"
+"""Directory of the stages' sandbox timing logs (``executions/<stage>.jsonl``)."""
 
 
 class RunStore:
@@ -34,6 +41,10 @@ class RunStore:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self._keys: dict[str, set[str]] = {}
+        self.artifacts = ArtifactLog(self.root)
+        self._exec_lock = threading.Lock()
+        self.stage: str | None = None
+        """The stage running now (set by the runner): its artifacts go to ``artifacts/<stage>.jsonl``."""
 
     # configuration -----------------------------------------------------------------------------
     def bind_config(
@@ -102,14 +113,26 @@ class RunStore:
 
     # artifacts -----------------------------------------------------------------------------------
     def artifact(self, model: str, task_id: str, name: str, text: str, durable: bool = True) -> str:
-        """Write a human-readable artifact under ``<model>/<task>/``; returns its run-relative path.
+        """Record a human-readable artifact as ``<model>/<task>/<name>``; returns that run-relative path.
 
-        ``durable=False`` skips the fsync (still atomic): for the thousands of artifacts of many samples or
-        replayed data, which the checkpoints and the call log can rebuild.
+        The text is a line of the running stage's log, ``artifacts/<stage>.jsonl`` (``run`` outside a stage),
+        not a file of its own; :func:`~tfr_helpers.pipeline.engine.artifact_log.read_artifact` reads it back.
+        Every log is synced before the next checkpoint append (``durable`` is kept for the stages' calls: no
+        artifact costs an fsync of its own any more).
         """
         rel = f"{model_dirname(model)}/{path_name(task_id)}/{name}"
-        atomic_write_text(self.root / rel, text, fsync=durable)
+        self.artifacts.write(self.stage or "run", rel, text)
         return rel
+
+    def log_executions(self, timings: Sequence[dict[str, Any]]) -> None:
+        """Append the pool's timings of sandbox runs (``routing.job_timing``) to ``executions/<stage>.jsonl``
+        (read by ``benchmarks/perf/profile_study.py --mode records``; not synced: a measurement, not a record)."""
+        if not timings:
+            return
+        path = self.root / EXECUTIONS_DIR / f"{self.stage or 'run'}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._exec_lock, open(path, "a", encoding="utf-8") as fh:
+            fh.write("".join(json.dumps(t, separators=(",", ":")) + "\n" for t in timings))
 
     # checkpoints ---------------------------------------------------------------------------------
     def checkpoint_path(self, name: str) -> Path:
@@ -150,6 +173,7 @@ class RunStore:
         fresh = {key: data for key, data in entries if key not in done}
         if not fresh:
             return
+        self.artifacts.sync()  # what the records point at is on disk before they are
         path = self.checkpoint_path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = [json.dumps({"v": CHECKPOINT_VERSION, "key": k, "data": d}, sort_keys=True) for k, d in fresh.items()]
@@ -166,10 +190,16 @@ class RunStore:
 
     # results ---------------------------------------------------------------------------------------
     def write_results(self, results: Results) -> str:
-        """Write ``results.json`` atomically (repeated values stored once: see ``results_io.encode_results``)."""
+        """Write ``results.json`` atomically (repeated values stored once: see ``codec.encode_results``) and the
+        record tables beside it (:mod:`.tables`)."""
 
         atomic_write_text(self.root / "results.json", encode_results(results))
+        write_tables(self.root, results)
         return "results.json"
+
+    def close(self) -> None:
+        """Sync and close the artifact logs (the store can still be written to: they reopen on demand)."""
+        self.artifacts.close()
 
 
 def _mismatch(

@@ -64,6 +64,19 @@ def _needs_alone(outcome: TestOutcome, budget_s: float) -> bool:
     return starved(outcome, budget_s)
 
 
+def _rerun(ctx: RunContext, run: ProgramRun, outcome: TestOutcome) -> bool:
+    """Whether the reference's non-pass runs again with another seed: not a timeout its own time decided (of the
+    test, or of the load that left it ``not_run``): that verdict is final, and another seed cannot change it."""
+    budget = ctx.config.sandbox.generated_test_timeout_s
+    if outcome.status == "passed":
+        return False
+    if outcome.status == "timeout":
+        return starved(outcome, budget)
+    if outcome.status == "not_run" and run.load_error is not None and run.load_error.status == "timeout":
+        return starved(run.load_error, budget)
+    return True
+
+
 def test_spec(test: GeneratedTest) -> object:
     """The sandbox spec of a generated test (a module of ``test_*`` functions)."""
 
@@ -202,13 +215,14 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
     found.bench.update({(tasks[t].reference, t): run for t, run in references.items()})  # the oracle's own check
     found.broken_oracle = check_references(ctx, items, found.bench)
 
-    # round 2: a reference non-pass runs again with another seed, to tell a wrong test from a nondeterministic
-    # reference: alone per test (one sample), or all of a unit's non-passes in one run (many samples)
+    # round 2: a reference non-pass (but a timeout its own time decided) runs again with another seed, to tell a
+    # wrong test from a nondeterministic reference: alone per test (one sample), or all of a unit's non-passes
+    # in one run (many samples)
     reruns = _Batch()
     for item in items:
         sources = tuple(unique_tests(item))
         ref_run = found.gen.get((item.task.reference, *sources))
-        failing = [s for s, o in zip(sources, ref_run.outcomes, strict=True) if o.status != "passed"] if ref_run else []
+        failing = [s for s, o in zip(sources, ref_run.outcomes, strict=True) if _rerun(ctx, ref_run, o)] if ref_run else []
         if failing and scope.compact_artifacts(ctx.config, item.model):
             reruns.add(
                 (item.task.reference, *failing), item.task.reference, [test_spec(unique_tests(item)[s]) for s in failing]

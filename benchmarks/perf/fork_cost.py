@@ -1,0 +1,59 @@
+"""What a fork and the child's exit cost a process that preloaded a given set of modules (a sandbox worker's).
+
+Imports the modules, freezes the collected objects (as a worker does), then forks ``-n`` children that exit at
+once, reaping each, and prints the resident memory, the wall time per fork and exit, the ``fork`` call alone, and
+the CPU of the parent and of the reaped children per fork. Run once per worker kind:
+
+``uv run python benchmarks/perf/fork_cost.py light|hypothesis|heavy [-n 100]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import os
+import resource
+import time
+
+from tfr_helpers.sandbox.worker import LIGHT_PRELOAD, PRELOAD  # what a worker imports itself (not the pool's records)
+
+KINDS = {"light": LIGHT_PRELOAD, "hypothesis": (*LIGHT_PRELOAD, "hypothesis"), "heavy": PRELOAD}
+"""The preloads of each kind of worker (``routing.HYPOTHESIS_PRELOAD`` for the hypothesis workers)."""
+
+
+def _cpu() -> tuple[float, float]:
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("kind", choices=sorted(KINDS))
+    parser.add_argument("-n", type=int, default=100)
+    args = parser.parse_args()
+    for name in KINDS[args.kind]:
+        importlib.import_module(name)
+    gc.collect()
+    gc.freeze()
+    with open("/proc/self/statm") as fh:
+        rss_mb = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    (me0, ch0), t0, in_fork = _cpu(), time.perf_counter(), 0.0
+    for _ in range(args.n):
+        f0 = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        in_fork += time.perf_counter() - f0
+        os.waitpid(pid, 0)
+    (me1, ch1), wall = _cpu(), time.perf_counter() - t0
+    n = args.n
+    print(
+        f"{args.kind:<10} RSS {rss_mb:5.0f} MiB: per fork and exit {1000 * wall / n:6.2f} ms wall "
+        f"(the fork call {1000 * in_fork / n:.2f}), CPU parent {1000 * (me1 - me0) / n:.2f} ms, "
+        f"child {1000 * (ch1 - ch0) / n:.2f} ms; load {os.getloadavg()[0]:.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""The answer rows a report leads with: real rows first with intervals and units, a reason row for a real coder
+without an answer, simulated rows after; no comparison pairs a simulated with a real row."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers.synthetic import make_synthetic_run
+from tfr_helpers.analysis import load_results
+from tfr_helpers.analysis.answers import (
+    KINDS,
+    Answer,
+    AnswerKind,
+    answers_from_summary,
+    register_answer_kind,
+    report_answers,
+    summary_section,
+)
+from tfr_helpers.analysis.interpret import MixedSourcesError, check_comparable, interpret_rq1, rq1_comparisons
+from tfr_helpers.records import ModelSource, Results, SkippedWork
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Results:
+    """The synthetic run with ``sim:alt`` presented as a replayed dataset: one simulated, one real coder."""
+    res = load_results(make_synthetic_run(tmp_path_factory.mktemp("mixed"), seed=3))
+    sources = [
+        ModelSource(model="sim:default", source="simulated", label="simulated", note="demo"),
+        ModelSource(model="sim:alt", source="replayed", label="replayed (published)", producer="Alt-1", note="real"),
+    ]
+    return res.model_copy(update={"model_sources": sources, "simulated": True})
+
+
+def test_real_rows_come_first_with_interval_units_and_a_badge(mixed: Results) -> None:
+    rows = report_answers(mixed, "rq1")
+    assert [a.real for a in rows] == sorted((a.real for a in rows), reverse=True)
+    real = [a for a in rows if a.real]
+    assert real and all(a.model == "sim:alt" and a.source == "replayed" for a in real)
+    first = real[0]
+    assert first.low is not None and first.high is not None and first.low <= first.value <= first.high
+    assert first.number().startswith(f"{first.value}% [{first.low}, ")
+    assert f"{first.k:,} of {first.n:,} feedback instances" in first.units()
+    assert any(not a.real and a.model == "sim:default" for a in rows)
+
+
+def test_a_real_coder_without_rows_says_why(mixed: Results) -> None:
+    skipped = [SkippedWork(model="sim:alt", stage="refine_codes", reason="not run: no refiner")]
+    res = mixed.model_copy(
+        update={"refinements": [], "refined_evaluations": [r for r in mixed.refined_evaluations if r.model != "sim:alt"]}
+    )
+    res = res.model_copy(update={"skipped": skipped})
+    rows = [a for a in report_answers(res, "rq2") if a.real]
+    assert [(a.model, a.value, a.note) for a in rows] == [("sim:alt", None, "refine_codes not run: no refiner")]
+
+
+def test_a_new_kind_of_row_slots_in_first_and_reaches_summary_json(mixed: Results) -> None:
+    def rows(results: Results) -> list[Answer]:
+        return [Answer("rq2_new", "sim:alt", "replayed", "replayed", "repair steps that fix", 40.0, 30.0, 50.0, 4, 10)]
+
+    register_answer_kind(AnswerKind("rq2_new", "rq2", "repair steps that fix", "steps", rows, order=0))
+    try:
+        assert report_answers(mixed, "rq2")[0].kind == "rq2_new"
+        section = summary_section(mixed)
+        assert answers_from_summary(section, "rq2")[0] == rows(mixed)[0]
+    finally:
+        del KINDS["rq2_new"]
+
+
+def test_no_comparison_pairs_a_simulated_with_a_real_row(mixed: Results) -> None:
+    comparisons = rq1_comparisons(mixed)
+    assert comparisons  # each model has two benchmarks: a real range and a simulated range
+    for hi, lo, _ in comparisons:
+        assert (hi["model"] == "sim:default") == (lo["model"] == "sim:default"), (hi["model"], lo["model"])
+    text = interpret_rq1(mixed)
+    for sentence in text.split("; the difference"):
+        assert not ("sim:alt" in sentence.split("ranges from")[-1] and "sim:default" in sentence.split("ranges from")[-1])
+    assert "no simulated row is compared with a real one" in text
+    with pytest.raises(MixedSourcesError):
+        check_comparable(mixed, "sim:default", "sim:alt")

@@ -1,0 +1,37 @@
+"""A program goes to the worker whose preloads it needs: Hypothesis alone forks from a light worker with it."""
+
+from __future__ import annotations
+
+from tfr_helpers.records import Isolation, ProgramRun
+from tfr_helpers.records import TestOutcome as Outcome
+from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
+from tfr_helpers.sandbox.routing import HEAVY, HYPOTHESIS, imports, job_timing
+
+PBT = "from hypothesis import given, strategies as st\n@given(st.integers())\ndef test_p(x):\n    assert x == x\n"
+PROBE = "import sys\nPRELOADED = sorted(m for m in ('numpy', 'pandas', 'hypothesis') if m in sys.modules)\n"
+
+
+def test_imports_pick_the_kind() -> None:
+    assert imports(HYPOTHESIS, "x = 1", [TestSpec("p", PBT, "function")])
+    assert not imports(HEAVY, "x = 1", [TestSpec("p", PBT, "function")])
+    assert imports(HEAVY, "import numpy as np\n", [])
+    assert not imports(HYPOTHESIS, "x = 1  # hypothesis\n", [TestSpec("t", "assert x == 1")])
+
+
+def test_a_hypothesis_program_runs_where_only_hypothesis_is_preloaded() -> None:
+    with Sandbox(Limits(timeout_s=10.0), workers=1) as sandbox:
+        probe = PBT + "def test_q():\n    assert PRELOADED == ['hypothesis']\n"
+        run = sandbox.run(PROBE, [TestSpec("p", probe, "function")])
+        assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+        assert sandbox._pools["hypothesis"].all and not sandbox._pools["heavy"].all
+        (timing,) = sandbox.take_timings()
+        assert timing["job_s"] >= sum(t[1] for t in timing["tests"]) and len(timing["tests"]) == 2
+        assert sandbox.take_timings() == []
+        user, system = sandbox.cpu_times()
+        assert user + system > 0
+
+
+def test_job_timing_leaves_out_tests_that_did_not_run() -> None:
+    outcomes = [Outcome(name="a", status="passed", duration_s=0.5), Outcome(name="b", status="not_run")]
+    run = ProgramRun(outcomes=outcomes, isolation=Isolation(network="none", uid_drop=False, rlimits=[]))
+    assert job_timing(1.25, run) == {"job_s": 1.25, "tests": [["passed", 0.5]]}

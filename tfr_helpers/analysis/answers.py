@@ -1,0 +1,339 @@
+"""The answers a report leads with: per report, a declared list of answer-row kinds, each a number with its interval
+and units, per model and source. Real (replayed or live) rows come first; simulated rows are a demo, kept apart.
+
+A report's headline box (:func:`tfr_helpers.views.headline_box`) shows :func:`report_answers`; ``summary.json``
+holds every kind's rows under ``answers`` (:func:`summary_section`), and ``tfr run`` prints the real ones.
+
+Adding a new kind of answer row (e.g. RQ2 on published self-repair trajectories) takes one call::
+
+    register_answer_kind(AnswerKind(
+        name="rq2_trajectories", report="rq2", order=0,  # order 0: before the kinds already declared (10, 20...)
+        measure="P(Fail->Pass | failed) over a published trajectory's repair steps",
+        unit="repair steps", compute=my_rows,           # my_rows(results) -> list[Answer]
+    ))
+
+``compute`` builds :class:`Answer` rows from a finished run's records (with :func:`share_answer` when the
+numbers are share columns). The box, ``summary.json`` and the terminal summary then show them with no other change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import pandas as pd
+
+from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis.tidy.sources import source_label, source_of
+from tfr_helpers.records import Results
+
+REAL_SOURCES = ("replayed", "live")
+"""Sources whose rows are evidence (a ``simulated`` row is a demo)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One row of a report's headline: a share (or a value) of one model, with its interval and units."""
+
+    kind: str
+    model: str
+    source: str
+    """``replayed``, ``live`` or ``simulated``."""
+    source_label: str
+    measure: str
+    value: float | None
+    """Percent for a share; None when the run has no such number (``note`` says why)."""
+    low: float | None = None
+    high: float | None = None
+    k: int | None = None
+    n: int | None = None
+    unit: str = ""
+    """What ``n`` counts (``feedback instances``, ``attempts``)."""
+    clusters: int | None = None
+    """Tasks the interval resamples."""
+    note: str = ""
+    percent: bool = True
+
+    @property
+    def real(self) -> bool:
+        """Whether the row is evidence (replayed or live), not a simulated demo."""
+        return self.source in REAL_SOURCES
+
+    def number(self) -> str:
+        """``83.8% [79.8, 87.4]`` (or the value alone; ``n/a`` when there is none)."""
+        if self.value is None:
+            return "n/a"
+        if not self.percent:
+            return f"{self.value:,.0f}" if float(self.value).is_integer() else f"{self.value:,}"
+        interval = f" [{self.low}, {self.high}]" if self.low is not None and self.high is not None else ""
+        return f"{self.value}%{interval}"
+
+    def units(self) -> str:
+        """``6,403 of 7,640 feedback instances, 102 tasks``."""
+        parts = []
+        if self.n is not None:
+            count = f"{self.k:,} of {self.n:,}" if self.k is not None else f"{self.n:,}"
+            parts.append(f"{count} {self.unit}".strip())
+        if self.clusters is not None:
+            parts.append(f"{self.clusters:,} tasks")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class AnswerKind:
+    """A kind of answer row: which report leads with it, in which order, and how its rows are computed."""
+
+    name: str
+    report: str
+    measure: str
+    unit: str
+    compute: Callable[[Results], list[Answer]]
+    order: int = 50
+    stages: tuple[str, ...] = ()
+    """Stages the rows need: a real coder without rows is shown with the reason these were skipped."""
+    meaning: Callable[[Answer], str] | None = None
+    """One sentence on what a real row means (None: no sentence)."""
+
+
+@dataclass(frozen=True)
+class ReportQuestion:
+    """A report's question and the headline the box gives when no kind has a real row."""
+
+    report: str
+    question: str
+    kinds: list[str] = field(default_factory=list)
+
+
+QUESTIONS: dict[str, str] = {
+    "setup": "What did the models generate: code and tests per task?",
+    "rq1": "How reliable is test-fail feedback from generated tests?",
+    "rq2": "What does refinement on test-fail feedback do to the code?",
+    "rq3": "Can screening keep the harmful (unreliable) feedback out?",
+    "cases": "What does each refinement attempt and feedback instance look like?",
+}
+"""Report -> the question its headline box answers."""
+
+KINDS: dict[str, AnswerKind] = {}
+"""Every registered answer-row kind by name."""
+
+
+def register_answer_kind(kind: AnswerKind) -> AnswerKind:
+    """Add (or replace) a kind of answer row; its report then leads with its rows (by ``order``)."""
+    KINDS[kind.name] = kind
+    return kind
+
+
+def kinds_for(report: str) -> list[AnswerKind]:
+    """The kinds a report shows, in order."""
+    return sorted((k for k in KINDS.values() if k.report == report), key=lambda k: (k.order, k.name))
+
+
+def share_answer(
+    results: Results, kind: AnswerKind, model: str, row: Mapping[str, Any], prefix: str = "", **extra: Any
+) -> Answer:
+    """An :class:`Answer` from share columns (``k, n, pct, low, high, clusters``; :mod:`inference.units`)."""
+
+    def num(key: str) -> Any:
+        value = row.get(f"{prefix}{key}")
+        return None if value is None or pd.isna(value) else value
+
+    n = num("n")
+    return Answer(
+        kind=kind.name,
+        model=model,
+        source=source_of(results, model).source,
+        source_label=source_label(results, model),
+        measure=extra.pop("measure", kind.measure),
+        value=num("pct") if n else None,
+        low=num("low") if n else None,
+        high=num("high") if n else None,
+        k=None if num("k") is None else int(num("k")),
+        n=None if n is None else int(n),
+        unit=kind.unit,
+        clusters=None if num("clusters") is None else int(num("clusters")),
+        **extra,
+    )
+
+
+def model_tasks(results: Results, model: str) -> int:
+    """Tasks a coder has generated code for (its denominator of tasks)."""
+    return len({c.task_id for c in results.generated_codes if c.model == model})
+
+
+def _rq1_rows(results: Results) -> list[Answer]:
+    kind = KINDS["rq1_unreliable"]
+    out = []
+    for _, row in rq1.by_benchmark(results).iterrows():
+        model = str(row["model"])
+        tasks, with_feedback = model_tasks(results, model), row.get("clusters")
+        note = f"{row['benchmark']}"
+        if with_feedback is not None and not pd.isna(with_feedback) and int(with_feedback) < tasks:
+            note += (
+                f"; {int(with_feedback)} of the model's {tasks} tasks gave test-fail feedback (the others: every "
+                "generated test passed, or no usable test)"
+            )
+        out.append(share_answer(results, kind, model, row, note=note))
+    return out
+
+
+def _rq2_rows(results: Results) -> list[Answer]:
+    kind = KINDS["rq2_transitions"]
+    cond = rq2.conditional_transitions(results)
+    out = []
+    for _, row in cond.iterrows():
+        if not row.get("attempts"):
+            continue
+        given = "passed" if row["transition"] == "pass->fail" else "failed"
+        measure = f"P({row['transition']} | {given} before), {row['reliability']} feedback"
+        out.append(share_answer(results, kind, str(row["model"]), row, measure=measure))
+    return out
+
+
+def _rq3_rows(results: Results) -> list[Answer]:
+    kind = KINDS["rq3_screening"]
+    out = []
+    for _, row in rq3.screening_and_downstream(results).iterrows():
+        if row["strategy"] == rq3.BASELINE or row.get("abstained"):
+            continue
+        spec = {"k": None, "n": row["decisions"], "clusters": None}
+        spec |= {key: row.get(f"specificity_{key}") for key in ("pct", "low", "high")}
+        measure = f"{row['strategy']}: unreliable feedback rejected (specificity)"
+        recall = row.get("recall_pct")
+        note = "" if recall is None or pd.isna(recall) else f"reliable feedback kept (recall): {recall}%"
+        out.append(share_answer(results, kind, str(row["model"]), spec, measure=measure, note=note))
+    return out
+
+
+def _setup_rows(results: Results) -> list[Answer]:
+    kind = KINDS["setup_generation"]
+    out = []
+    for model in dict.fromkeys(c.model for c in results.generated_codes):
+        codes = [c for c in results.generated_codes if c.model == model]
+        usable = sum(c.code is not None for c in codes)
+        failures = sum(f.model == model for f in results.test_generation_failures)
+        what = (
+            "published test samples had no usable assert (none calls the entry point, or none parses)"
+            if source_of(results, model).source == "replayed"
+            else "tester replies gave no usable test (no parseable test function or assert)"
+        )
+        note = f"{failures:,} {what}" if failures else ""
+        row = {"k": usable, "n": len(codes), "pct": round(100 * usable / len(codes), 1) if codes else None}
+        row["clusters"] = model_tasks(results, model)
+        out.append(share_answer(results, kind, model, row, note=note))
+    return out
+
+
+def _cases_rows(results: Results) -> list[Answer]:
+    kind = KINDS["cases_browsable"]
+    out = []
+    for model in dict.fromkeys(c.model for c in results.generated_codes):
+        feedback = sum(p.model == model and p.feedback is not None for p in results.pair_evaluations)
+        attempts = sum(r.model == model for r in results.refinements)
+        note = f"{attempts:,} refinement attempts" if attempts else "no refinement attempt: feedback, code and test shown"
+        row = {"n": feedback, "clusters": len({p.task_id for p in results.pair_evaluations if p.model == model})}
+        answer = share_answer(results, kind, model, row, note=note)
+        out.append(replace(answer, value=float(feedback), percent=False, n=None))
+    return out
+
+
+def _more_than_half(what: str) -> Callable[[Answer], str]:
+    def meaning(answer: Answer) -> str:
+        if answer.value is None or answer.low is None or answer.high is None:
+            return ""
+        who = answer.source_label.split(": ")[-1]
+        if answer.low > 50:
+            return f"For {who}, most {what} (the whole 95% interval is above half)."
+        if answer.high < 50:
+            return f"For {who}, less than half of the {what} (the whole 95% interval is below half)."
+        return f"For {who}, the interval includes half: this run cannot say whether most {what}."
+
+    return meaning
+
+
+for _kind in (
+    AnswerKind(
+        "rq1_unreliable",
+        "rq1",
+        "test-fail feedback that is unreliable (the reference fails the test too)",
+        "feedback instances",
+        _rq1_rows,
+        order=10,
+        stages=("evaluate_code_test_pairs",),
+        meaning=_more_than_half("test-fail feedback blames the code for a wrong test"),
+    ),
+    AnswerKind(
+        "rq2_transitions",
+        "rq2",
+        "benchmark transition after one refinement",
+        "attempts",
+        _rq2_rows,
+        order=20,
+        stages=("refine_codes", "evaluate_refined_codes"),
+    ),
+    AnswerKind("rq3_screening", "rq3", "", "feedback decided", _rq3_rows, order=20, stages=("screen_feedback",)),
+    AnswerKind(
+        "setup_generation",
+        "setup",
+        "code samples with usable code",
+        "code samples",
+        _setup_rows,
+        order=10,
+        stages=("generate_codes",),
+    ),
+    AnswerKind(
+        "cases_browsable",
+        "cases",
+        "test-fail feedback instances, each browsable below",
+        "feedback instances",
+        _cases_rows,
+        order=10,
+    ),
+):
+    register_answer_kind(_kind)
+
+
+def _absent(results: Results, report: str, rows: Sequence[Answer]) -> list[Answer]:
+    """A row per real coder with no answer in ``report``, saying why (its skipped stages, or no data)."""
+    have = {a.model for a in rows}
+    stages = {s for k in kinds_for(report) for s in k.stages}
+    out = []
+    for model in dict.fromkeys(c.model for c in results.generated_codes):
+        src = source_of(results, model)
+        if model in have or src.source not in REAL_SOURCES:
+            continue
+        reasons = sorted({f"{s.stage} {s.reason}" for s in results.skipped if s.model == model and s.stage in stages})
+        note = "; ".join(reasons) or "no such records in this run"
+        kind = kinds_for(report)[0].name if kinds_for(report) else report
+        out.append(Answer(kind, model, src.source, source_label(results, model), "no real answer", None, note=note))
+    return out
+
+
+def report_answers(results: Results, report: str) -> list[Answer]:
+    """Every answer row of one report, real rows first (with a reason row for a real coder that has none), then
+    the simulated demo rows."""
+    rows = [a for kind in kinds_for(report) for a in kind.compute(results)]
+    rows += _absent(results, report, rows)
+    return sorted(rows, key=lambda a: not a.real)
+
+
+def meaning(answer: Answer) -> str:
+    """The one-sentence meaning its kind gives a real row ("" for none)."""
+    kind = KINDS.get(answer.kind)
+    return kind.meaning(answer) if kind and kind.meaning and answer.real else ""
+
+
+def summary_section(results: Results) -> dict[str, Any]:
+    """``{"answers": {report: [row, ...]}}`` for ``summary.json``: every report's rows (real first)."""
+    reports = dict.fromkeys(k.report for k in KINDS.values())
+    return {"answers": {r: [asdict(a) for a in report_answers(results, r)] for r in reports}}
+
+
+def answers_from_summary(summary: Mapping[str, Any], report: str) -> list[Answer]:
+    """A report's rows as ``summary.json`` holds them (empty for a summary written before answers existed)."""
+    return [Answer(**row) for row in summary.get("answers", {}).get(report, [])]
+
+
+def with_note(answer: Answer, note: str) -> Answer:
+    """The row with ``note`` appended."""
+    return replace(answer, note="; ".join(p for p in (answer.note, note) if p))

@@ -1,0 +1,107 @@
+"""The study's records as tables a researcher loads in one call: ``pd.read_json(run / "pairs.jsonl", lines=True)``.
+
+Written beside ``results.json`` whenever it is (``RunStore.write_results``), from the same :class:`Results`: one
+JSON object per line, one line per record, nested records flattened into ``<field>_<subfield>`` columns
+(``generated_status``, ``call_usage_cost_usd``; empty where the record has none), no ``$shared``
+indirection. The columns are documented in
+``docs/records.md``. Each file is written atomically; :data:`TABLES` names them, and a stage of another arm adds
+its own with :func:`register_table`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
+from tfr_helpers.fsutil import atomic_write_text
+from tfr_helpers.records import RefinedEvaluation, Results
+
+DROPPED = frozenset({"isolation", "stdout", "stderr", "traceback"})
+"""Fields left out of the tables (in ``results.json``): the isolation record, the same for every run, and an
+outcome's captured output and traceback."""
+
+
+def _refinements(results: Results) -> Iterable[dict[str, Any]]:
+    """One row per refinement, with its refined evaluation's columns (``after_*``; empty where it has none)."""
+    evaluations = {(e.model, e.feedback_id): e for e in results.refined_evaluations}
+    for refinement in results.refinements:
+        row = flatten(refinement)
+        evaluation = evaluations.get((refinement.model, refinement.feedback_id))
+        extra = flatten(evaluation, model=RefinedEvaluation)
+        row.update({f"after_{k}": v for k, v in extra.items() if k not in ("model", "task_id", "feedback_id")})
+        yield row
+
+
+def _rows(records: Iterable[BaseModel]) -> Iterable[dict[str, Any]]:
+    return (flatten(r) for r in records)
+
+
+TABLES: dict[str, Callable[[Results], Iterable[dict[str, Any]]]] = {
+    "pairs": lambda r: _rows(r.pair_evaluations),
+    "refinements": _refinements,
+    "screening": lambda r: _rows(r.screening),
+    "benchmark_verdicts": lambda r: _rows(r.benchmark_verdicts),
+}
+"""Table name (``<name>.jsonl`` in the run directory) -> its rows from the run's results."""
+
+
+def register_table(name: str, rows: Callable[[Results], Iterable[dict[str, Any]]]) -> None:
+    """Add a table (``<name>.jsonl``) whose rows a function of the results gives (an arm's own records)."""
+    TABLES[name] = rows
+
+
+def _record_type(annotation: Any) -> type[BaseModel] | None:
+    """The record class of a field's annotation (``X`` or ``X | None``), or None for any other type."""
+    union = get_origin(annotation) in (Union, UnionType)
+    for candidate in get_args(annotation) if union else (annotation,):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
+
+
+def flatten(record: BaseModel | None, prefix: str = "", model: type[BaseModel] | None = None) -> dict[str, Any]:
+    """A record as one flat row: each field of a nested record (absent or not) becomes a ``<field>_<subfield>``
+    column, so every row of a table has the same columns; lists are kept as JSON lists; :data:`DROPPED` fields
+    are left out. ``model``: the record's class when ``record`` may be None."""
+    cls = model or type(record)
+    assert cls is not None and issubclass(cls, BaseModel)
+    row: dict[str, Any] = {}
+    for name, info in cls.model_fields.items():
+        if name in DROPPED:
+            continue
+        value = getattr(record, name) if record is not None else None
+        nested = _record_type(info.annotation)
+        if nested is not None:
+            row.update(flatten(value, f"{prefix}{name}_", nested))
+        else:
+            row[f"{prefix}{name}"] = _json(value)
+    return row
+
+
+def _json(value: Any) -> Any:
+    """A field value in its JSON form (records in lists dumped, without their :data:`DROPPED` fields)."""
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    if isinstance(value, BaseModel):
+        return {k: v for k, v in value.model_dump(mode="json").items() if k not in DROPPED}
+    return value
+
+
+def write_tables(run: Path, results: Results) -> list[str]:
+    """Write every table of :data:`TABLES` into ``run``; returns their file names. An empty cell is left out of
+    its line (pandas reads it as missing): at 80,000 pairs the column names of empty cells would be most of the
+    file."""
+    names = []
+    for name, rows in TABLES.items():
+        lines = [
+            json.dumps({k: v for k, v in row.items() if v is not None}, ensure_ascii=False, separators=(",", ":"))
+            for row in rows(results)
+        ]
+        atomic_write_text(Path(run) / f"{name}.jsonl", "".join(line + "\n" for line in lines))
+        names.append(f"{name}.jsonl")
+    return names

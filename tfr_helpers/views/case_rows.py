@@ -1,0 +1,174 @@
+"""The rows of the offline case browser: one generic :class:`CaseRow` per browsable case, built from the run.
+
+A row has the facets the page filters on, a one-line summary, the text it searches, and its sections (code, test,
+execution records, feedback, refined code, the benchmark test that failed after refinement). Every test-fail
+feedback of every source is a row: a refinement attempt where the run refined it, else a feedback instance (real
+replayed data without a refiner: the feedback, the code, the test and the reference's verdict).
+
+Another kind of case (e.g. a published self-repair trajectory's steps) slots in by registering a builder::
+
+    register_case_rows(lambda results, run_dir: [CaseRow(kind="trajectory step", ...), ...])
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
+from tfr_helpers.pipeline.engine.artifact_log import read_artifact
+from tfr_helpers.records import ProgramRun, Results, TestOutcome
+
+TEXT_CAP = 4_000
+"""Characters of one section's text embedded in the page (code, test, message); longer texts are cut, saying so."""
+
+
+@dataclass(frozen=True)
+class CaseSection:
+    """One titled block of a case: ``code`` (a program or test) or ``text`` (a record, a message)."""
+
+    title: str
+    text: str
+    kind: str = "text"
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """One browsable case of any kind, for any source."""
+
+    id: str
+    kind: str
+    """``refinement attempt``, ``feedback instance``, ``trajectory step``..."""
+    model: str
+    source: str
+    benchmark: str
+    task_id: str
+    summary: str
+    facets: dict[str, str] = field(default_factory=dict)
+    """Further filters: name -> value (reliability, transition, a strategy's decision...)."""
+    sections: tuple[CaseSection, ...] = ()
+
+
+RowBuilder = Callable[[Results, Path], list[CaseRow]]
+BUILDERS: list[RowBuilder] = []
+"""Every builder of case rows, in display order."""
+
+
+def register_case_rows(builder: RowBuilder) -> RowBuilder:
+    """Add a builder of case rows (its rows come after those already registered)."""
+    BUILDERS.append(builder)
+    return builder
+
+
+def case_rows(results: Results, run_dir: Path) -> list[CaseRow]:
+    """Every case of the run, from every registered builder."""
+    return [row for builder in BUILDERS for row in builder(results, run_dir)]
+
+
+def cap(text: str | None) -> str:
+    """``text`` cut to :data:`TEXT_CAP` characters (saying how many were left out)."""
+    text = text or ""
+    return text if len(text) <= TEXT_CAP else text[:TEXT_CAP] + f"\n... ({len(text) - TEXT_CAP} more characters)"
+
+
+def outcome_text(outcome: TestOutcome | None) -> str:
+    """An execution record in a few lines: status, exception and message, expected and actual values."""
+    if outcome is None:
+        return "not run"
+    lines = [f"{outcome.name}: {outcome.status}"]
+    if outcome.exc_type:
+        lines.append(f"{outcome.exc_type}: {(outcome.message or '').strip()[:600]}")
+    if outcome.expected is not None or outcome.actual is not None:
+        lines.append(f"expected {outcome.expected}, actual {outcome.actual}")
+    return "\n".join(lines)
+
+
+def failing_test(run: ProgramRun | None) -> str:
+    """The first benchmark test a program failed, with its message ("passed" when none failed)."""
+    if run is None:
+        return "not recorded"
+    if run.load_error is not None:
+        return "the program did not load\n" + outcome_text(run.load_error)
+    failed = [o for o in run.outcomes if o.status != "passed"]
+    if not failed:
+        return "passed every benchmark test" if run.outcomes else "no benchmark test ran"
+    more = f"\n({len(failed) - 1} more failing benchmark tests)" if len(failed) > 1 else ""
+    return outcome_text(failed[0]) + more
+
+
+def read_run(run_dir: Path, rel: str | None) -> ProgramRun | None:
+    """A recorded program run (an execution artifact), or None when the run did not keep it."""
+    text = read_artifact(run_dir, rel)
+    if text is None:
+        return None
+    try:
+        return ProgramRun.model_validate(json.loads(text))
+    except ValueError:
+        return None
+
+
+def attempt_row(attempt: Attempt, run_dir: Path) -> CaseRow:
+    """The case row of one test-fail feedback (refined or not)."""
+    pair = attempt.pair
+    code = attempt.code.code if attempt.code else None
+    before = attempt.before
+    sections = [
+        CaseSection("Generated code", cap(code) or "no usable code", "code"),
+        CaseSection("Generated test", cap(attempt.test.source if attempt.test else None) or "not recorded", "code"),
+        CaseSection(
+            "Execution: the generated code on the test, then the reference (the oracle)",
+            outcome_text(pair.generated) + "\n\n" + outcome_text(pair.reference),
+        ),
+        CaseSection(
+            f"Reference verdict: feedback {attempt.reliability}" + (f" ({pair.cause})" if pair.cause else ""),
+            f"case {pair.case}: generated code {pair.generated.status}, reference {pair.reference.status}",
+        ),
+        CaseSection("Feedback shown to the refiner", cap(pair.feedback.text if pair.feedback else None)),
+        CaseSection(
+            "Benchmark tests before refinement: " + ("pass" if before and before.passed else "fail"),
+            failing_test(before.run if before else None),
+        ),
+    ]
+    refined = attempt.refined
+    if attempt.refinement is not None:
+        sections.append(CaseSection("Refined code", cap(attempt.refinement.code) or "no usable code", "code"))
+    if refined is not None:
+        after = "n/a" if refined.benchmark_after is None else ("pass" if refined.benchmark_after else "fail")
+        sections.append(
+            CaseSection(
+                f"After refinement: benchmark {after} ({refined.transition})",
+                failing_test(read_run(run_dir, refined.benchmark_run_path))
+                + "\n\nThe generated test on the refined code:\n"
+                + outcome_text(refined.generated_test_after),
+            )
+        )
+    if attempt.decisions:
+        decisions = "\n".join(
+            f"{s}: {d.decision}" + (f"\n  {cap(d.reasoning)[:800]}" if d.reasoning else "")
+            for s, d in attempt.decisions.items()
+        )
+        sections.append(CaseSection("Screening decisions", decisions))
+    test_name = f"{pair.kind}#{attempt.test.index}" if attempt.test else pair.kind
+    sample = f" · code sample {pair.code_index}" if pair.code_index else ""
+    kind = "refinement attempt" if attempt.refinement is not None else "feedback instance"
+    facets = {"reliability": attempt.reliability, "transition": attempt.transition}
+    facets |= {f"screening: {s}": d.decision for s, d in attempt.decisions.items()}
+    return CaseRow(
+        id=attempt.feedback_id,
+        kind=kind,
+        model=attempt.model,
+        source=attempt.source,
+        benchmark=attempt.benchmark,
+        task_id=attempt.task_id,
+        summary=f"{attempt.task_id} · {test_name}{sample} · {attempt.reliability} · {attempt.transition}",
+        facets=facets,
+        sections=tuple(sections),
+    )
+
+
+@register_case_rows
+def attempt_rows(results: Results, run_dir: Path) -> list[CaseRow]:
+    """Every test-fail feedback of the run as a case row (refinement attempt or feedback instance)."""
+    return [attempt_row(a, run_dir) for a in build_attempts(results)]
