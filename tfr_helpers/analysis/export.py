@@ -13,7 +13,15 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import figures
-from tfr_helpers.analysis.arms import controls, controls_report, oracle, rounds, test_strength
+from tfr_helpers.analysis.arms import (
+    controls,
+    controls_report,
+    oracle,
+    rounds,
+    test_strength,
+    trajectories,
+    trajectories_report,
+)
 from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import TABLES, caption_with
@@ -144,6 +152,11 @@ def analyze_run(run_dir: Path | str) -> AnalysisOutputs:
         tables[controls_report.TABLE] = atomic_write_text(
             out_dir / f"{controls_report.TABLE}.tex",
             to_latex(controls_report.controls_table(results), f"tab:{controls_report.TABLE}"),
+        )
+    if trajectories.present(results):  # real refinement trajectories, only for runs that replay them
+        tables[trajectories_report.TABLE] = atomic_write_text(
+            out_dir / f"{trajectories_report.TABLE}.tex",
+            to_latex(trajectories_report.trajectories_table(results), f"tab:{trajectories_report.TABLE}"),
         )
     written = figures.save_figures(results, out_dir / "figures")
     log.info("analysis of %s written to %s", results.run_name, out_dir)

@@ -159,6 +159,8 @@ def plot_screening_pr(results: Results, ax: Axes | None = None, models: list[str
     """Screening strategies per model on the precision-recall plane (reliable = positive), cluster-bootstrap bars;
     the key of strategies sits beside the plane, never over its points."""
     nums = rq3.screening_and_downstream(results)
+    if "model" not in nums:  # no test-fail feedback in the run (a trajectories-only study): an empty plane
+        nums = pd.DataFrame(columns=["model", "precision_pct", "recall_pct"])
     if ax is None:
         return panels(results, plot_screening_pr, list(dict.fromkeys(nums["model"])), "Screening strategies", (6.5, 5))
     nums = nums if models is None else nums[nums["model"].isin(models)]

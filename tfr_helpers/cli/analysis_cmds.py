@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from tfr_helpers.analysis import analyze, write_refinement_cases
+from tfr_helpers.analysis.arms.trajectories_report import headline_lines as trajectory_lines
 from tfr_helpers.analysis.notebook_headlines import headline_lines
 from tfr_helpers.cli.apps import app
 
@@ -18,11 +19,14 @@ RunDirOption = Annotated[Path, typer.Option("--run-dir", help="Run directory hol
 @app.command("analyze")
 def analyze_cmd(run_dir: RunDirOption) -> None:
     """Write analysis/summary.json, the LaTeX tables and the figures of a finished run; print RQ1's headline
-    per model and source."""
+    per model and source, and per replayed trajectory set its steps, step classes and P(Pass->Fail | passed)."""
 
     out = analyze(run_dir)
-    for line in headline_lines(json.loads(out.summary.read_text(encoding="utf-8"))["headline"]["rq1"]):
+    summary = json.loads(out.summary.read_text(encoding="utf-8"))
+    for line in headline_lines(summary["headline"]["rq1"]):
         typer.echo(f"rq1: {line}")
+    for line in trajectory_lines(summary):
+        typer.echo(f"trajectories: {line}")
     typer.echo(f"summary: {out.summary}")
     for path in out.tables.values():
         typer.echo(f"table:   {path}")

@@ -29,6 +29,7 @@ from tfr_helpers.records.study import (
     SkippedWork,
     TestGenerationFailure,
 )
+from tfr_helpers.records.trajectories import TrajectoriesResults
 
 
 class CallTotals(Record):
@@ -82,6 +83,8 @@ class Results(Record):
     """Multi-round backprompting (None unless ``refinement.rounds`` > 1): ``tfr_helpers.records.rounds``."""
     controls: ControlsResults | None = None
     """The control arm of RQ2 (None unless ``refinement.controls``): ``tfr_helpers.records.controls``."""
+    trajectories: TrajectoriesResults | None = None
+    """Real refinement trajectories replayed (None unless ``trajectories``): ``tfr_helpers.records.trajectories``."""
 
 
 COMPUTED_LISTS = ("model_sources", "skipped", "call_totals")

@@ -14,7 +14,7 @@ from tfr_helpers.errors import ConfigError
 from tfr_helpers.records import BenchmarkName
 from tfr_helpers.replay.records import ReplayDataset, ReplayTask
 
-Adapter = Literal["codet", "reflexion"]
+Adapter = Literal["codet", "reflexion", "reflexion_log"]
 
 
 @dataclass(frozen=True)
@@ -26,17 +26,20 @@ class ReplayFile:
         repo_path: Path of the file in the upstream repository.
         sha256: Pinned sha256 of the file's bytes.
         lines: Exact number of JSON lines the file holds.
+        local_name: The file's name below the override directory and the cache when it differs from the upstream
+            base name (several upstream trajectory logs share one base name).
     """
 
     role: str
     repo_path: str
     sha256: str
     lines: int
+    local_name: str | None = None
 
     @property
     def name(self) -> str:
-        """The file's base name."""
-        return self.repo_path.rsplit("/", 1)[-1]
+        """The file's name below the override directory and the cache (the upstream base name by default)."""
+        return self.local_name or self.repo_path.rsplit("/", 1)[-1]
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from tfr_helpers.views.headline_box import answers_box, headline_box, selection_
 from tfr_helpers.views.offline_browser import OfflineCaseBrowser
 from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.run_details import RunDetails, mask_paths, run_outputs, shown_path
+from tfr_helpers.views.trajectories import trajectories_report, trajectory_browser, trajectory_html
 
 __all__: list[str] = [
     "ALL",
@@ -55,4 +56,7 @@ __all__: list[str] = [
     "sources",
     "sources_table",
     "tasks_overview",
+    "trajectories_report",
+    "trajectory_browser",
+    "trajectory_html",
 ]

@@ -26,6 +26,7 @@ from tfr_helpers.pipeline.config.fingerprint import fingerprint
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.records import Control
 from tfr_helpers.replay import register_import
+from tfr_helpers.replay.trajectories.sets import check_entry as check_trajectory_entry
 
 BenchmarkChoice = str
 """A registered benchmark name (checked against ``tfr_helpers.benchmarks.registry``)."""
@@ -254,6 +255,10 @@ class ExperimentConfig(_Strict):
     numbers as mean +- standard error over seeds."""
     budget_usd: float | None = Field(default=None, gt=0)
     """Spending cap of the run in USD (null: none); a call that could pass it is not sent (needs model prices)."""
+    trajectories: list[str] = Field(default_factory=list)
+    """Real refinement trajectories to replay through RQ1 and RQ2, beside the study: registered sets
+    (``replay:reflexion-gpt4o-bcb``) or directories holding a Reflexion-format log or ``trajectories.jsonl``
+    (``replay:path/to/dir``); see docs/replay.md."""
 
     @field_validator("tasks")
     @classmethod
@@ -298,6 +303,16 @@ class ExperimentConfig(_Strict):
             except ConfigError as exc:
                 raise ValueError(str(exc)) from None
         return self
+
+    @field_validator("trajectories")
+    @classmethod
+    def _known_trajectories(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            try:
+                check_trajectory_entry(entry)
+            except ConfigError as exc:
+                raise ValueError(str(exc)) from None
+        return list(dict.fromkeys(value))
 
     @model_validator(mode="after")
     def _coder_benchmarks(self) -> ExperimentConfig:

@@ -38,6 +38,7 @@ from tfr_helpers.models.providers import is_replayed
 from tfr_helpers.models.sim import version as sim_version_module
 from tfr_helpers.prompts.render import TEMPLATES, load_template
 from tfr_helpers.replay import replay_hashes
+from tfr_helpers.replay.trajectories.sets import trajectory_hashes
 
 ExperimentConfig = Any
 """An :class:`~tfr_helpers.pipeline.config.experiment.ExperimentConfig` (whose ``fingerprint`` method calls this
@@ -105,7 +106,9 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, str]:
 @register_hash_input("config")
 def config_values(config: ExperimentConfig) -> dict[str, str]:
     """Each result-relevant configuration value under its dotted key."""
-    data = config.model_dump(mode="json", exclude={"run_name", "concurrency", "budget_usd"})
+    # no trajectories: the part is left out, so a run made before the key existed keeps its fingerprint
+    left_out = {"run_name", "concurrency", "budget_usd"} | ({"trajectories"} if not config.trajectories else set())
+    data = config.model_dump(mode="json", exclude=left_out)
     for transport in TRANSPORT_SETTINGS:
         data["model_settings"].pop(transport, None)
     return _flatten(data)
@@ -150,6 +153,15 @@ def replay_dataset_hashes(config: ExperimentConfig) -> dict[str, str]:
     for spec in config.models.all_specs():
         if is_replayed(spec):
             parts.update(replay_hashes(spec.partition(":")[2]))
+    return parts
+
+
+@register_hash_input("trajectories")
+def trajectory_set_hashes(config: ExperimentConfig) -> dict[str, str]:
+    """The log files (pinned sha256, or a directory's own hashes) and readers' rules of each trajectory set."""
+    parts: dict[str, str] = {}
+    for entry in config.trajectories:
+        parts.update(trajectory_hashes(entry))
     return parts
 
 

@@ -34,7 +34,11 @@ CONTROL_ARM_PARTS = ("refinement.controls", "template:retry", "template:placebo"
 """Fingerprint parts only the control arm reads (its list of controls and the templates of two of them): every
 other stage is unaffected by them, so turning the controls on in a finished run keeps its records."""
 
-BASE_STUDY_UNAFFECTED_BY = ("screening", "refinement", "template:retry", "template:placebo")
+TRAJECTORY_PARTS = ("trajectories",)
+"""Keys only the trajectory arm reads (the sets named, their files' hashes): the other stages' records stay valid when
+sets are added to a finished run."""
+
+BASE_STUDY_UNAFFECTED_BY = ("screening", "refinement", "template:retry", "template:placebo", *TRAJECTORY_PARTS)
 """Keys the base study's six checkpointed stages never read: every feedback is refined whatever the screening
 (a screening strategy's decisions are items of their own), and the rounds and the oracle-repaired arm are stages of
 their own, so turning them on in a finished run keeps its records."""
@@ -42,10 +46,16 @@ their own, so turning them on in a finished run keeps its records."""
 ROUND_PARTS = ("refinement.rounds", "refinement.round_tests", "refinement.stop_when_passing")
 """Keys only the rounds read."""
 
-ORACLE_ARM_UNAFFECTED_BY = ("screening", *ROUND_PARTS, *CONTROL_ARM_PARTS)
+ORACLE_ARM_UNAFFECTED_BY = ("screening", *ROUND_PARTS, *CONTROL_ARM_PARTS, *TRAJECTORY_PARTS)
 """Keys the oracle-repaired arm's stages never read (it takes every unreliable EBT feedback of round 1)."""
 
-CONTROL_ARM_UNAFFECTED_BY = ("screening", *ROUND_PARTS, "refinement.oracle_repair", "refinement.controls")
+CONTROL_ARM_UNAFFECTED_BY = (
+    "screening",
+    *ROUND_PARTS,
+    "refinement.oracle_repair",
+    "refinement.controls",
+    *TRAJECTORY_PARTS,
+)
 """Keys the control arm's stages never read (each takes every feedback the feedback arm refines; a control's
 stage has no items unless its control is listed, and records of items no longer yielded are simply not loaded)."""
 

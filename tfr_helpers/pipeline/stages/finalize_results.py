@@ -10,6 +10,7 @@ from typing import Any
 from tfr_helpers.pipeline.arms.controls.results import controls_results
 from tfr_helpers.pipeline.arms.oracle.results import oracle_results
 from tfr_helpers.pipeline.arms.rounds.results import rounds_results
+from tfr_helpers.pipeline.arms.trajectories.results import trajectories_results
 from tfr_helpers.pipeline.engine.assemble import assemble_results, result_lists
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
@@ -23,6 +24,7 @@ from tfr_helpers.records import (
     SkippedWork,
 )
 from tfr_helpers.records.rounds import RoundsResults
+from tfr_helpers.records.trajectories import TrajectoriesResults
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class RunRecords:
     """Tasks a stage excluded in this run, with the reason (a reference failing its own benchmark tests)."""
     controls: ControlsResults | None = None
     """The control arm, None unless ``refinement.controls``."""
+    trajectories: TrajectoriesResults | None = None
+    """The replayed trajectories, None unless ``trajectories``."""
 
 
 def call_totals(records: RunRecords) -> list[CallTotals]:
@@ -120,6 +124,7 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
             skipped=records.skipped,
             time_limit=config.sandbox.time_limit.describe(),
             controls=records.controls,
+            trajectories=records.trajectories,
         )
         ctx.store.write_results(results)
         out.append(results)
@@ -136,6 +141,7 @@ def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
         oracle_repair=oracle_results(ctx, records),
         skipped=[r for stage in records.values() for r in stage if isinstance(r, SkippedWork)],
         controls=controls_results(ctx, records),
+        trajectories=trajectories_results(ctx, records),
     )
     return [bundle]
 

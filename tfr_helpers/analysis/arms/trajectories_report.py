@@ -1,0 +1,106 @@
+"""The replayed trajectories' outputs: the ``rq2_trajectories`` table, the ``trajectories`` section of summary.json,
+and the lines ``tfr analyze`` prints per set. Numbers come from :mod:`.trajectories`; every row names its set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from tfr_helpers.analysis.arms.trajectories import causes, faults, headline, present, rq2_rows, step_classes
+from tfr_helpers.analysis.tables import share_cell
+from tfr_helpers.analysis.tidy.frames import frame_records
+from tfr_helpers.records import Results
+
+TABLE = "rq2_trajectories"
+"""File stem of the LaTeX table (written only for runs that replay trajectories)."""
+REAL_NOTE = (
+    "Real refinement trajectories replayed from published logs (not simulated); protocol Reflexion: feedback -> "
+    "verbal self-reflection -> new code, not a bare one-step refinement."
+)
+CAPTION = (
+    "RQ2 on real trajectories: per set (model and published run), step class and position (first step: attempt "
+    "0 -> 1), the steps with a benchmark verdict, P(Pass->Fail | passed before) and P(Fail->Pass | failed before) "
+    "in percent [95 percent cluster-bootstrap interval over tasks], and the generated-test diagnostic (misleading: the "
+    "code after passes the feedback's reproduced failing tests but fails the benchmark)."
+)
+DEFINITIONS = {
+    "step": "Attempt k, the feedback shown after it, attempt k + 1 (after Reflexion's verbal self-reflection).",
+    "reliable / unreliable / mixed": "Every reproduced failing test of the feedback passes the reference / fails "
+    "it / some of each (tfr's sandbox, the project's reference).",
+    "not_reproduced": "A harness fault of the logging harness, a feedback naming no failing test that can be run "
+    "again, or none of its failing tests fails the code before in tfr's run. Never counted as reliable or unreliable.",
+    "not_evaluable": "The task cannot be judged offline (a BigCodeBench task the selection excluded for a library, "
+    "the network or the sandbox, or whose reference fails its own benchmark tests in this run).",
+    "unusable": "Steps the log reader could not use (a logged body instead of a whole function, no feedback, an "
+    "unknown task or entry point), with the reason.",
+    "intervals": "Cluster bootstrap with the task as the cluster (steps of one trajectory are not independent).",
+}
+
+
+def _rq2_display(rows: pd.DataFrame) -> pd.DataFrame:
+    out = []
+    for _, r in rows.iterrows():
+        out.append(
+            {
+                "Set": r["dataset"],
+                "Model": r["model"],
+                "Steps": r["step_class"],
+                "Position": r["position"],
+                "n": int(r["steps"]),
+                "Tasks": int(r["tasks"]),
+                "P(Pass->Fail | passed)": f"{int(r['pass_fail_k'])}/{int(r['pass_fail_n'])} {share_cell(r, 'pass_fail_')}",
+                "P(Fail->Pass | failed)": f"{int(r['fail_pass_k'])}/{int(r['fail_pass_n'])} {share_cell(r, 'fail_pass_')}",
+                "Misleading": f"{int(r['misleading_k'])}/{int(r['misleading_n'])} {share_cell(r, 'misleading_')}",
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def trajectories_table(results: Results) -> Styler:
+    """The ``rq2_trajectories`` table: every set, step-class group and position."""
+    return _rq2_display(rq2_rows(results)).style.set_caption(f"{REAL_NOTE} {CAPTION}")
+
+
+def summary_section(results: Results) -> dict[str, Any]:
+    """``{"trajectories": {...}}`` (sets, classes, faults, causes, RQ2 rows, headline), or ``{}`` without the arm."""
+    if not present(results):
+        return {}
+    assert results.trajectories is not None
+    return {
+        "trajectories": {
+            "note": REAL_NOTE,
+            "real": True,
+            "definitions": DEFINITIONS,
+            "sets": [s.model_dump() for s in results.trajectories.sets],
+            "step_classes": {"rows": frame_records(step_classes(results))},
+            "faults": {"rows": frame_records(faults(results))},
+            "causes": {"rows": frame_records(causes(results))},
+            "rq2": {"rows": frame_records(rq2_rows(results))},
+            "headline": {"rows": frame_records(headline(results))},
+            TABLE: {"caption": f"{REAL_NOTE} {CAPTION}"},
+        }
+    }
+
+
+def headline_lines(summary: dict[str, Any]) -> list[str]:
+    """The lines ``tfr analyze`` prints per set, from summary.json's ``trajectories`` section."""
+    section = summary.get("trajectories")
+    if not section:
+        return []
+    lines = []
+    for r in section["headline"]["rows"]:
+        classes = ", ".join(f"{c} {r[c]}" for c in ("reliable", "unreliable", "mixed", "not_reproduced", "not_evaluable"))
+        rate = "--"
+        if r.get("pass_fail_n"):
+            interval = f"[{r['pass_fail_low']}, {r['pass_fail_high']}]" if r.get("pass_fail_low") is not None else ""
+            counts = f"{r['pass_fail_k']}/{r['pass_fail_n']}, {r['pass_fail_clusters']} tasks"
+            rate = f"{r['pass_fail_pct']}% {interval} ({counts})"
+        lines.append(
+            f"{r['model']} {r['dataset']} [real, {r['benchmark']}]: {r['steps']} steps ({r['unusable']} unusable in the "
+            f"log); {classes}; P(Pass->Fail | passed) {rate}"
+        )
+    for r in section["faults"]["rows"]:
+        lines.append(f"  {r['dataset']}: {r['steps']} steps removed as {r['removed_as']}: {r['fault']}")
+    return lines

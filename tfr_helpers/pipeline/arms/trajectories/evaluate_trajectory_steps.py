@@ -1,0 +1,252 @@
+"""Stage evaluate_trajectory_steps: every step of the replayed trajectories judged (RQ1 class, RQ2 transition).
+
+One item per usable step (attempt k, the feedback after it, attempt k+1) of each set named in ``trajectories``:
+
+- **RQ1**: the feedback's failing tests (asserts, or unittest methods of the row's ``test_cases``) run in tfr's
+  sandbox on attempt k (reproduced?) and on the reference; the reference's non-passes run again with another seed.
+  The class (:data:`~tfr_helpers.records.trajectories.StepClass`) and each wrong test's cause follow RQ1's rules
+  (:func:`~tfr_helpers.pipeline.steps.labels.cause_of`);
+- **RQ2**: attempt k and attempt k+1 on the benchmark tests (under the run's time-limit policy, plus EvalPlus's
+  tiers under ``plus_tiers``): the transition; attempt k+1 on the reproduced failing tests: the generated-test
+  diagnostic.
+
+The reference and the benchmark tests come from the project's loaders (the benchmark's study selection: a
+BigCodeBench task outside it is ``not_evaluable`` with the selection's reason).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tfr_helpers.benchmarks import benchmark_tests
+from tfr_helpers.pipeline.arms.trajectories.step_class import (
+    HARNESS_FAULT_REASON,
+    classify,
+    evaluable_task,
+    logged_specs,
+    outcome_of,
+)
+from tfr_helpers.pipeline.engine.codec import register_record_type
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.steps.labels import cause_of, transition_of
+from tfr_helpers.pipeline.steps.test_strength import tiers_of
+from tfr_helpers.pipeline.steps.time_limits import LOAD_BUDGET_FACTOR, run_benchmark
+from tfr_helpers.records import ProgramRun, Task, TierVerdicts
+from tfr_helpers.records.trajectories import (
+    LoggedTest,
+    LoggedTestVerdict,
+    Trajectory,
+    TrajectoryAttempt,
+    TrajectoryStepEvaluation,
+    step_key,
+)
+from tfr_helpers.replay.trajectories.feedback import failing
+from tfr_helpers.replay.trajectories.sets import load_trajectories
+
+
+@dataclass(frozen=True)
+class StepJob:
+    """One step of one trajectory: attempt ``step`` -> ``step + 1``."""
+
+    dataset: str
+    model: str
+    trajectory: Trajectory
+    step: int
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key."""
+        return step_key(self.dataset, self.trajectory.task_id, self.step)
+
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The unit a fault of this step blocks: the set and the task."""
+        return f"trajectories:{self.dataset}", self.trajectory.task_id
+
+    @property
+    def attempt(self) -> TrajectoryAttempt:
+        """Attempt k: the code the feedback was about."""
+        return self.trajectory.attempts[self.step]
+
+    @property
+    def next_attempt(self) -> TrajectoryAttempt:
+        """Attempt k + 1: the code written after the feedback (and the reflection)."""
+        return self.trajectory.attempts[self.step + 1]
+
+
+def step_items(ctx: RunContext, records: StageRecords) -> list[StepJob]:
+    """One job per usable step of every configured set, in configuration, log and step order."""
+    jobs = []
+    for entry in ctx.config.trajectories:
+        found = load_trajectories(entry)
+        for trajectory in found.trajectories:
+            jobs += [StepJob(found.name, found.model, trajectory, k) for k in trajectory.usable_steps]
+    return jobs
+
+
+Runs = dict[tuple[str, str], ProgramRun]
+"""(program, task id) -> the program's run on the task's benchmark tests."""
+Tiers = dict[tuple[str, str], TierVerdicts | None]
+
+
+def _benchmark(ctx: RunContext, jobs: list[tuple[str, Task]], desc: str) -> tuple[Runs, Tiers]:
+    """Each distinct (program, task) on the benchmark tests once, with its EvalPlus tiers (under ``plus_tiers``)."""
+    todo = list({(p, t.task_id): (p, t) for p, t in jobs}.values())
+    runs = run_benchmark(ctx, todo, desc)
+    tiers = tiers_of(ctx, todo, runs, f"{desc}: EvalPlus tiers")
+    keys = [(p, t.task_id) for p, t in todo]
+    return dict(zip(keys, runs, strict=True)), dict(zip(keys, tiers, strict=True))
+
+
+def evaluate_trajectory_steps(items: Sequence[StepJob], ctx: RunContext) -> list[TrajectoryStepEvaluation]:
+    """Judge each step: its class from the logged failing tests, its transition from the benchmark tests.
+
+    Args:
+        items: The steps.
+        ctx: The run context.
+
+    Returns:
+        One :class:`TrajectoryStepEvaluation` per step, in order.
+    """
+    judged: dict[str, Task | str] = {}  # task id -> its task, or why it cannot be judged
+    for item in items:
+        judged.setdefault(item.trajectory.task_id, evaluable_task(item.trajectory))
+    broken = _broken_references(ctx, [t for t in judged.values() if isinstance(t, Task)])
+    judged.update(broken)
+    tasks = {item.key: judged[item.trajectory.task_id] for item in items}
+    jobs: list[tuple[str, Task]] = []
+    logged_jobs: list[tuple[str, list[object]]] = []
+    where: dict[str, int] = {}  # step key -> index of its three logged-test jobs (code, reference, code after)
+    for item in items:
+        task = tasks[item.key]
+        if not isinstance(task, Task):
+            continue
+        jobs += [(item.attempt.code, task), (item.next_attempt.code, task)]
+        specs = logged_specs(failing(item.attempt.tests)) if item.attempt.feedback_format != "harness_fault" else []
+        if specs:
+            where[item.key] = len(logged_jobs)
+            logged_jobs += [(p, specs) for p in (item.attempt.code, task.reference, item.next_attempt.code)]
+    bench, tiers = _benchmark(ctx, jobs, "trajectories: benchmark tests")
+    logged = ctx.run_programs(logged_jobs, desc="trajectories: logged tests", generated=True)
+    out = []
+    for item in items:
+        at = where.get(item.key)
+        runs = (logged[at], logged[at + 1], logged[at + 2]) if at is not None else None
+        out.append(_evaluate(item, tasks[item.key], bench, tiers, runs, ctx))
+    return out
+
+
+def _evaluate(
+    item: StepJob,
+    task: Task | str,
+    bench: Runs,
+    tiers: Tiers,
+    runs: tuple[ProgramRun, ProgramRun, ProgramRun] | None,
+    ctx: RunContext,
+) -> TrajectoryStepEvaluation:
+    attempt, nxt = item.attempt, item.next_attempt
+    head: dict[str, Any] = {
+        "dataset": item.dataset,
+        "model": item.model,
+        "task_id": item.trajectory.task_id,
+        "benchmark": item.trajectory.benchmark,
+        "step": item.step,
+        "feedback_format": attempt.feedback_format,
+    }
+    if isinstance(task, str):
+        return TrajectoryStepEvaluation(**head, step_class="not_evaluable", reason=task)
+    before, after = bench[(attempt.code, task.task_id)], bench[(nxt.code, task.task_id)]
+    transition: dict[str, Any] = {
+        "benchmark_before": before.passed,
+        "benchmark_after": after.passed,
+        "transition": transition_of(before.passed, after.passed),
+        "tiers_before": tiers.get((attempt.code, task.task_id)),
+        "tiers_after": tiers.get((nxt.code, task.task_id)),
+    }
+    if attempt.feedback_format == "harness_fault":
+        return TrajectoryStepEvaluation(**head, step_class="not_reproduced", reason=HARNESS_FAULT_REASON, **transition)
+    tests = failing(attempt.tests)
+    verdicts = _verdicts(ctx, task, tests, runs) if runs is not None else []
+    step_class, reason = classify(tests, verdicts)
+    reproduced = [v for v in verdicts if v.reproduced]
+    return TrajectoryStepEvaluation(
+        **head,
+        step_class=step_class,
+        reason=reason,
+        tests=verdicts,
+        **transition,
+        logged_tests_after=all(v.after == "passed" for v in reproduced) if reproduced else None,
+    )
+
+
+def _verdicts(
+    ctx: RunContext, task: Task, tests: list[LoggedTest], runs: tuple[ProgramRun, ProgramRun, ProgramRun]
+) -> list[LoggedTestVerdict]:
+    """Each failing test's outcomes on the code before, the reference and the code after, with RQ1's cause of a
+    test the reference fails (its second run, another seed, tells a nondeterministic reference)."""
+    on_code, on_ref, on_after = runs
+    reruns = _reference_reruns(ctx, task, logged_specs(tests), on_ref)
+    verdicts = []
+    for test in tests:
+        code_o, ref_o, after_o = (outcome_of(run, test) for run in (on_code, on_ref, on_after))
+        wrong = ref_o is not None and ref_o.status != "passed"
+        verdicts.append(
+            LoggedTestVerdict(
+                name=test.name,
+                kind=test.kind,
+                on_code=code_o.status if code_o else None,
+                on_reference=ref_o.status if ref_o else None,
+                reproduced=code_o is not None and code_o.status != "passed",
+                after=after_o.status if after_o else None,
+                cause=cause_of("ebt", test.source, ref_o, outcome_of(reruns, test)) if wrong and ref_o else None,
+                reference_message=(ref_o.message or ref_o.exc_type) if wrong and ref_o else None,
+            )
+        )
+    return verdicts
+
+
+def _broken_references(ctx: RunContext, tasks: list[Task]) -> dict[str, str]:
+    """Task id -> why it cannot be judged, for each task whose reference fails its own benchmark tests (full
+    budget, then once more alone with a wider one)."""
+    runs = ctx.run_programs([(t.reference, benchmark_tests(t)) for t in tasks], desc="trajectories: references")
+    failed = [t for t, run in zip(tasks, runs, strict=True) if not run.passed]
+    again = ctx.run_programs(
+        [(t.reference, benchmark_tests(t)) for t in failed],
+        desc="trajectories: references, alone",
+        budget_factor=LOAD_BUDGET_FACTOR,
+    )
+    return {
+        t.task_id: f"the reference fails its own benchmark tests in this run ({_first_problem(run)})"
+        for t, run in zip(failed, again, strict=True)
+        if not run.passed
+    }
+
+
+def _first_problem(run: ProgramRun) -> str:
+    bad = run.load_error or next((o for o in run.outcomes if o.status != "passed"), None)
+    if bad is None:
+        return "no benchmark test ran"
+    return f"{bad.name}: {bad.status}"
+
+
+def _reference_reruns(ctx: RunContext, task: Task, specs: list[object], first: ProgramRun) -> ProgramRun | None:
+    """The reference's second run (another seed) of the logged tests, when it did not pass one of them."""
+    if first.load_error is None and all(o.status == "passed" for o in first.outcomes):
+        return None
+    (again,) = ctx.run_programs([(task.reference, specs)], desc="trajectories: reference reruns", generated=True, rerun=True)
+    return again
+
+
+register_record_type(TrajectoryStepEvaluation)
+STAGE = Stage(
+    "evaluate_trajectory_steps",
+    evaluate_trajectory_steps,
+    step_items,
+    "trajectory_steps",
+    lambda r: r.key,
+    sandboxed=True,
+    parallel_chunks=True,
+)

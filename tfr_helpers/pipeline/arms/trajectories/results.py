@@ -1,0 +1,44 @@
+"""The trajectory arm's records consolidated for ``results.json`` (``Results.trajectories``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
+from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectorySetInfo, TrajectoryStepEvaluation
+from tfr_helpers.replay.trajectories.sets import load_trajectories
+
+CHECKPOINT = "trajectory_steps"
+"""The arm's checkpoint (``checkpoints/trajectory_steps.jsonl``)."""
+
+
+def trajectories_part(entries: Sequence[str], steps: list[TrajectoryStepEvaluation]) -> TrajectoriesResults:
+    """The sets named by ``entries`` (loaded: their identity and the steps their readers left out) and the steps."""
+    sets = [load_trajectories(entry) for entry in entries]
+    return TrajectoriesResults(
+        sets=[
+            TrajectorySetInfo(
+                name=s.name,
+                benchmark=s.benchmark,
+                model=s.model,
+                protocol=s.protocol,
+                source=s.source,
+                license=s.license,
+                tasks=sum(1 for t in s.trajectories if t.usable_steps),
+                steps=s.steps,
+            )
+            for s in sets
+        ],
+        steps=steps,
+        unusable=[u for s in sets for u in s.unusable],
+    )
+
+
+def trajectories_results(ctx: RunContext, records: StageRecords) -> TrajectoriesResults | None:
+    """The sets, every judged step and the steps the readers left out; None when no set is configured."""
+    if not ctx.config.trajectories:
+        return None
+    return trajectories_part(
+        ctx.config.trajectories, records_of(records, "evaluate_trajectory_steps", TrajectoryStepEvaluation)
+    )

@@ -1,0 +1,138 @@
+"""Notebook views of the replayed trajectories (real data): RQ2's real rows for notebook 02, and a step-by-step
+browser of one real trajectory for notebook 04 (each step's code diff, the feedback's failing tests with tfr's
+verdict on the reference, the transition).
+
+A run whose stages have not all finished has no ``results.json`` yet: the steps are then read from the arm's
+checkpoint, so notebook 02 shows them as soon as its stages ran.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from tfr_helpers.analysis.arms.trajectories import present
+from tfr_helpers.analysis.arms.trajectories_report import REAL_NOTE, trajectories_table
+from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, trajectories_part
+from tfr_helpers.pipeline.engine.codec import decode_records
+from tfr_helpers.pipeline.engine.store import RunStore
+from tfr_helpers.records import Results
+from tfr_helpers.records.trajectories import Trajectory, TrajectoryStepEvaluation
+from tfr_helpers.replay.trajectories.sets import load_trajectories
+from tfr_helpers.views.progress import results_so_far
+from tfr_helpers.views.render import _details, _pre, diff_html
+
+
+def _entries(results: Results) -> list[str]:
+    """The run's ``trajectories`` entries, from its configuration."""
+    value = results.config.get("trajectories") or []
+    return [str(e) for e in value] if isinstance(value, list) else []
+
+
+def trajectory_results(run_dir: str | Path) -> Results:
+    """The run's results with its trajectories part (from the checkpoint while ``results.json`` is not written)."""
+    results = results_so_far(run_dir)
+    entries = _entries(results)
+    if results.trajectories is not None or not entries:
+        return results
+    store = RunStore(Path(run_dir))
+    steps = [
+        r
+        for e in store.read_checkpoint(CHECKPOINT)
+        for r in decode_records(e["data"])
+        if isinstance(r, TrajectoryStepEvaluation)
+    ]
+    return results.model_copy(update={"trajectories": trajectories_part(entries, steps)})
+
+
+def trajectories_report(run_dir: str | Path) -> None:
+    """Notebook 02's opening: RQ2 on real trajectories (labelled real), or how to replay some."""
+    from IPython.display import Markdown, display  # notebooks only
+
+    results = trajectory_results(run_dir)
+    if not present(results):
+        display(Markdown("> This run replays no real trajectory: name sets in `trajectories` (docs/replay.md)."))
+        return
+    display(Markdown(f"**Real data.** {REAL_NOTE}"))
+    display(trajectories_table(results))
+
+
+def _trajectory(results: Results, dataset: str, task_id: str) -> Trajectory:
+    entries = _entries(results)
+    for entry in entries:
+        found = load_trajectories(entry)
+        if found.name == dataset:
+            return next(t for t in found.trajectories if t.task_id == task_id)
+    raise KeyError(f"no trajectory of {task_id} in set {dataset}")
+
+
+def _verdict(passed: bool | None) -> str:
+    return "--" if passed is None else ("pass" if passed else "fail")
+
+
+def step_html(trajectory: Trajectory, step: TrajectoryStepEvaluation) -> str:
+    """One step: its class and transition, the code diff, the failing tests with tfr's verdicts, the raw feedback."""
+    before, after = trajectory.attempts[step.step], trajectory.attempts[step.step + 1]
+    head = (
+        f"step {step.step} (attempt {step.step} -> {step.step + 1}): {step.step_class}"
+        f"{' (' + step.reason + ')' if step.reason else ''}; benchmark {_verdict(step.benchmark_before)} -> "
+        f"{_verdict(step.benchmark_after)} ({step.transition or 'no verdict'})"
+    )
+    rows = "".join(
+        f"<tr><td><code>{html.escape(v.name[:120])}</code></td><td>{v.on_code}</td><td>{v.on_reference}</td>"
+        f"<td>{v.after}</td><td>{v.cause or ''}</td></tr>"
+        for v in step.tests
+    )
+    table = (
+        "<table><tr><th>failing test (logged)</th><th>tfr: code before</th><th>tfr: reference</th>"
+        f"<th>tfr: code after</th><th>cause</th></tr>{rows}</table>"
+        if rows
+        else "<i>no failing test run again</i>"
+    )
+    body = (
+        _details("code diff (attempt k -> k+1)", diff_html(before.code, after.code), open_=True)
+        + _details("failing tests, with tfr's verdicts", table, open_=True)
+        + _details(f"feedback shown to the model ({step.feedback_format})", _pre(before.feedback))
+    )
+    return _details(head, body, open_=True)
+
+
+def trajectory_html(results: Results, dataset: str, task_id: str) -> str:
+    """Every step of one real trajectory, attempt by attempt (HTML)."""
+    assert results.trajectories is not None
+    steps = sorted(
+        (s for s in results.trajectories.steps if s.dataset == dataset and s.task_id == task_id), key=lambda s: s.step
+    )
+    trajectory = _trajectory(results, dataset, task_id)
+    title = f"<h4>{html.escape(dataset)} · {html.escape(task_id)} · real data, {len(steps)} steps</h4>"
+    return title + "".join(step_html(trajectory, s) for s in steps)
+
+
+def trajectory_browser(run_dir: str | Path) -> Any:
+    """Notebook 04's trajectory browser: pick a set and a task, see its steps attempt by attempt (a widget)."""
+    import ipywidgets as widgets  # notebooks only
+
+    results = trajectory_results(run_dir)
+    if not present(results):
+        return widgets.HTML("<i>This run replays no real trajectory: name sets in <code>trajectories</code>.</i>")
+    assert results.trajectories is not None
+    tasks: dict[str, list[str]] = {}
+    for s in results.trajectories.steps:
+        tasks.setdefault(s.dataset, [])
+        if s.task_id not in tasks[s.dataset]:
+            tasks[s.dataset].append(s.task_id)
+    sets = widgets.Dropdown(options=list(tasks), description="set")
+    task = widgets.Dropdown(options=tasks[sets.value] if tasks else [], description="task")
+    out = widgets.HTML()
+
+    def show(_: object = None) -> None:
+        out.value = trajectory_html(results, sets.value, task.value) if task.value else ""
+
+    def on_set(_: object) -> None:
+        task.options = tasks[sets.value]
+
+    sets.observe(on_set, names="value")
+    task.observe(show, names="value")
+    show()
+    return widgets.VBox([widgets.HBox([sets, task]), out])
