@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score
 
-from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Interval, percentile_interval, resampler, share
+from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Interval, draws_interval, resampler, share
 
 LABELS = ("reliable", "unreliable")
 """The two labels a reader gives (and the classifier's labels of the sampled items)."""
@@ -48,7 +48,7 @@ def agreement(
     value = kappa(a, b)
     boot = np.array([kappa(a, b, w[rs.unit_of_row]) for w in rs.weights])
     iid = math.nan  # no closed-form variance over independent items is used: the design effect is left unknown
-    return Agreement(len(same), rs.clusters, share(rs, same), percentile_interval(value, boot, iid, rs))
+    return Agreement(len(same), rs.clusters, share(rs, same), draws_interval(value, boot, iid, rs, scale="atanh"))
 
 
 def fmt(iv: Interval, digits: int = 2) -> str:

@@ -78,6 +78,8 @@ def _delta_cell(row: pd.Series) -> str:
         return "--"
     star = "*" if row["differs"] else ""
     test = f"p={row['p_holm']:.3f}" if pd.notna(row["p_holm"]) else str(row.get("test", "no test"))
+    if pd.isna(row["low"]) or pd.isna(row["high"]):  # too few tasks for an interval
+        return f"{row['diff_pp']:.1f} {test}{star}"
     return f"{row['diff_pp']:.1f} [{row['low']:.1f}, {row['high']:.1f}] {test}{star}"
 
 

@@ -183,7 +183,9 @@ def unreliable_by_solution(results: Results) -> pd.DataFrame:
     for model in sorted({c.model for c in results.generated_codes}):
         stub = {(c.task_id, c.sample_index): is_stub(c.code) for c in results.generated_codes if c.model == model}
         fb = _feedback(results, model)
-        empty = np.array([stub.get((t, int(i)), False) for t, i in zip(fb["task_id"], fb["code_index"], strict=True)])
+        empty = np.array(
+            [stub.get((t, int(i)), False) for t, i in zip(fb["task_id"], fb["code_index"], strict=True)], dtype=bool
+        )
         rs = rows_resampler(results, fb, model)
         unreliable = fb["reliability"] == "unreliable"
         for solution, among in (("all", None), ("non_empty", ~empty), ("empty", empty)):

@@ -20,9 +20,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from tqdm.auto import tqdm
 
-from tfr_helpers.analysis.answer_table import summary_answer_lines
 from tfr_helpers.analysis.notebook_headlines import headline_lines
 from tfr_helpers.errors import ConfigError, TfrError
+from tfr_helpers.notebooks.answer_table import summary_answer_lines
 from tfr_helpers.notebooks.html_export import export_html
 from tfr_helpers.notebooks.parameters import config_from_namespace, file_parameters
 from tfr_helpers.pipeline import default_run_dir, load_config

@@ -134,7 +134,7 @@ def _row(transitions: list[str], tasks: list[str], n_resamples: int, seed: int, 
     """Attempts, each transition's count and share (clustered by task, then code sample), and the net pass-rate
     change of one arm on one scope."""
     rs = resampler(tasks, codes, n_resamples=n_resamples, seed=seed)
-    net = ratio(rs, np.array([_GAIN.get(t, 0) for t in transitions], dtype=float), np.ones(len(tasks)), "identity")
+    net = ratio(rs, np.array([_GAIN.get(t, 0) for t in transitions], dtype=float), np.ones(len(tasks)), "atanh")
     out: dict[str, Any] = {"attempts": len(transitions)}
     for tr in TRANSITIONS:
         out.update(share_columns(rs, [t == tr for t in transitions], prefix=f"{tr}_"))
