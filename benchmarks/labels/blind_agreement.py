@@ -8,12 +8,14 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score
 
-from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Interval, draws_interval, resampler, share
+from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Interval, resampler
+from tfr_helpers.analysis.inference.units import share_interval
 
 LABELS = ("reliable", "unreliable")
 """The two labels a reader gives (and the classifier's labels of the sampled items)."""
@@ -39,6 +41,18 @@ def kappa(a: Sequence[str], b: Sequence[str], weights: np.ndarray | None = None)
     return float(value)
 
 
+def kappa_interval(value: float, boot: np.ndarray, rs: Any) -> Interval:
+    """The 95% percentile interval of the resampled kappas (NaN resamples dropped): kappa sits at its bound of 1
+    in most resamples here, where an interval on a transformed scale is not defined."""
+    kept = boot[np.isfinite(boot)]
+    if not np.isfinite(value) or kept.size < 2:
+        return Interval(value, math.nan, math.nan, rs.method, rs.resamples, rs.clusters, math.nan)
+    low, high = np.percentile(kept, [2.5, 97.5])
+    return Interval(
+        float(value), min(float(low), value), max(float(high), value), rs.method, rs.resamples, rs.clusters, math.nan
+    )
+
+
 def agreement(
     a: Sequence[str], b: Sequence[str], tasks: Sequence[str], *, n_resamples: int = N_RESAMPLES, seed: int = SEED
 ) -> Agreement:
@@ -47,8 +61,7 @@ def agreement(
     same = np.array([x == y for x, y in zip(a, b, strict=True)], dtype=float)
     value = kappa(a, b)
     boot = np.array([kappa(a, b, w[rs.unit_of_row]) for w in rs.weights])
-    iid = math.nan  # no closed-form variance over independent items is used: the design effect is left unknown
-    return Agreement(len(same), rs.clusters, share(rs, same), draws_interval(value, boot, iid, rs, scale="atanh"))
+    return Agreement(len(same), rs.clusters, share_interval(rs, same), kappa_interval(value, boot, rs))
 
 
 def fmt(iv: Interval, digits: int = 2) -> str:

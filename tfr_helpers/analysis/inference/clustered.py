@@ -204,10 +204,11 @@ def small_cluster_t(
     with np.errstate(divide="ignore", invalid="ignore"):
         centre = forward(np.clip(value, lo_lim + eps, hi_lim - eps))
         spread = float(np.std(forward(np.clip(boot, lo_lim + eps, hi_lim - eps)), ddof=1))
-    if spread == 0:  # every resample gives the estimate: no spread on any scale
+    if spread <= 1e-12:  # every resample gives the estimate (up to rounding): no spread on any scale
         return value, value
     half = float(sps.t.ppf(0.975, clusters - 1)) * math.sqrt(clusters / (clusters - 1)) * spread
-    return float(back(centre - half)), float(back(centre + half))
+    # the estimate clipped inside the scale's limits stays inside its own interval
+    return min(float(back(centre - half)), value), max(float(back(centre + half)), value)
 
 
 def draws_interval(
