@@ -136,8 +136,10 @@ class PhaseClock:
         if PhaseClock._proc_ok is None:
             PhaseClock._proc_ok = _proc_is_ours()
         self.pid = pid
-        self._fd = open_schedstat(pid) if PhaseClock._proc_ok else None
-        self._last = schedstat(pid, self._fd) if self._fd is not None else None
+        # each reading opens the file anew: a descriptor kept open from the start read no progress for a program
+        # of an unprivileged user's sandbox (a user namespace), so its own time looked like waiting
+        self._fd: int | None = None
+        self._last = schedstat(pid) if PhaseClock._proc_ok else None
         self._last_t = time.monotonic()
         self.measured = self._last is not None
         self.start(0.0)
