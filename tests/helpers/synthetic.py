@@ -1,6 +1,6 @@
 """A complete, internally consistent synthetic run directory for tests of analysis, views and notebooks.
 
-``make_synthetic_run(root)`` writes the DESIGN.md section 3 layout (config.json, tasks.json, checkpoints/,
+``make_synthetic_run(root)`` writes the run directory's layout (docs/architecture.md) (config.json, tasks.json, checkpoints/,
 ``<model_dir>/<task_dir>/`` artifacts and ``results.json``) without calling a model or the sandbox.
 Outcomes are
 drawn with a seeded RNG but cycled so that every run covers all four cases, every unreliable cause, every

@@ -24,7 +24,7 @@ TestKind = Literal["ebt", "pbt"]
 """Generated test kinds: example-based (EBT) or property-based with Hypothesis (PBT)."""
 
 Status = Literal["passed", "failed", "error", "timeout", "crashed", "not_run"]
-"""Outcome of one test in the sandbox (DESIGN.md section 4)."""
+"""Outcome of one test in the sandbox (docs/records.md)."""
 
 Case = Literal["pass_pass", "pass_fail", "fail_pass", "fail_fail"]
 """RQ1 case: generated code verdict _ reference verdict on one generated test."""
@@ -183,7 +183,7 @@ class Isolation(Record):
 
 
 class TestOutcome(Record):
-    """The sandbox's verdict on one test against one program (DESIGN.md section 4)."""
+    """The sandbox's verdict on one test against one program (docs/records.md)."""
 
     name: str
     """Name of the test (function name, ``assert_3``, ``TestCases.test_empty``...)."""

@@ -36,30 +36,17 @@ def _proc_is_ours() -> bool:
         return False
 
 
-def schedstat(pid: int, fd: int | None = None) -> tuple[int, int, int] | None:
+def schedstat(pid: int) -> tuple[int, int, int] | None:
     """The task ``pid``'s on-CPU ns, run-queue wait ns and timeslices (None: not readable here).
 
-    ``fd``: the file already open (:func:`open_schedstat`), read again from its start: one system call
-    instead of the ten of an ``open``/``read``/``close`` through Python's file objects.
+    The file is opened for each reading: a descriptor kept open from the task's start read no progress for a
+    program of an unprivileged user's sandbox (a user namespace), so its own time looked like waiting.
     """
     try:
-        if fd is None:
-            with open(f"/proc/{pid}/schedstat", "rb") as fh:
-                data = fh.read()
-        else:
-            data = os.pread(fd, 128, 0)
-        cpu, wait, slices = data.split()[:3]
+        with open(f"/proc/{pid}/schedstat", "rb") as fh:
+            cpu, wait, slices = fh.read().split()[:3]
         return int(cpu), int(wait), int(slices)
     except (OSError, ValueError):
-        return None
-
-
-def open_schedstat(pid: int) -> int | None:
-    """A descriptor of ``/proc/<pid>/schedstat`` (None: not readable here); it stays bound to that task, so
-    a pid reused after the task is reaped reads as gone, never as another task."""
-    try:
-        return os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
         return None
 
 
@@ -136,9 +123,6 @@ class PhaseClock:
         if PhaseClock._proc_ok is None:
             PhaseClock._proc_ok = _proc_is_ours()
         self.pid = pid
-        # each reading opens the file anew: a descriptor kept open from the start read no progress for a program
-        # of an unprivileged user's sandbox (a user namespace), so its own time looked like waiting
-        self._fd: int | None = None
         self._last = schedstat(pid) if PhaseClock._proc_ok else None
         self._last_t = time.monotonic()
         self.measured = self._last is not None
@@ -149,7 +133,7 @@ class PhaseClock:
         made no more than two steps ago."""
         if not self.measured:
             return None, True
-        now, t = schedstat(self.pid, self._fd), time.monotonic()
+        now, t = schedstat(self.pid), time.monotonic()
         moved = now is not None and now != self._last and t - self._last_t <= 2 * step_of(self.budget_s)
         if now is not None:
             self._last, self._last_t = now, t
@@ -172,9 +156,3 @@ class PhaseClock:
         if reading.own_s < self.budget_s or moved or not runnable(self.pid):
             return reading
         return dataclasses.replace(reading, current=False)  # runnable, still: maybe in a wait not counted yet
-
-    def close(self) -> None:
-        """Close the child's ``schedstat`` descriptor (readings after this use the last counters read)."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None

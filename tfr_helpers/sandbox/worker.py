@@ -276,7 +276,6 @@ class Worker:
                     break
         finally:
             os.close(rfd)
-            clock.close()
             state["cpu_s"] = self._cleanup(pid)
             shutil.rmtree(workdir, ignore_errors=True)
             if self.view is not None:  # the private /tmp and /dev/shm: nothing passes to the next program

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -208,6 +209,15 @@ class Concurrency(_Strict):
     started on demand."""
 
 
+def _check_each(check: Callable[[str], object], names: list[str]) -> None:
+    """Run ``check`` on each name; its ConfigError becomes the ValueError pydantic reports against the key."""
+    for name in names:
+        try:
+            check(name)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+
+
 class ExperimentConfig(_Strict):
     """One experiment: benchmarks and tasks, models and roles, sample counts, screening, limits, seed."""
 
@@ -279,11 +289,7 @@ class ExperimentConfig(_Strict):
     @field_validator("screening")
     @classmethod
     def _known_strategies(cls, value: list[str]) -> list[str]:
-        for name in value:
-            try:
-                resolve_strategy(name)
-            except ConfigError as exc:
-                raise ValueError(str(exc)) from None
+        _check_each(resolve_strategy, value)
         return ["accept_all"] + [name for name in dict.fromkeys(value) if name != "accept_all"]
 
     @model_validator(mode="after")
@@ -307,11 +313,7 @@ class ExperimentConfig(_Strict):
     @field_validator("trajectories")
     @classmethod
     def _known_trajectories(cls, value: list[str]) -> list[str]:
-        for entry in value:
-            try:
-                check_trajectory_entry(entry)
-            except ConfigError as exc:
-                raise ValueError(str(exc)) from None
+        _check_each(check_trajectory_entry, value)
         return list(dict.fromkeys(value))
 
     @model_validator(mode="after")

@@ -1,6 +1,6 @@
 """RQ1 labels from execution records: the four cases, reliability and the cause of unreliable feedback.
 
-Everything here reads the sandbox's outcome records (DESIGN.md section 1); nothing is guessed from text
+Everything here reads the sandbox's outcome records (docs/labels.md); nothing is guessed from text
 the model wrote except what the test's syntax tree says (:mod:`.source_reading`): whether it *expects* an
 exception, and whether it relies on pytest features the harness does not provide. How a label and its cause are
 decided: ``docs/labels.md``.
