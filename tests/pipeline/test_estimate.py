@@ -16,7 +16,7 @@ from tfr_helpers.cli.estimate_cmds import parse_fail_rate
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models import credentials
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict, load_config
 from tfr_helpers.pipeline.estimate.dry_run import estimate
 
 from .study_server import MODEL, RIGHT_KEY, Responder, params, study_tasks
@@ -137,3 +137,14 @@ def test_the_budget_is_compared_with_the_cost_range(study: dict[str, Any]) -> No
     for cap, verdict in ((high * 2, "above the high estimate"), (low / 2, "below the low estimate")):
         table = estimate(config.model_copy(update={"budget_usd": cap})).table()
         assert any(line.startswith(f"budget_usd: ${cap:.4f}, {verdict}") for line in table)
+
+
+def test_every_strategy_of_the_main_job_is_estimated_including_those_that_run_programs(shared_benchmarks: Path) -> None:
+    """The main job's screening list holds a strategy that executes prompt examples (``learned_gold_free``): an
+    estimate runs no program, so the strategy meets ``not_run`` outcomes and the estimate still completes."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TFR_BENCHMARK_DIR", str(shared_benchmarks))
+        config = load_config(ROOT / "papermill_params" / "default.yaml", {"tasks": 2, "models": {"coders": ["sim:default"]}})
+        assert "learned_gold_free" in config.screening
+        result = estimate(config)
+    assert any(line.stage == "screen_feedback" for line in result.lines)

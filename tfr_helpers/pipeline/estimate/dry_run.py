@@ -43,7 +43,7 @@ from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
 from tfr_helpers.pipeline.estimate.report import CONTROL_STAGES, Line, Range, StudyEstimate
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
-from tfr_helpers.records import ModelCallRecord
+from tfr_helpers.records import Isolation, ModelCallRecord, ProgramRun, TestOutcome
 
 CHARS_PER_TOKEN = (5.2, 4.4, 3.2)
 """Characters per token for the low, point and high input-token estimates, measured on the planned prompts with the
@@ -90,8 +90,16 @@ class _Recorder(RunContext):
             out.append(CallResult(None, record, ""))
         return out
 
-    def run_programs(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - a model stage never runs programs
-        raise RuntimeError("an estimate runs no program")
+    def run_programs(self, jobs: Sequence[tuple[str, Sequence[Any]]], *args: Any, **kwargs: Any) -> list[ProgramRun]:
+        """No program runs in an estimate: every test is ``not_run`` (a strategy that executes, such as the learned
+        screener, then goes on to whatever model calls it makes)."""
+        return [
+            ProgramRun(
+                outcomes=[TestOutcome(name=spec.name, status="not_run") for spec in specs],
+                isolation=Isolation(network="none", uid_drop=False),
+            )
+            for _, specs in jobs
+        ]
 
 
 def _load(run_dir: Path | None, checkpoint: str) -> tuple[list[Any], set[str]]:
@@ -170,7 +178,7 @@ def _project(ctx: _Recorder, stage: Any, records: dict[str, list[Any]], fail_rat
             text=f"Test:\n{example}\n\nFailure: AssertionError: expected value differs\nTraceback (trimmed)",
         )
         test = SimpleNamespace(kind="ebt", index=0, source=example)
-        outcome = SimpleNamespace(exc_type="AssertionError", in_code_under_test=False)
+        outcome = TestOutcome(name="assert_0", status="failed", exc_type="AssertionError")
         item = SimpleNamespace(
             key=fb.feedback_id,
             task=task.view(),
