@@ -21,6 +21,7 @@ from tfr_helpers.models.jobs import CallJob, CallResult
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import ProgramRun, Task
+from tfr_helpers.replay.trajectories.sets import load_trajectories
 from tfr_helpers.sandbox import Limits
 from tfr_helpers.sandbox.cache import ExecutionCache
 from tfr_helpers.sandbox.worker import LIGHT_PRELOAD as SANDBOX_LIGHT_PRELOAD
@@ -65,6 +66,8 @@ class RunContext:
     """The executor of sandbox batches (``tfr_helpers.executors``), started on first use."""
     _client: Any = None
     _exec_cache: Any = None
+    _heavy: bool | None = None
+    """Whether the run executes BigCodeBench programs (the study's benchmarks or a trajectory set's tasks)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """Guards the lazily made executor and cache and the sandbox counters (chunks may run in threads)."""
     _verdicts: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False)
@@ -96,12 +99,16 @@ class RunContext:
     def preload(self) -> tuple[str, ...] | None:
         """Modules the sandbox workers import once.
 
-        The sandbox default (numpy, pandas, matplotlib, sklearn...) when BigCodeBench is in the run, else
-        only what HumanEval/MBPP programs and Hypothesis tests use: starting the workers is then much faster.
+        The sandbox default (numpy, pandas, matplotlib, sklearn...) when BigCodeBench is in the run (a study
+        benchmark, or the tasks of a replayed trajectory set), else only what HumanEval/MBPP programs and
+        Hypothesis tests use: starting the workers is then much faster. Without the heavy workers, every
+        BigCodeBench program would import pandas and its kin again in its own child (a second or more each).
         """
-        if "bigcodebench" in self.config.benchmarks:
-            return None
-        return LIGHT_PRELOAD
+        if self._heavy is None:
+            self._heavy = "bigcodebench" in self.config.benchmarks or any(
+                t.benchmark == "bigcodebench" for e in self.config.trajectories for t in load_trajectories(e).trajectories
+            )
+        return None if self._heavy else LIGHT_PRELOAD
 
     def run_programs(
         self,

@@ -16,6 +16,7 @@ BigCodeBench task outside it is ``not_evaluable`` with the selection's reason).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ from tfr_helpers.records.trajectories import (
 )
 from tfr_helpers.replay.trajectories.feedback import failing
 from tfr_helpers.replay.trajectories.sets import load_trajectories
+from tfr_helpers.sandbox.cache import spec_fields
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,9 @@ def step_items(ctx: RunContext, records: StageRecords) -> list[StepJob]:
 Runs = dict[tuple[str, str], ProgramRun]
 """(program, task id) -> the program's run on the task's benchmark tests."""
 Tiers = dict[tuple[str, str], TierVerdicts | None]
+LoggedRuns = tuple[ProgramRun, ProgramRun, ProgramRun, ProgramRun | None]
+"""A step's logged failing tests run on the code before, the reference and the code after, and the reference's
+second run (None when its first passed them all)."""
 
 
 def _benchmark(ctx: RunContext, jobs: list[tuple[str, Task]], desc: str) -> tuple[Runs, Tiers]:
@@ -131,11 +136,12 @@ def evaluate_trajectory_steps(items: Sequence[StepJob], ctx: RunContext) -> list
             logged_jobs += [(p, specs) for p in (item.attempt.code, task.reference, item.next_attempt.code)]
     bench, tiers = _benchmark(ctx, jobs, "trajectories: benchmark tests")
     logged = ctx.run_programs(logged_jobs, desc="trajectories: logged tests", generated=True)
+    reruns = _reference_reruns(ctx, {at: (logged_jobs[at + 1], logged[at + 1]) for at in where.values()})
     out = []
     for item in items:
         at = where.get(item.key)
-        runs = (logged[at], logged[at + 1], logged[at + 2]) if at is not None else None
-        out.append(_evaluate(item, tasks[item.key], bench, tiers, runs, ctx))
+        runs = (logged[at], logged[at + 1], logged[at + 2], reruns[at]) if at is not None else None
+        out.append(_evaluate(item, tasks[item.key], bench, tiers, runs))
     return out
 
 
@@ -144,8 +150,7 @@ def _evaluate(
     task: Task | str,
     bench: Runs,
     tiers: Tiers,
-    runs: tuple[ProgramRun, ProgramRun, ProgramRun] | None,
-    ctx: RunContext,
+    runs: LoggedRuns | None,
 ) -> TrajectoryStepEvaluation:
     attempt, nxt = item.attempt, item.next_attempt
     head: dict[str, Any] = {
@@ -169,7 +174,7 @@ def _evaluate(
     if attempt.feedback_format == "harness_fault":
         return TrajectoryStepEvaluation(**head, step_class="not_reproduced", reason=HARNESS_FAULT_REASON, **transition)
     tests = failing(attempt.tests)
-    verdicts = _verdicts(ctx, task, tests, runs) if runs is not None else []
+    verdicts = _verdicts(tests, runs) if runs is not None else []
     step_class, reason = classify(tests, verdicts)
     reproduced = [v for v in verdicts if v.reproduced]
     return TrajectoryStepEvaluation(
@@ -182,13 +187,10 @@ def _evaluate(
     )
 
 
-def _verdicts(
-    ctx: RunContext, task: Task, tests: list[LoggedTest], runs: tuple[ProgramRun, ProgramRun, ProgramRun]
-) -> list[LoggedTestVerdict]:
+def _verdicts(tests: list[LoggedTest], runs: LoggedRuns) -> list[LoggedTestVerdict]:
     """Each failing test's outcomes on the code before, the reference and the code after, with RQ1's cause of a
     test the reference fails (its second run, another seed, tells a nondeterministic reference)."""
-    on_code, on_ref, on_after = runs
-    reruns = _reference_reruns(ctx, task, logged_specs(tests), on_ref)
+    on_code, on_ref, on_after, reruns = runs
     verdicts = []
     for test in tests:
         code_o, ref_o, after_o = (outcome_of(run, test) for run in (on_code, on_ref, on_after))
@@ -232,12 +234,26 @@ def _first_problem(run: ProgramRun) -> str:
     return f"{bad.name}: {bad.status}"
 
 
-def _reference_reruns(ctx: RunContext, task: Task, specs: list[object], first: ProgramRun) -> ProgramRun | None:
-    """The reference's second run (another seed) of the logged tests, when it did not pass one of them."""
-    if first.load_error is None and all(o.status == "passed" for o in first.outcomes):
-        return None
-    (again,) = ctx.run_programs([(task.reference, specs)], desc="trajectories: reference reruns", generated=True, rerun=True)
-    return again
+def _reference_reruns(
+    ctx: RunContext, firsts: dict[int, tuple[tuple[str, list[object]], ProgramRun]]
+) -> dict[int, ProgramRun | None]:
+    """Per step (its index in the logged-test jobs): the reference's second run (another seed) of the step's logged
+    tests when its first run (``firsts``: the job and its run) did not pass one of them, else None.
+
+    The second runs go to the sandbox as one batch, each distinct (reference, tests) once: a fixed suite logged
+    after every attempt of a task is rerun once for the task, not once per step (a rerun bypasses the execution
+    cache, so nothing else would share it)."""
+    todo: dict[str, tuple[str, list[object]]] = {}
+    keys: dict[int, str | None] = {}
+    for at, (job, run) in firsts.items():
+        if run.load_error is None and all(o.status == "passed" for o in run.outcomes):
+            keys[at] = None
+            continue
+        keys[at] = key = json.dumps([job[0], [spec_fields(s) for s in job[1]]])  # type: ignore[arg-type]
+        todo.setdefault(key, job)
+    again = ctx.run_programs(list(todo.values()), desc="trajectories: reference reruns", generated=True, rerun=True)
+    found = dict(zip(todo, again, strict=True))
+    return {at: found[k] if k is not None else None for at, k in keys.items()}
 
 
 register_record_type(TrajectoryStepEvaluation)
