@@ -102,9 +102,31 @@ def test_rq2_per_class_and_position_with_the_task_as_cluster() -> None:
 def test_headline_and_printed_lines() -> None:
     results = _results()
     assert headline(results).iloc[0]["pass_fail_n"] == 3
-    lines = headline_lines(summary_section(results))
-    assert lines[0].startswith("M s [real, humaneval]: 5 steps (1 unusable in the log); reliable 1, unreliable 2")
-    assert "P(Pass->Fail | passed) 33.3%" in lines[0] and len(lines) == 4
+    head, *rest = headline_lines(summary_section(results))
+    assert head == (
+        "M s [real, humaneval]: 5 steps (1 unusable in the log); reliable 1, unreliable 2, mixed 0, "
+        "not_reproduced 1, not_evaluable 1"
+    )
+    rates = {line.split(":")[0].strip(): line for line in rest if "P(Pass->Fail" in line}
+    # first steps apart from later ones: 3 first steps passed before (one broken), the later one failed before
+    assert list(rates) == [
+        "all steps with a verdict, all steps",
+        "all steps with a verdict, first steps",
+        "all steps with a verdict, later steps",
+        "reliable steps",
+        "unreliable steps",
+        "not_reproduced steps",
+    ]
+    assert "4 steps, 3 tasks; P(Pass->Fail | passed) 33.3% [" in rates["all steps with a verdict, all steps"]
+    assert "(1/3, 3 tasks); P(Fail->Pass | failed) 100.0%" in rates["all steps with a verdict, all steps"]
+    assert "P(Pass->Fail | passed) -- (0/0); P(Fail->Pass | failed) 100.0%" in rates["all steps with a verdict, later steps"]
+    assert "P(Pass->Fail | passed) 50.0%" in rates["unreliable steps"]
+    removed = [line.strip() for line in rest if "removed" in line]
+    assert removed == [
+        "removed 1 steps as not_evaluable: BigCodeBench task excluded from the selection (library)",
+        "removed 1 steps as not_reproduced: harness fault: the logging harness never ran the tests",
+        "removed 1 steps as unusable: a logged body, not a whole function",
+    ]
 
 
 def test_a_step_class_from_its_failing_tests() -> None:

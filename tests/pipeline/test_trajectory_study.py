@@ -1,5 +1,6 @@
 """Acceptance: a hand-built Reflexion-format log, alone in a directory and named as ``replay:<dir>``, goes through
-the study and every step gets its known class and transition; analyze reports them per set."""
+the study (every stage, then ``tfr analyze``) and every step gets its known class and transition; analyze prints
+them per set."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from tests.helpers.smoke import run_params_study
 from tfr_helpers import views
 from tfr_helpers.analysis.arms.trajectories import rq2_rows, step_classes
-from tfr_helpers.analysis.arms.trajectories_report import headline_lines, trajectories_table
+from tfr_helpers.analysis.arms.trajectories_report import trajectories_table
 from tfr_helpers.analysis.export import to_latex
-from tfr_helpers.analysis.summary import build_summary
+from tfr_helpers.cli import app
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.replay.trajectories.sets import clear_trajectory_cache
 from tfr_helpers.views.trajectories import trajectory_results
@@ -68,12 +70,20 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
     assert (top["pass_fail_k"], top["pass_fail_n"], top["fail_pass_k"], top["fail_pass_n"]) == (1, 3, 2, 3)
     assert (top["misleading_k"], top["misleading_n"]) == (1, 2)  # /53's broken code passes the wrong assert
 
-    # build_summary, not analyze: with no test-fail feedback in the one-task base study the screening figure has no rows
-    summary = json.loads(json.dumps(build_summary(results)))
+    analyzed = CliRunner().invoke(app, ["analyze", "--run-dir", str(run)])
+    assert analyzed.exit_code == 0, analyzed.output
+    summary = json.loads((run / "analysis" / "summary.json").read_text(encoding="utf-8"))
     assert summary["trajectories"]["real"] is True
-    (line, *fault_lines) = headline_lines(summary)
-    assert line.startswith("unspecified my_logs [real, bigcodebench+humaneval]: 7 steps (1 unusable in the log)")
-    assert "P(Pass->Fail | passed) 33.3%" in line and len(fault_lines) == 4
+    printed = [x.removeprefix("trajectories: ") for x in analyzed.output.splitlines() if x.startswith("trajectories: ")]
+    assert printed[0] == (
+        "unspecified my_logs [real, bigcodebench+humaneval]: 7 steps (1 unusable in the log); reliable 2, "
+        "unreliable 1, mixed 1, not_reproduced 2, not_evaluable 1"
+    )
+    assert printed[1].startswith(
+        "  all steps with a verdict, all steps: 6 steps, 6 tasks; P(Pass->Fail | passed) 33.3% ["
+    ) and printed[1].endswith("(2/3, 3 tasks)")
+    assert "unreliable steps: 1 steps, 1 tasks; P(Pass->Fail | passed) 100.0%" in analyzed.output
+    assert sum("removed" in x for x in printed) == 4  # harness fault, not reproduced, not evaluable, unusable
     assert "P(Pass->Fail | passed)" in to_latex(trajectories_table(results), "tab:rq2_trajectories")
 
     page = views.trajectory_html(results, "my_logs", "HumanEval/53")

@@ -84,23 +84,47 @@ def summary_section(results: Results) -> dict[str, Any]:
     }
 
 
+def _rate(row: dict[str, Any], prefix: str) -> str:
+    """``pct% [low, high] (k/n, c tasks)``, or ``-- (0/0)`` with no step in the denominator."""
+    k, n = row.get(f"{prefix}k") or 0, row.get(f"{prefix}n") or 0
+    if not n:
+        return f"-- ({k}/{n})"
+    interval = f" [{row[f'{prefix}low']}, {row[f'{prefix}high']}]" if row.get(f"{prefix}low") is not None else ""
+    return f"{row[f'{prefix}pct']}%{interval} ({k}/{n}, {row[f'{prefix}clusters']} tasks)"
+
+
+RATE_LINES = [("all steps with a verdict", p) for p in ("all", "first", "later")]
+RATE_LINES += [(c, "all") for c in ("reliable", "unreliable", "mixed", "not_reproduced")]
+"""The RQ2 rows ``tfr analyze`` prints per set: every step with a verdict (all, first steps, later steps), then
+each step class."""
+CLASSES = ("reliable", "unreliable", "mixed", "not_reproduced", "not_evaluable")
+
+
 def headline_lines(summary: dict[str, Any]) -> list[str]:
-    """The lines ``tfr analyze`` prints per set, from summary.json's ``trajectories`` section."""
+    """The lines ``tfr analyze`` prints per set, from summary.json's ``trajectories`` section: the steps and their
+    classes; P(Pass->Fail | passed) and P(Fail->Pass | failed) with their task-clustered intervals, over every step
+    with a verdict (all, first steps, later steps) and per step class; and the steps each kind of fault removed."""
     section = summary.get("trajectories")
     if not section:
         return []
+    rq2 = {(r["dataset"], r["step_class"], r["position"]): r for r in section["rq2"]["rows"]}
     lines = []
     for r in section["headline"]["rows"]:
-        classes = ", ".join(f"{c} {r[c]}" for c in ("reliable", "unreliable", "mixed", "not_reproduced", "not_evaluable"))
-        rate = "--"
-        if r.get("pass_fail_n"):
-            interval = f"[{r['pass_fail_low']}, {r['pass_fail_high']}]" if r.get("pass_fail_low") is not None else ""
-            counts = f"{r['pass_fail_k']}/{r['pass_fail_n']}, {r['pass_fail_clusters']} tasks"
-            rate = f"{r['pass_fail_pct']}% {interval} ({counts})"
+        classes = ", ".join(f"{c} {r[c]}" for c in CLASSES)
         lines.append(
             f"{r['model']} {r['dataset']} [real, {r['benchmark']}]: {r['steps']} steps ({r['unusable']} unusable in the "
-            f"log); {classes}; P(Pass->Fail | passed) {rate}"
+            f"log); {classes}"
         )
-    for r in section["faults"]["rows"]:
-        lines.append(f"  {r['dataset']}: {r['steps']} steps removed as {r['removed_as']}: {r['fault']}")
+        for group, position in RATE_LINES:
+            row = rq2.get((r["dataset"], group, position))
+            if row is None:
+                continue
+            label = f"{group}, {position} steps" if group == "all steps with a verdict" else f"{group} steps"
+            lines.append(
+                f"  {label}: {row['steps']} steps, {row['tasks']} tasks; P(Pass->Fail | passed) "
+                f"{_rate(row, 'pass_fail_')}; P(Fail->Pass | failed) {_rate(row, 'fail_pass_')}"
+            )
+        for f in section["faults"]["rows"]:
+            if f["dataset"] == r["dataset"]:
+                lines.append(f"  removed {f['steps']} steps as {f['removed_as']}: {f['fault']}")
     return lines
