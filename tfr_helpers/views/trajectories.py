@@ -14,6 +14,7 @@ from typing import Any
 
 from tfr_helpers.analysis.arms.trajectories import present
 from tfr_helpers.analysis.arms.trajectories_report import REAL_NOTE, trajectories_table
+from tfr_helpers.analysis.arms.trajectory_steps import config_entries
 from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, trajectories_part
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.store import RunStore
@@ -24,16 +25,10 @@ from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.render import _details, _pre, diff_html
 
 
-def _entries(results: Results) -> list[str]:
-    """The run's ``trajectories`` entries, from its configuration."""
-    value = results.config.get("trajectories") or []
-    return [str(e) for e in value] if isinstance(value, list) else []
-
-
-def trajectory_results(run_dir: str | Path) -> Results:
-    """The run's results with its trajectories part (from the checkpoint while ``results.json`` is not written)."""
-    results = results_so_far(run_dir)
-    entries = _entries(results)
+def with_trajectories(results: Results, run_dir: str | Path) -> Results:
+    """``results`` with its trajectories part, read from the arm's checkpoint while ``results.json`` is not written
+    (unchanged when it has the part already, or the run replays no trajectory)."""
+    entries = config_entries(results)
     if results.trajectories is not None or not entries:
         return results
     store = RunStore(Path(run_dir))
@@ -44,6 +39,11 @@ def trajectory_results(run_dir: str | Path) -> Results:
         if isinstance(r, TrajectoryStepEvaluation)
     ]
     return results.model_copy(update={"trajectories": trajectories_part(entries, steps)})
+
+
+def trajectory_results(run_dir: str | Path) -> Results:
+    """The run's results with its trajectories part (from the checkpoint while ``results.json`` is not written)."""
+    return with_trajectories(results_so_far(run_dir), run_dir)
 
 
 def trajectories_report(run_dir: str | Path) -> None:
@@ -59,8 +59,7 @@ def trajectories_report(run_dir: str | Path) -> None:
 
 
 def _trajectory(results: Results, dataset: str, task_id: str) -> Trajectory:
-    entries = _entries(results)
-    for entry in entries:
+    for entry in config_entries(results):
         found = load_trajectories(entry)
         if found.name == dataset:
             return next(t for t in found.trajectories if t.task_id == task_id)
