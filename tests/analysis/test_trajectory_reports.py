@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+from tests.helpers.records import bare_results
 from tfr_helpers.analysis.answers import report_answers, summary_section
 from tfr_helpers.analysis.arms.trajectories import JUDGED_GROUP, rq2_rows
 from tfr_helpers.analysis.arms.trajectories_report import latex_table
@@ -66,20 +67,8 @@ def _results() -> Results:
     info = TrajectorySetInfo(
         name=SET, benchmark="humaneval", model="unspecified", protocol="p", source="x", license="l", tasks=5, steps=5
     )
-    return Results(
-        run_name="t",
-        simulated=False,
-        config={"trajectories": [f"replay:{LOG_DIR}"]},
-        tasks=[],
-        task_benchmarks={},
-        generated_codes=[],
-        generated_tests=[],
-        benchmark_verdicts=[],
-        pair_evaluations=[],
-        screening=[],
-        refinements=[],
-        refined_evaluations=[],
-        trajectories=TrajectoriesResults(sets=[info], steps=steps),
+    return bare_results(
+        config={"trajectories": [f"replay:{LOG_DIR}"]}, trajectories=TrajectoriesResults(sets=[info], steps=steps)
     )
 
 

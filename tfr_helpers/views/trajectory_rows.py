@@ -11,17 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tfr_helpers.analysis.arms.trajectory_steps import (
-    LoggedSets,
-    attempts_of,
-    class_text,
-    code_diff,
-    failing_tests_text,
-    logged_sets,
-    set_label,
-    step_title,
-    transition_text,
-)
+from tfr_helpers.analysis.arms.trajectory_steps import LoggedSets, logged_sets, set_label, step_sections, step_title
 from tfr_helpers.records import Results
 from tfr_helpers.records.trajectories import TrajectoryStepEvaluation
 from tfr_helpers.views.case_rows import CaseRow, CaseSection, cap, register_case_rows
@@ -32,22 +22,7 @@ KIND = "trajectory step"
 
 def step_row(step: TrajectoryStepEvaluation, logs: LoggedSets) -> CaseRow:
     """The case row of one step."""
-    before, after = attempts_of(logs.of(step), step.step)
-    missing = f"not available: the set's log could not be read ({logs.missing_note() or 'no such trajectory'})"
-    sections = [
-        CaseSection(f"Code before (attempt {step.step})", cap(before.code) if before else missing, "code"),
-        CaseSection(
-            f"Diff to the code after (attempt {step.step} -> {step.step + 1})",
-            cap(code_diff(before.code, after.code, step.step)) if before and after else missing,
-            "code",
-        ),
-        CaseSection(
-            f"Feedback shown to the model, as logged ({step.feedback_format})",
-            cap(before.feedback) if before and before.feedback else ("no feedback text logged" if before else missing),
-        ),
-        CaseSection(f"Step class: {class_text(step)}", failing_tests_text(step, before)),
-        CaseSection(f"Transition: {step.transition or 'no verdict'}", transition_text(step)),
-    ]
+    sections = [CaseSection(b.title, cap(b.text), "code" if b.code else "text") for b in step_sections(step, logs)]
     return CaseRow(
         id=step.key,
         kind=KIND,

@@ -11,15 +11,11 @@ from pathlib import Path
 
 from tfr_helpers.analysis.arms.trajectory_steps import (
     LoggedSets,
-    attempts_of,
-    class_text,
-    code_diff,
-    failing_tests_text,
     logged_sets,
     set_infos,
     set_label,
+    step_sections,
     step_title,
-    transition_text,
 )
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.records import Results
@@ -40,28 +36,20 @@ def _fence(text: str, lang: str = "") -> list[str]:
 
 
 def _step(number: int, step: TrajectoryStepEvaluation, logs: LoggedSets) -> list[str]:
-    before, after = attempts_of(logs.of(step), step.step)
+    before = "n/a" if step.benchmark_before is None else ("pass" if step.benchmark_before else "fail")
     lines = [f"## {number}. {step.task_id} · {step_title(step)}", ""]
     lines += [
         "| Study part | Step | Details | Result |",
         "| --- | --- | --- | --- |",
-        f"| Setup | Attempt {step.step} | the logged code (below) | benchmark "
-        f"{'n/a' if step.benchmark_before is None else ('pass' if step.benchmark_before else 'fail')} |",
+        f"| Setup | Attempt {step.step} | the logged code (below) | benchmark {before} |",
         f"| RQ1 | Feedback after attempt {step.step} | {step.feedback_format} format, {len(step.tests)} failing tests "
         f"run again | {step.step_class} |",
         f"| RQ2 | Attempt {step.step + 1} | diff below | {step.transition or 'no verdict'} |",
         "",
-        f"**Step class.** {class_text(step)}",
-        "",
     ]
-    if before is None or after is None:
-        lines += [f"The set's log could not be read here: {logs.missing_note() or 'no such trajectory'}.", ""]
-    else:
-        lines += [f"**Code before (attempt {step.step})**", "", *_fence(before.code, "python"), ""]
-        lines += [f"**Feedback as logged ({step.feedback_format})**", "", *_fence(before.feedback or "(none logged)"), ""]
-        lines += ["**Diff to the code after**", "", *_fence(code_diff(before.code, after.code, step.step), "diff"), ""]
-    lines += ["**Failing tests, tfr's verdicts**", "", *_fence(failing_tests_text(step, before)), ""]
-    lines += ["**Transition**", "", *_fence(transition_text(step)), ""]
+    for block in step_sections(step, logs):
+        lang = ("diff" if block.title.startswith("Diff") else "python") if block.code else ""
+        lines += [f"**{block.title}**", "", *_fence(block.text, lang), ""]
     return lines
 
 

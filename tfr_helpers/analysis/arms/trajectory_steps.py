@@ -158,3 +158,31 @@ def transition_text(step: TrajectoryStepEvaluation) -> str:
     if step.benchmark_after is False:
         lines.append("which benchmark test failed after: not kept in the trajectory records (the verdict only)")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class StepSection:
+    """One titled block of a step: ``code`` (a program, a diff) or text."""
+
+    title: str
+    text: str
+    code: bool = False
+
+
+def step_sections(step: TrajectoryStepEvaluation, logs: LoggedSets) -> list[StepSection]:
+    """A step's blocks: the code before, the diff to the code after, the feedback as logged, the class with the failing
+    tests and tfr's verdicts, the transition (the case browser's sections, ``trajectory_cases_<set>.md``'s blocks)."""
+    before, after = attempts_of(logs.of(step), step.step)
+    missing = f"not available: the set's log could not be read ({logs.missing_note() or 'no such trajectory'})"
+    feedback = (before.feedback or "no feedback text logged") if before else missing
+    return [
+        StepSection(f"Code before (attempt {step.step})", before.code if before else missing, True),
+        StepSection(
+            f"Diff to the code after (attempt {step.step} -> {step.step + 1})",
+            code_diff(before.code, after.code, step.step) if before and after else missing,
+            True,
+        ),
+        StepSection(f"Feedback shown to the model, as logged ({step.feedback_format})", feedback),
+        StepSection(f"Step class: {class_text(step)}", failing_tests_text(step, before)),
+        StepSection(f"Transition: {step.transition or 'no verdict'}", transition_text(step)),
+    ]
