@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
+from tests.helpers.env import require_executable
 from tests.helpers.records import bare_results
 from tfr_helpers.analysis.answers import report_answers, summary_section
 from tfr_helpers.analysis.arms.trajectories import JUDGED_GROUP, rq2_rows
@@ -123,6 +125,13 @@ def test_a_case_file_per_set_and_a_paper_table(tmp_path: Path) -> None:
     caption = re.search(r"\\caption\{(.*)\}", latex)
     assert caption is not None and len(sentences(caption.group(1))) <= 2
     assert "% " in latex and "Sets (published logs)" in latex.replace("\n% ", " ")
+    require_executable("pdflatex", "apt-get install texlive-latex-base texlive-latex-recommended")
+    doc = tmp_path / "doc.tex"
+    doc.write_text(f"\\documentclass{{article}}\n\\usepackage{{booktabs}}\n\\begin{{document}}\n{latex}\\end{{document}}\n")
+    proc = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:]
 
 
 def test_a_log_that_cannot_be_read_leaves_its_steps_browsable(tmp_path: Path) -> None:
