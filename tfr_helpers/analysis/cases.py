@@ -13,8 +13,7 @@ import os
 from pathlib import Path
 from urllib.parse import quote
 
-from tfr_helpers.analysis.arms.trajectory_cases import write_trajectory_cases
-from tfr_helpers.analysis.arms.trajectory_steps import set_label
+from tfr_helpers.analysis.arms.trajectory_cases import set_label, write_trajectory_cases
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.analysis.tidy.sources import real_note, skip_reason, source_label

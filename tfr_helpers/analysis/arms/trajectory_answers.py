@@ -15,7 +15,7 @@ import pandas as pd
 
 from tfr_helpers.analysis.answers import KINDS, Answer, AnswerKind, register_answer_kind, share_answer
 from tfr_helpers.analysis.arms.trajectories import JUDGED_GROUP, present, rq2_rows, step_classes
-from tfr_helpers.analysis.arms.trajectory_steps import set_label
+from tfr_helpers.analysis.arms.trajectory_cases import set_label
 from tfr_helpers.records import Results
 
 KIND = "rq2_trajectories"
