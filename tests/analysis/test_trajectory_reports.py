@@ -14,7 +14,8 @@ from tests.helpers.records import bare_results
 from tfr_helpers.analysis.answers import report_answers, summary_section
 from tfr_helpers.analysis.arms.trajectories import JUDGED_GROUP, rq2_rows
 from tfr_helpers.analysis.arms.trajectories_report import latex_table
-from tfr_helpers.analysis.arms.trajectory_cases import trajectory_file_name, write_trajectory_cases
+from tfr_helpers.analysis.arms.trajectory_cases import trajectory_file_name
+from tfr_helpers.analysis.cases import write_refinement_cases
 from tfr_helpers.analysis.export import MAX_LATEX_COLUMNS, sentences, to_latex
 from tfr_helpers.notebooks.answer_table import summary_answer_lines
 from tfr_helpers.records import Results
@@ -111,10 +112,12 @@ def test_every_step_is_a_browsable_case_with_its_code_diff_and_verdicts(tmp_path
     assert "code before pass, code after fail" in text["Transition"]
 
 
-def test_a_case_file_per_set_and_a_paper_table(tmp_path: Path) -> None:
+def test_a_case_file_per_set_linked_from_refinement_cases_and_a_paper_table(tmp_path: Path) -> None:
     results = _results()
-    ((name, info, steps),) = write_trajectory_cases(results, tmp_path)
-    assert (name, info.name, steps) == (trajectory_file_name(SET), SET, 5)
+    (tmp_path / "results.json").write_text(results.model_dump_json())
+    listing = write_refinement_cases(tmp_path).read_text()
+    name = trajectory_file_name(SET)
+    assert f"- [{name}]({name}): 5 steps of `{LABEL}` (real data, replayed)" in listing
     text = (tmp_path / name).read_text()
     assert "unreliable 1, mixed 1, reliable 1, not_reproduced 1, not_evaluable 1" in text
     assert "-    return x + y" in text and "## 5. HumanEval/53" in text

@@ -25,6 +25,7 @@ CHROMIUM_ARGS += ["--disable-sync", "--disable-dev-shm-usage", "--proxy-server=h
 REPLAYED = "replay:codet-codegen16b-humaneval"
 SCREENSHOT = ROOT / "test-artifacts" / "case_browser_offline.png"
 STEP_SCREENSHOT = ROOT / "test-artifacts" / "trajectory_step_offline.png"
+FIRST_SCREEN_02 = ROOT / "test-artifacts" / "report_02_first_screen.png"
 TRAJECTORY_LOG = ROOT / "tests" / "replay" / "data" / "reflexion_log"
 """The hand-built Reflexion-format log of the trajectory arm's tests (7 steps of known class and transition)."""
 TRAJECTORY_MODEL = "unspecified · my_logs"
@@ -92,6 +93,7 @@ def test_every_report_opens_on_its_answer_and_fits_the_viewport(series: Series) 
     from playwright.sync_api import sync_playwright
 
     assert set(series.html) == set(SERIES)
+    FIRST_SCREEN_02.parent.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         for name, html in series.html.items():
             browser, page = _open(p, html)
@@ -108,6 +110,7 @@ def test_every_report_opens_on_its_answer_and_fits_the_viewport(series: Series) 
                     found = row.bounding_box()
                     assert found is not None and found["y"] + found["height"] < VIEWPORT["height"], found
                     assert SHARE_WITH_INTERVAL.fullmatch(row.locator(".tfr-answer").inner_text())
+                    page.screenshot(path=str(FIRST_SCREEN_02))  # the first screen, as a reader meets it
                 text = page.locator("body").inner_text()
                 wider = page.evaluate(WIDER)
             finally:
