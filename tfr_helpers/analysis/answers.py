@@ -76,7 +76,7 @@ class Answer:
             count = f"{self.k:,} of {self.n:,}" if self.k is not None else f"{self.n:,}"
             parts.append(f"{count} {self.unit}".strip())
         if self.clusters is not None:
-            parts.append(f"{self.clusters:,} tasks")
+            parts.append(f"{self.clusters:,} task" + ("" if self.clusters == 1 else "s"))
         return ", ".join(parts)
 
 

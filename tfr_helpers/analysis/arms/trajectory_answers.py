@@ -26,9 +26,10 @@ MEASURES = {
     "fail_pass_": "P(Fail->Pass | the code failed) over real repair steps",
 }
 POPULATION = (
-    "steps whose class is reliable, unreliable or mixed (the logged failing tests reproduced in tfr's sandbox, the "
-    "task evaluable); every step of a trajectory (attempt k -> k+1), the task as the cluster"
+    "steps classed reliable, unreliable or mixed (the logged failing tests reproduced by tfr, the task evaluable), "
+    "every step k -> k+1 of a trajectory"
 )
+"""The population of every row (its note; the intervals' cluster, the task, is in the box's footer)."""
 
 
 def _first(rows: pd.DataFrame, prefix: str) -> str:
