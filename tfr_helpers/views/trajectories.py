@@ -21,6 +21,7 @@ from tfr_helpers.analysis.arms.trajectory_cases import (
     config_entries,
     logged_sets,
     set_label,
+    step_order,
     step_sections,
     step_title,
 )
@@ -179,5 +180,5 @@ def trajectory_step_rows(results: Results, run_dir: Path) -> list[CaseRow]:
     if results.trajectories is None:
         return []
     logs = logged_sets(results)
-    steps = sorted(results.trajectories.steps, key=lambda s: (s.dataset, s.task_id, s.step))
+    steps = sorted(results.trajectories.steps, key=step_order)
     return [step_row(s, logs) for s in steps]

@@ -73,7 +73,8 @@ def step_count_rows(results: Results) -> list[Answer]:
     out = []
     for _, r in step_classes(results).iterrows():
         row = {"n": int(r["steps"]), "clusters": int(r["tasks"])}
-        note = f"{int(r['unusable'])} steps the log reader could not use (listed with their reason in summary.json)"
+        unusable = int(r["unusable"])
+        note = f"{unusable} more steps the log reader could not use (summary.json lists their reasons)" if unusable else ""
         answer = share_answer(results, kind, set_label(str(r["model"]), str(r["dataset"])), row, note=note)
         out.append(_real(replace(answer, value=float(r["steps"]), percent=False, n=None)))
     return out

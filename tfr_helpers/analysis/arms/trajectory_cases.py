@@ -12,6 +12,7 @@ commit.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,12 @@ CLASS_MEANING = {
     "not_evaluable": "not judged: the task cannot be judged offline",
 }
 """Step class -> what it says about the feedback."""
+
+
+def step_order(step: TrajectoryStepEvaluation) -> tuple[str, list[str | int], int]:
+    """Steps by set, task (``HumanEval/2`` before ``HumanEval/10``) and step."""
+    task: list[str | int] = [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", step.task_id)]
+    return step.dataset, task, step.step
 
 
 def set_label(model: str, dataset: str) -> str:
@@ -228,7 +235,7 @@ def _step(number: int, step: TrajectoryStepEvaluation, logs: LoggedSets) -> list
 def render_trajectory_cases(results: Results, info: TrajectorySetInfo, logs: LoggedSets) -> str:
     """Markdown of one set's steps."""
     assert results.trajectories is not None
-    steps = sorted((s for s in results.trajectories.steps if s.dataset == info.name), key=lambda s: (s.task_id, s.step))
+    steps = sorted((s for s in results.trajectories.steps if s.dataset == info.name), key=step_order)
     counts = {c: sum(s.step_class == c for s in steps) for c in ORDER}
     lines = [f"# Trajectory cases: {set_label(info.model, info.name)} (real data, replayed), run {results.run_name}", ""]
     lines += [
