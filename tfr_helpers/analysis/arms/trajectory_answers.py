@@ -66,7 +66,7 @@ def trajectory_rows(results: Results) -> list[Answer]:
 
 
 def step_count_rows(results: Results) -> list[Answer]:
-    """Per replayed set: its judged steps, each browsable in notebook 04 (every step, judged or not, is a case)."""
+    """Per replayed set: its steps (every class, judged or not), each a case of notebook 04's browser."""
     if not present(results):
         return []
     kind = KINDS[CASES_KIND]
