@@ -1,10 +1,12 @@
-"""Every exported report of a study with real replayed data and the simulated model, opened in Chromium with the
-network off at 1,400 x 1,000 px: the headline box on the first screen with a real number, no parameters cell and no
-absolute path before "Run details", nothing wider than the viewport, and the case browser opening a replayed case."""
+"""Every exported report of a study with real replayed data, a replayed trajectory log and the simulated model, opened
+in Chromium with the network off at 1,400 x 1,000 px: the headline box on the first screen with a real number (02:
+a real trajectory row), no parameters cell and no absolute path before "Run details", nothing wider than the
+viewport, and the case browser opening a replayed case and stepping through a replayed trajectory."""
 
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,12 +24,18 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 CHROMIUM_ARGS += ["--disable-sync", "--disable-dev-shm-usage", "--proxy-server=http://127.0.0.1:9"]
 REPLAYED = "replay:codet-codegen16b-humaneval"
 SCREENSHOT = ROOT / "test-artifacts" / "case_browser_offline.png"
+STEP_SCREENSHOT = ROOT / "test-artifacts" / "trajectory_step_offline.png"
+FIRST_SCREEN_02 = ROOT / "test-artifacts" / "report_02_first_screen.png"
+TRAJECTORY_LOG = ROOT / "tests" / "replay" / "data" / "reflexion_log"
+"""The hand-built Reflexion-format log of the trajectory arm's tests (7 steps of known class and transition)."""
+TRAJECTORY_MODEL = "unspecified · my_logs"
+"""Its rows' model: the log names no model (no meta.json), the set is named for its directory."""
 SERIES = ("00_setup.ipynb", "01_rq1_feedback_reliability.ipynb", "02_rq2_refinement.ipynb", "03_rq3_screening.ipynb")
 SERIES += ("03b_consensus_selection.ipynb", "04_case_browser.ipynb")
 SHARE_WITH_INTERVAL = re.compile(r"\d+(\.\d+)?% \[\d+(\.\d+)?, \d+(\.\d+)?\]")
-INTERVAL_REPORTS = ("01_rq1_feedback_reliability.ipynb", "03_rq3_screening.ipynb")
-"""Reports whose real rows are shares with intervals on this study (02 has no refiner for replayed data: its real
-rows say why; 00, 03b and 04 give counts and pass@1)."""
+INTERVAL_REPORTS = ("01_rq1_feedback_reliability.ipynb", "02_rq2_refinement.ipynb", "03_rq3_screening.ipynb")
+"""Reports whose real rows are shares with intervals on this study (02: the replayed trajectory's rows, its replayed
+coders have no refiner; 00, 03b and 04 give counts and pass@1)."""
 
 
 @dataclass(frozen=True)
@@ -38,13 +46,16 @@ class Series:
 
 @pytest.fixture(scope="module")
 def series(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> Series:
-    """``papermill_params/replay_smoke.yaml`` on 3 tasks with ``sim:default`` added, its notebook series run."""
+    """``papermill_params/replay_smoke.yaml`` on 3 tasks with ``sim:default`` and a replayed trajectory log (a
+    Reflexion-format file alone in a directory) added, its notebook series run."""
     require_executable(str(CHROMIUM), "apt-get install chromium")
     from tfr_helpers.notebooks import run_notebooks
 
     root = tmp_path_factory.mktemp("reports")
+    logs = root / "my_logs"
+    shutil.copytree(TRAJECTORY_LOG, logs)
     params = yaml.safe_load((ROOT / "papermill_params" / "replay_smoke.yaml").read_text())
-    params |= {"run_name": "replay_smoke_demo", "tasks": {"humaneval": 3}}
+    params |= {"run_name": "replay_smoke_demo", "tasks": {"humaneval": 3}, "trajectories": [f"replay:{logs}"]}
     params["models"]["coders"].append("sim:default")
     path = root / "params.yaml"
     path.write_text(yaml.safe_dump(params))
@@ -63,6 +74,16 @@ def _open(p: Any, html: Path) -> Any:
     return browser, page
 
 
+def _filtered(page: Any, model: str, count: int) -> Any:
+    """The case browser of a page, filtered to one model's ``count`` cases."""
+    from playwright.sync_api import expect
+
+    cases = page.locator(".tfr-cases").first
+    cases.locator("select[data-key='model']").select_option(model)
+    expect(cases.locator(".tfr-status")).to_contain_text(f"{count} matching")
+    return cases
+
+
 WIDER = """() => [...document.querySelectorAll('body *')].filter(e => {
   const r = e.getBoundingClientRect(); return r.width > 0 && r.right > window.innerWidth + 1;
 }).map(e => e.tagName + '.' + e.className).slice(0, 10)"""
@@ -72,6 +93,7 @@ def test_every_report_opens_on_its_answer_and_fits_the_viewport(series: Series) 
     from playwright.sync_api import sync_playwright
 
     assert set(series.html) == set(SERIES)
+    FIRST_SCREEN_02.parent.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         for name, html in series.html.items():
             browser, page = _open(p, html)
@@ -83,6 +105,12 @@ def test_every_report_opens_on_its_answer_and_fits_the_viewport(series: Series) 
                 answers = box.locator(".tfr-answer").all_inner_texts()
                 if name in INTERVAL_REPORTS:
                     assert any(SHARE_WITH_INTERVAL.fullmatch(a) for a in answers), (name, answers)
+                if name == "02_rq2_refinement.ipynb":  # leads with the real trajectory rows, on the first screen
+                    row = box.locator("tr", has_text=TRAJECTORY_MODEL).first
+                    found = row.bounding_box()
+                    assert found is not None and found["y"] + found["height"] < VIEWPORT["height"], found
+                    assert SHARE_WITH_INTERVAL.fullmatch(row.locator(".tfr-answer").inner_text())
+                    page.screenshot(path=str(FIRST_SCREEN_02))  # the first screen, as a reader meets it
                 text = page.locator("body").inner_text()
                 wider = page.evaluate(WIDER)
             finally:
@@ -104,9 +132,7 @@ def test_the_case_browser_opens_a_replayed_case_offline(series: Series) -> None:
     with sync_playwright() as p:
         browser, page = _open(p, series.html["04_case_browser.ipynb"])
         try:
-            cases = page.locator(".tfr-cases").first
-            cases.locator("select[data-key='model']").select_option(REPLAYED)
-            expect(cases.locator(".tfr-status")).to_contain_text(f"{len(rows)} matching")
+            cases = _filtered(page, REPLAYED, len(rows))
             cases.locator(".tfr-case").nth(1).click()
             detail = cases.locator(".tfr-detail")
             expect(detail).to_contain_text(rows[1].id)
@@ -116,5 +142,32 @@ def test_the_case_browser_opens_a_replayed_case_offline(series: Series) -> None:
             expect(cases.locator(".tfr-status")).not_to_contain_text(f"{len(rows)} matching of")
             SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
             cases.screenshot(path=str(SCREENSHOT))  # the filters, the list and the opened case
+        finally:
+            browser.close()
+
+
+def test_the_case_browser_steps_through_a_replayed_trajectory_offline(series: Series) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    from tfr_helpers.views import OfflineCaseBrowser
+
+    rows = [r for r in OfflineCaseBrowser(series.run_dir).rows if r.model == TRAJECTORY_MODEL]
+    assert {r.kind for r in rows} == {"trajectory step"} and len(rows) == 7  # every step of the log, judged or not
+    with sync_playwright() as p:
+        browser, page = _open(p, series.html["04_case_browser.ipynb"])
+        try:
+            cases = _filtered(page, TRAJECTORY_MODEL, len(rows))
+            cases.locator("select[data-key='task']").select_option("HumanEval/53")
+            expect(cases.locator(".tfr-status")).to_contain_text("1 matching")
+            cases.locator(".tfr-case").first.click()
+            detail = cases.locator(".tfr-detail")
+            expect(detail).to_contain_text("my_logs|HumanEval/53|0")
+            expect(detail).to_contain_text("Diff to the code after (attempt 0 -> 1)")
+            expect(detail).to_contain_text("+    return x + y + 1")
+            expect(detail).to_contain_text("Step class: unreliable")
+            expect(detail).to_contain_text("reference failed")
+            expect(detail).to_contain_text("Transition: pass->fail")
+            STEP_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+            cases.screenshot(path=str(STEP_SCREENSHOT))  # the filters, the step and its sections
         finally:
             browser.close()

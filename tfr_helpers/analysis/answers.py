@@ -76,7 +76,7 @@ class Answer:
             count = f"{self.k:,} of {self.n:,}" if self.k is not None else f"{self.n:,}"
             parts.append(f"{count} {self.unit}".strip())
         if self.clusters is not None:
-            parts.append(f"{self.clusters:,} tasks")
+            parts.append(f"{self.clusters:,} task" + ("" if self.clusters == 1 else "s"))
         return ", ".join(parts)
 
 
@@ -304,7 +304,8 @@ def _absent(results: Results, report: str, rows: Sequence[Answer]) -> list[Answe
             continue
         reasons = sorted({f"{s.stage} {s.reason}" for s in results.skipped if s.model == model and s.stage in stages})
         note = "; ".join(reasons) or "no such records in this run"
-        kind = kinds_for(report)[0].name if kinds_for(report) else report
+        kinds = kinds_for(report)  # the first kind of the run's own coders (one with stages), else the first
+        kind = next((k.name for k in kinds if k.stages), kinds[0].name if kinds else report)
         out.append(Answer(kind, model, src.source, source_label(results, model), "no real answer", None, note=note))
     return out
 

@@ -156,7 +156,7 @@ def analyze_run(run_dir: Path | str) -> AnalysisOutputs:
     if trajectories.present(results):  # real refinement trajectories, only for runs that replay them
         tables[trajectories_report.TABLE] = atomic_write_text(
             out_dir / f"{trajectories_report.TABLE}.tex",
-            to_latex(trajectories_report.trajectories_table(results), f"tab:{trajectories_report.TABLE}"),
+            to_latex(trajectories_report.latex_table(results), f"tab:{trajectories_report.TABLE}"),
         )
     written = figures.save_figures(results, out_dir / "figures")
     log.info("analysis of %s written to %s", results.run_name, out_dir)

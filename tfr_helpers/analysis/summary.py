@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from tfr_helpers.analysis import answers, rq1, rq2, rq3
-from tfr_helpers.analysis.arms import controls_report, oracle, rounds, test_strength, trajectories_report
+from tfr_helpers.analysis.arms import (
+    controls_report,
+    oracle,
+    rounds,
+    test_strength,
+    trajectories_report,
+    trajectory_answers,  # noqa: F401  (registers the trajectories' answer rows: notebook 02's first rows)
+)
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.clustered import INTERVAL_FORM, METHODS, N_RESAMPLES, SEED
 from tfr_helpers.analysis.notebook_headlines import SECTIONS, headline

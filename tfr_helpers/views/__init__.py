@@ -23,7 +23,13 @@ from tfr_helpers.views.headline_box import answers_box, headline_box, selection_
 from tfr_helpers.views.offline_browser import OfflineCaseBrowser
 from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.run_details import RunDetails, mask_paths, run_outputs, shown_path
-from tfr_helpers.views.trajectories import trajectories_report, trajectory_browser, trajectory_html
+from tfr_helpers.views.trajectories import (
+    trajectories_report,
+    trajectory_browser,
+    trajectory_html,
+    trajectory_results,
+    trajectory_step_rows,
+)
 
 __all__: list[str] = [
     "ALL",
@@ -59,4 +65,6 @@ __all__: list[str] = [
     "trajectories_report",
     "trajectory_browser",
     "trajectory_html",
+    "trajectory_results",
+    "trajectory_step_rows",
 ]

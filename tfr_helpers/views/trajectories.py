@@ -1,6 +1,8 @@
-"""Notebook views of the replayed trajectories (real data): RQ2's real rows for notebook 02, and a step-by-step
+"""Notebook views of the replayed trajectories (real data): RQ2's real rows for notebook 02, a step-by-step
 browser of one real trajectory for notebook 04 (each step's code diff, the feedback's failing tests with tfr's
-verdict on the reference, the transition).
+verdict on the reference, the transition), and the offline case browser's ``trajectory step`` rows: one case per
+step of every set, listed by set, task and step (facets ``set``, ``task``, ``step class``, ``transition``,
+``step``), so that filtering to a set and a task steps through one trajectory attempt by attempt.
 
 A run whose stages have not all finished has no ``results.json`` yet: the steps are then read from the arm's
 checkpoint, so notebook 02 shows them as soon as its stages ran.
@@ -14,26 +16,30 @@ from typing import Any
 
 from tfr_helpers.analysis.arms.trajectories import present
 from tfr_helpers.analysis.arms.trajectories_report import REAL_NOTE, trajectories_table
+from tfr_helpers.analysis.arms.trajectory_cases import (
+    LoggedSets,
+    config_entries,
+    logged_sets,
+    set_label,
+    step_order,
+    step_sections,
+    step_title,
+)
 from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, trajectories_part
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import Results
 from tfr_helpers.records.trajectories import Trajectory, TrajectoryStepEvaluation
 from tfr_helpers.replay.trajectories.sets import load_trajectories
+from tfr_helpers.views.case_rows import CaseRow, CaseSection, cap, register_case_rows
 from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.render import _details, _pre, diff_html
 
 
-def _entries(results: Results) -> list[str]:
-    """The run's ``trajectories`` entries, from its configuration."""
-    value = results.config.get("trajectories") or []
-    return [str(e) for e in value] if isinstance(value, list) else []
-
-
-def trajectory_results(run_dir: str | Path) -> Results:
-    """The run's results with its trajectories part (from the checkpoint while ``results.json`` is not written)."""
-    results = results_so_far(run_dir)
-    entries = _entries(results)
+def with_trajectories(results: Results, run_dir: str | Path) -> Results:
+    """``results`` with its trajectories part, read from the arm's checkpoint while ``results.json`` is not written
+    (unchanged when it has the part already, or the run replays no trajectory)."""
+    entries = config_entries(results)
     if results.trajectories is not None or not entries:
         return results
     store = RunStore(Path(run_dir))
@@ -44,6 +50,11 @@ def trajectory_results(run_dir: str | Path) -> Results:
         if isinstance(r, TrajectoryStepEvaluation)
     ]
     return results.model_copy(update={"trajectories": trajectories_part(entries, steps)})
+
+
+def trajectory_results(run_dir: str | Path) -> Results:
+    """The run's results with its trajectories part (from the checkpoint while ``results.json`` is not written)."""
+    return with_trajectories(results_so_far(run_dir), run_dir)
 
 
 def trajectories_report(run_dir: str | Path) -> None:
@@ -59,8 +70,7 @@ def trajectories_report(run_dir: str | Path) -> None:
 
 
 def _trajectory(results: Results, dataset: str, task_id: str) -> Trajectory:
-    entries = _entries(results)
-    for entry in entries:
+    for entry in config_entries(results):
         found = load_trajectories(entry)
         if found.name == dataset:
             return next(t for t in found.trajectories if t.task_id == task_id)
@@ -136,3 +146,39 @@ def trajectory_browser(run_dir: str | Path) -> Any:
     task.observe(show, names="value")
     show()
     return widgets.VBox([widgets.HBox([sets, task]), out])
+
+
+KIND = "trajectory step"
+
+
+def step_row(step: TrajectoryStepEvaluation, logs: LoggedSets) -> CaseRow:
+    """The case row of one step."""
+    sections = [CaseSection(b.title, cap(b.text), "code" if b.code else "text") for b in step_sections(step, logs)]
+    return CaseRow(
+        id=step.key,
+        kind=KIND,
+        model=set_label(step.model, step.dataset),
+        source="replayed",
+        benchmark=step.benchmark,
+        task_id=step.task_id,
+        summary=f"{step.task_id} · {step_title(step)}",
+        facets={
+            "set": step.dataset,
+            "task": step.task_id,
+            "step class": step.step_class,
+            "transition": step.transition or "no verdict",
+            "step": str(step.step),
+        },
+        sections=tuple(sections),
+    )
+
+
+@register_case_rows
+def trajectory_step_rows(results: Results, run_dir: Path) -> list[CaseRow]:
+    """Every replayed trajectory step of the run as a case row (none when the run replays no trajectory)."""
+    results = with_trajectories(results, run_dir)
+    if results.trajectories is None:
+        return []
+    logs = logged_sets(results)
+    steps = sorted(results.trajectories.steps, key=step_order)
+    return [step_row(s, logs) for s in steps]

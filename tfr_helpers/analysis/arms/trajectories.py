@@ -19,8 +19,11 @@ from tfr_helpers.records.trajectories import STEP_CLASSES, TrajectoriesResults
 
 JUDGED = ("reliable", "unreliable", "mixed")
 """Classes whose feedback tfr reproduced and judged against the reference."""
+JUDGED_GROUP = "judged (reliable, unreliable or mixed)"
+"""The steps whose feedback tfr reproduced and judged on an evaluable task: the population of the headline rows."""
 GROUPS: dict[str, tuple[str, ...]] = {
     "all steps with a verdict": ("reliable", "unreliable", "mixed", "not_reproduced"),
+    JUDGED_GROUP: JUDGED,
     **{c: (c,) for c in STEP_CLASSES if c != "not_evaluable"},
 }
 """The step-class groups RQ2 reports (not evaluable steps have no benchmark verdict)."""

@@ -8,7 +8,15 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.arms.trajectories import causes, faults, headline, present, rq2_rows, step_classes
+from tfr_helpers.analysis.arms.trajectories import (
+    JUDGED_GROUP,
+    causes,
+    faults,
+    headline,
+    present,
+    rq2_rows,
+    step_classes,
+)
 from tfr_helpers.analysis.tables import share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.records import Results
@@ -25,6 +33,13 @@ CAPTION = (
     "in percent [95 percent cluster-bootstrap interval over tasks], and the generated-test diagnostic (misleading: the "
     "code after passes the feedback's reproduced failing tests but fails the benchmark)."
 )
+LATEX_CAPTION = (
+    "RQ2 on real self-repair trajectories (published Reflexion logs, replayed; not simulated): per set, the steps "
+    "whose logged failing tests tfr reproduced and judged (reliable, unreliable or mixed), k/n and percent "
+    "[95 percent cluster-bootstrap interval over tasks]. Misleading: the code after passes the feedback's "
+    "reproduced failing tests but fails the benchmark."
+)
+"""The two sentences of the ``.tex`` table's caption (the rest goes to ``%`` comments)."""
 DEFINITIONS = {
     "step": "Attempt k, the feedback shown after it, attempt k + 1 (after Reflexion's verbal self-reflection).",
     "reliable / unreliable / mixed": "Every reproduced failing test of the feedback passes the reference / fails "
@@ -59,8 +74,47 @@ def _rq2_display(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def trajectories_table(results: Results) -> Styler:
-    """The ``rq2_trajectories`` table: every set, step-class group and position."""
+    """The notebook's ``rq2_trajectories`` table: every set, step-class group and position."""
     return _rq2_display(rq2_rows(results)).style.set_caption(f"{REAL_NOTE} {CAPTION}")
+
+
+def _share(r: pd.Series, prefix: str) -> str:
+    return f"{int(r[f'{prefix}k'])}/{int(r[f'{prefix}n'])} {share_cell(r, prefix)}" if r[f"{prefix}n"] else "--"
+
+
+def provenance(results: Results) -> str:
+    """Which published log each set is, by whom, under which license and protocol (for ``%`` comments)."""
+    assert results.trajectories is not None
+    sets = "; ".join(f"{s.name}: {s.model}, {s.source}, {s.license}, {s.protocol}" for s in results.trajectories.sets)
+    return f"Sets (published logs): {sets}."
+
+
+def latex_table(results: Results) -> Styler:
+    """The ``rq2_trajectories.tex`` table, one row per set over its judged steps (set + six columns); its caption is
+    :data:`LATEX_CAPTION` followed by the definitions and :func:`provenance`, which ``to_latex`` moves to ``%``
+    comments."""
+    rows = rq2_rows(results)
+    judged = rows[rows["step_class"] == JUDGED_GROUP]
+    out = []
+    for dataset, mine in judged.groupby("dataset", sort=False):
+        every, first = mine[mine["position"] == "all"], mine[mine["position"] == "first"]
+        if every.empty:
+            continue
+        r = every.iloc[0]
+        out.append(
+            {
+                "Set": dataset,
+                "Model": r["model"],
+                "Steps (tasks)": f"{int(r['steps'])} ({int(r['tasks'])})",
+                "P(Pass->Fail | passed)": _share(r, "pass_fail_"),
+                "P(Fail->Pass | failed)": _share(r, "fail_pass_"),
+                "First steps: P(Pass->Fail | passed)": _share(first.iloc[0], "pass_fail_") if len(first) else "--",
+                "Misleading": _share(r, "misleading_"),
+            }
+        )
+    frame = pd.DataFrame(out).set_index("Set") if out else pd.DataFrame(columns=["Model"]).rename_axis("Set")
+    definitions = " ".join(f"{k}: {v}" for k, v in DEFINITIONS.items())
+    return frame.style.set_caption(f"{LATEX_CAPTION} {REAL_NOTE} {definitions} {provenance(results)}")
 
 
 def summary_section(results: Results) -> dict[str, Any]:
@@ -79,7 +133,8 @@ def summary_section(results: Results) -> dict[str, Any]:
             "causes": {"rows": frame_records(causes(results))},
             "rq2": {"rows": frame_records(rq2_rows(results))},
             "headline": {"rows": frame_records(headline(results))},
-            TABLE: {"caption": f"{REAL_NOTE} {CAPTION}"},
+            TABLE: {"caption": f"{REAL_NOTE} {CAPTION}", "latex_caption": LATEX_CAPTION},
+            "provenance": provenance(results),
         }
     }
 
