@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from tfr_helpers.analysis import answers, rq1, rq2, rq3
-from tfr_helpers.analysis.arms import controls_report, oracle, rounds, test_strength, trajectories_report
+from tfr_helpers.analysis.arms import (
+    controls_report,
+    oracle,
+    rounds,
+    test_strength,
+    trajectories_report,
+    trajectory_screening,
+)
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.clustered import INTERVAL_FORM, METHODS, N_RESAMPLES, SEED
 from tfr_helpers.analysis.notebook_headlines import SECTIONS, headline
@@ -114,6 +121,7 @@ def build_summary(results: Results) -> dict[str, Any]:
         | test_strength.summary_section(results)
         | controls_report.summary_section(results)
         | trajectories_report.summary_section(results)
+        | trajectory_screening.summary_section(results)
         | answers.summary_section(results)
         | {
             "populations": {

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.pipeline.arms.trajectories.step_class import logged_specs, outcome_of
 from tfr_helpers.pipeline.screening.registry import ScreeningItem
-from tfr_helpers.records import Feedback, GeneratedTest, ModelCallRecord, ProgramRun, TaskView
-from tfr_helpers.records.trajectories import LoggedTestVerdict, Trajectory, TrajectoryStepEvaluation
+from tfr_helpers.records import Feedback, GeneratedTest, ModelCallRecord, ProgramRun, TaskView, TestOutcome
+from tfr_helpers.records.trajectories import LoggedTest, LoggedTestVerdict, Trajectory, TrajectoryStepEvaluation
 from tfr_helpers.replay.trajectories.feedback import failing
 
 SCREENED_CLASSES = ("reliable", "unreliable", "mixed")
@@ -33,6 +33,38 @@ def step_program(trajectory: Trajectory, step: int) -> tuple[str, list[object]]:
     return attempt.code, logged_specs(failing(attempt.tests))
 
 
+def screening_item(
+    trajectory: Trajectory,
+    model: str,
+    step: int,
+    index: int,
+    test: LoggedTest,
+    outcome: TestOutcome,
+    views: dict[str, TaskView],
+) -> ScreeningItem:
+    """One logged failing test of step ``step`` (its ``index``-th) as a screening item, with tfr's outcome of it on the
+    code before. ``views``: task id -> task view, filled on demand."""
+    attempt = trajectory.attempts[step]
+    coder = trajectory_coder(model)
+    view = views.setdefault(trajectory.task_id, get_task(trajectory.task_id).view())
+    test_id = f"{coder}|{trajectory.task_id}|ebt|{step * 1000 + index}"
+    call = ModelCallRecord(
+        model=coder, role="tester", stage="evaluate_trajectory_steps", template="logged", template_version="log"
+    )
+    generated = GeneratedTest(
+        test_id=test_id,
+        model=coder,
+        task_id=trajectory.task_id,
+        kind="ebt",
+        index=index,
+        name=test.name,
+        source=test.source,
+        call=call,
+    )
+    feedback = Feedback(feedback_id=test_id, test_id=test_id, text=attempt.feedback or "")
+    return ScreeningItem(feedback, view, coder, "", attempt.code, generated, outcome)
+
+
 def step_items(
     trajectory: Trajectory, evaluation: TrajectoryStepEvaluation, run: ProgramRun, views: dict[str, TaskView]
 ) -> list[tuple[ScreeningItem, LoggedTestVerdict]]:
@@ -47,30 +79,12 @@ def step_items(
     if evaluation.step_class not in SCREENED_CLASSES:
         return []
     attempt = trajectory.attempts[evaluation.step]
-    coder = trajectory_coder(evaluation.model)
-    view = views.setdefault(evaluation.task_id, get_task(evaluation.task_id).view())
     out = []
     for index, (test, verdict) in enumerate(zip(failing(attempt.tests), evaluation.tests, strict=False)):
         outcome = outcome_of(run, test)
         if not verdict.reproduced or verdict.on_reference is None or outcome is None or test.name != verdict.name:
             continue
-        test_id = f"{coder}|{evaluation.task_id}|ebt|{evaluation.step * 1000 + index}"
-        call = ModelCallRecord(
-            model=coder, role="tester", stage="evaluate_trajectory_steps", template="logged", template_version="log"
-        )
-        generated = GeneratedTest(
-            test_id=test_id,
-            model=coder,
-            task_id=evaluation.task_id,
-            kind="ebt",
-            index=index,
-            name=test.name,
-            source=test.source,
-            call=call,
-        )
-        feedback = Feedback(feedback_id=test_id, test_id=test_id, text=attempt.feedback or "")
-        item = ScreeningItem(feedback, view, coder, "", attempt.code, generated, outcome)
-        out.append((item, verdict))
+        out.append((screening_item(trajectory, evaluation.model, evaluation.step, index, test, outcome, views), verdict))
     return out
 
 
