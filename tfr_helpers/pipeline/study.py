@@ -45,8 +45,8 @@ RUN_ORDER: tuple[Stage, ...] = (
     finalize_results.STAGE,
 )
 """The study's stages in the order they run: the base study, the oracle-repaired arm, the controls, the rounds, the
-replayed trajectories and their screening, and the consolidation into ``results.json``. Each is registered with order 10, 20, 30... by
-its place here."""
+replayed trajectories and their screening, and the consolidation into ``results.json``. Each is registered with
+order 10, 20, 30... by its place here."""
 
 ORDER_STEP = 10
 """Orders between two of the study's stages (11..19 after the first) are free for plugin stages."""

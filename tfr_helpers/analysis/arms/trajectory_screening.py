@@ -36,6 +36,7 @@ NOTE = (
     "some tests kept is still refined. Prevented: Pass->Fail steps screened out; lost: Fail->Pass steps screened out. "
     "Intervals: 95% cluster bootstrap over tasks; p: task-level paired permutation test against refining every step."
 )
+EMPTY = "no trajectory step was screened in this run (it replays no trajectory set, or none of its steps was judged)"
 STEP_COLUMNS = ["dataset", "model", "task_id", "step", "strategy", "tests", "rejected", "screened_out", "transition"]
 TEST_COLUMNS = ["dataset", "model", "task_id", "step", "strategy", "unreliable", "rejected"]
 
@@ -199,6 +200,8 @@ def downstream_table(results: Results) -> Styler:
         }
         for _, r in downstream(results).iterrows()
     ]
+    if not out:
+        return pd.DataFrame({"Screening real refinement steps": [EMPTY]}).style
     return pd.DataFrame(out).style.set_caption(NOTE)
 
 
