@@ -3,7 +3,7 @@ browser of one real trajectory for notebook 04 (each step's code diff, the feedb
 verdict on the reference, the transition).
 
 A run whose stages have not all finished has no ``results.json`` yet: the steps are then read from the arm's
-checkpoint, so notebook 02 shows them as soon as its stages ran.
+checkpoint (and their screening from its own), so notebook 02 shows them as soon as its stages ran.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from typing import Any
 
 from tfr_helpers.analysis.arms.trajectories import present
 from tfr_helpers.analysis.arms.trajectories_report import REAL_NOTE, trajectories_table
-from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, trajectories_part
-from tfr_helpers.pipeline.engine.codec import decode_records
+from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, SCREENING_CHECKPOINT, trajectories_part
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import Results
 from tfr_helpers.records.trajectories import Trajectory, TrajectoryStepEvaluation
+from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
 from tfr_helpers.replay.trajectories.sets import load_trajectories
+from tfr_helpers.screener.dataset import checkpoint_records
 from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.render import _details, _pre, diff_html
 
@@ -37,13 +38,9 @@ def trajectory_results(run_dir: str | Path) -> Results:
     if results.trajectories is not None or not entries:
         return results
     store = RunStore(Path(run_dir))
-    steps = [
-        r
-        for e in store.read_checkpoint(CHECKPOINT)
-        for r in decode_records(e["data"])
-        if isinstance(r, TrajectoryStepEvaluation)
-    ]
-    return results.model_copy(update={"trajectories": trajectories_part(entries, steps)})
+    steps = checkpoint_records(store, CHECKPOINT, TrajectoryStepEvaluation)
+    screening = checkpoint_records(store, SCREENING_CHECKPOINT, TrajectoryStepScreening)
+    return results.model_copy(update={"trajectories": trajectories_part(entries, steps, screening)})
 
 
 def trajectories_report(run_dir: str | Path) -> None:

@@ -12,6 +12,8 @@ from tfr_helpers.replay.trajectories.sets import load_trajectories
 
 CHECKPOINT = "trajectory_steps"
 """The arm's checkpoint (``checkpoints/trajectory_steps.jsonl``)."""
+SCREENING_CHECKPOINT = "trajectory_screening"
+"""The checkpoint of the steps' screening (stage ``screen_trajectory_steps``)."""
 
 
 def trajectories_part(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline.arms.trajectories.evaluate_trajectory_steps import StepJob
 from tfr_helpers.pipeline.arms.trajectories.evaluate_trajectory_steps import step_items as all_steps
+from tfr_helpers.pipeline.arms.trajectories.results import SCREENING_CHECKPOINT
 from tfr_helpers.pipeline.arms.trajectories.screening_items import SCREENED_CLASSES, step_items, step_program
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.codec import register_record_type
@@ -103,7 +104,7 @@ STAGE = Stage(
     "screen_trajectory_steps",
     screen_trajectory_steps,
     screen_step_items,
-    "trajectory_screening",
+    SCREENING_CHECKPOINT,
     lambda r: step_key(r.dataset, r.task_id, r.step),
     sandboxed=True,
 )
