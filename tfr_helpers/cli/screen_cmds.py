@@ -12,6 +12,7 @@ from tfr_helpers.cli.apps import app
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import ProgramRun
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
+from tfr_helpers.sandbox.cache import ExecutionCache
 from tfr_helpers.screener.artefact import DEFAULT_ARTEFACT, load_artefact, save_artefact
 from tfr_helpers.screener.dataset import data_provenance, examples_of_runs
 from tfr_helpers.screener.train import train
@@ -28,10 +29,12 @@ def train_cmd(
 ) -> None:
     """Fit the screener on the labelled test-fail feedback of real coders (never sim) and write its JSON artefact."""
     limits = Limits(timeout_s=10.0)
+    cache = ExecutionCache()
     with Sandbox(limits, workers=workers) as sandbox:
 
         def execute(jobs: Sequence[tuple[str, Sequence[TestSpec]]]) -> list[ProgramRun]:
-            return sandbox.run_many(jobs, desc="prompt examples")
+            """The prompt examples' runs, served by the execution cache where it holds them."""
+            return cache.run_many(jobs, limits, lambda todo: sandbox.run_many(todo, desc="prompt examples"))
 
         examples = examples_of_runs(run_dir, execute)
     runs = [RunStore(d).read_json("config.json")["config"]["run_name"] for d in run_dir]
