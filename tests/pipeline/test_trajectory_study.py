@@ -61,6 +61,15 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
     assert by_task["HumanEval/55"].tests[0].name == "TestFibTen.test_ten"
     assert "psutil" in by_task["BigCodeBench/17"].reason
     assert [(u.task, u.reason.split(" ")[0]) for u in part.unusable] == [("HumanEval/35", "attempt")]
+    # every judged step's reproduced failing tests screened (accept_all always; no LLM judge on a replayed log)
+    screened = {s.task_id: [(t.unreliable, t.decisions) for t in s.tests] for s in part.screening}
+    accept = {"accept_all": "accept"}
+    assert screened == {
+        "HumanEval/53": [(True, accept)],
+        "HumanEval/23": [(False, accept)],
+        "HumanEval/45": [(False, accept), (True, accept)],
+        "HumanEval/55": [(False, accept)],
+    }
 
     classes = step_classes(results).iloc[0]
     assert (classes["steps"], classes["unusable"], classes["reliable"], classes["not_reproduced"]) == (7, 1, 2, 2)

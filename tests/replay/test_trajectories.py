@@ -205,6 +205,7 @@ def test_adding_sets_to_a_finished_run_keeps_every_other_stages_records(replay_e
     blocked = blocking_stages(parts, RUN_ORDER, lambda checkpoint: True)
     assert {stage for stages in blocked.values() for stage in stages} <= {
         "evaluate_trajectory_steps",
+        "screen_trajectory_steps",
         "generate_round_tests",
         "evaluate_round_suites",
         "backprompt_rounds",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -21,7 +22,7 @@ from tfr_helpers.records import TestOutcome as Outcome
 from tfr_helpers.screener.artefact import Linear, artefact_json, load_artefact, save_artefact
 from tfr_helpers.screener.dataset import checkpoint_records
 from tfr_helpers.screener.features import FEATURES, extract
-from tfr_helpers.screener.strategy import PROVENANCE_FILE, decide
+from tfr_helpers.screener.strategy import PROVENANCE_FILE, SIMULATED_NOTE, decide
 from tfr_helpers.screener.view import views_from_context
 
 CORRECT = (
@@ -117,6 +118,9 @@ def test_features_and_decisions_ignore_a_corrupted_reference_and_repeat_exactly(
         assert decide(forged_items, corrupt, artefact) == first
         assert decide(items, honest, artefact) == first  # the same artefact and data: the same decisions
         assert json.loads((tmp_path / "run" / PROVENANCE_FILE).read_text())["sha256"] == artefact.sha256
+        assert not any(SIMULATED_NOTE in (v.reasoning or "") for v in first)
+        (demo,) = decide([dataclasses.replace(items[0], coder="sim:default")], honest, artefact)
+        assert (demo.reasoning or "").endswith(SIMULATED_NOTE)  # a simulated row says it is a demo
     finally:
         honest.close()
         corrupt.close()

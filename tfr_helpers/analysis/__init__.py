@@ -4,6 +4,7 @@ Reads only ``results.json`` and the artifacts it points to.
 """
 
 from tfr_helpers.analysis.arms.test_strength import strength_table as sensitivity_test_strength_table
+from tfr_helpers.analysis.arms.trajectory_screening import downstream_table as rq3_trajectory_screening_table
 from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
 from tfr_helpers.analysis.export import AnalysisOutputs, to_latex
 from tfr_helpers.analysis.figures import (
@@ -72,6 +73,7 @@ __all__ = [
     "rq2_generated_test_diagnostic_table",
     "rq2_refinement_outcomes_table",
     "rq3_screening_and_downstream_table",
+    "rq3_trajectory_screening_table",
     "save_figures",
     "screening_and_downstream",
     "screening_frame",

@@ -12,6 +12,7 @@ from tfr_helpers.analysis.arms import (
     test_strength,
     trajectories_report,
     trajectory_answers,  # noqa: F401  (registers the trajectories' answer rows: notebook 02's first rows)
+    trajectory_screening,
 )
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.clustered import INTERVAL_FORM, METHODS, N_RESAMPLES, SEED
@@ -121,6 +122,7 @@ def build_summary(results: Results) -> dict[str, Any]:
         | test_strength.summary_section(results)
         | controls_report.summary_section(results)
         | trajectories_report.summary_section(results)
+        | trajectory_screening.summary_section(results)
         | answers.summary_section(results)
         | {
             "populations": {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Optional
@@ -10,10 +9,12 @@ from typing import Annotated, Optional
 import typer
 
 from tfr_helpers.cli.apps import app
+from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import ProgramRun
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
+from tfr_helpers.sandbox.cache import ExecutionCache
 from tfr_helpers.screener.artefact import DEFAULT_ARTEFACT, load_artefact, save_artefact
-from tfr_helpers.screener.dataset import examples_from_run
+from tfr_helpers.screener.dataset import data_provenance, examples_of_runs
 from tfr_helpers.screener.train import train
 
 screen_app = typer.Typer(help="The learned gold-free screener: train its artefact, check it.", no_args_is_help=True)
@@ -28,15 +29,20 @@ def train_cmd(
 ) -> None:
     """Fit the screener on the labelled test-fail feedback of real coders (never sim) and write its JSON artefact."""
     limits = Limits(timeout_s=10.0)
-    examples = []
+    cache = ExecutionCache()
     with Sandbox(limits, workers=workers) as sandbox:
 
         def execute(jobs: Sequence[tuple[str, Sequence[TestSpec]]]) -> list[ProgramRun]:
-            return sandbox.run_many(jobs, desc="prompt examples")
+            """The prompt examples' runs, served by the execution cache where it holds them."""
+            return cache.run_many(jobs, limits, lambda todo: sandbox.run_many(todo, desc="prompt examples"))
 
-        for d in run_dir:
-            examples.extend(examples_from_run(d, execute))
-    provenance = {"run_dirs": [d.name for d in run_dir], "command": "tfr screen train " + " ".join(sys.argv[3:])}
+        examples = examples_of_runs(run_dir, execute)
+    runs = [RunStore(d).read_json("config.json")["config"]["run_name"] for d in run_dir]
+    provenance = {
+        "runs": runs,
+        "datasets": data_provenance(run_dir),
+        "command": "tfr screen train " + " ".join(f"--run-dir <run {name}>" for name in runs),
+    }
     body, _ = train(examples, provenance)
     save_artefact(body, out)
     sel = body["selection"]["grouped_cv_auroc"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from tfr_helpers.pipeline.arms.controls import control_evaluate, control_refine
 from tfr_helpers.pipeline.arms.oracle import oracle_evaluate_refined, oracle_refine_codes, oracle_repair_tests
 from tfr_helpers.pipeline.arms.rounds import backprompt_rounds, evaluate_round_suites, generate_round_tests
-from tfr_helpers.pipeline.arms.trajectories import evaluate_trajectory_steps
+from tfr_helpers.pipeline.arms.trajectories import evaluate_trajectory_steps, screen_trajectory_steps
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine import runner
 from tfr_helpers.pipeline.engine.run_summary import RunSummary
@@ -41,11 +41,12 @@ RUN_ORDER: tuple[Stage, ...] = (
     evaluate_round_suites.STAGE,
     backprompt_rounds.STAGE,
     evaluate_trajectory_steps.STAGE,
+    screen_trajectory_steps.STAGE,
     finalize_results.STAGE,
 )
 """The study's stages in the order they run: the base study, the oracle-repaired arm, the controls, the rounds, the
-replayed trajectories, and the consolidation into ``results.json``. Each is registered with order 10, 20, 30... by
-its place here."""
+replayed trajectories and their screening, and the consolidation into ``results.json``. Each is registered with
+order 10, 20, 30... by its place here."""
 
 ORDER_STEP = 10
 """Orders between two of the study's stages (11..19 after the first) are free for plugin stages."""

@@ -14,6 +14,7 @@ from pydantic import Field
 
 from tfr_helpers.records.core import BenchmarkName, Cause, Record, Status, Transition
 from tfr_helpers.records.study import TierVerdicts
+from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
 
 FeedbackFormat = Literal["asserts", "unittest", "harness_fault", "none"]
 """How one feedback text reads: assert lines with ``# output:``, unittest output, a harness fault (the logging harness
@@ -164,4 +165,6 @@ class TrajectoriesResults(Record):
     sets: list[TrajectorySetInfo] = Field(default_factory=list)
     steps: list[TrajectoryStepEvaluation] = Field(default_factory=list)
     unusable: list[UnusableStep] = Field(default_factory=list)
+    screening: list[TrajectoryStepScreening] = Field(default_factory=list)
+    """RQ3's reference-free screeners on each judged step's reproduced failing tests (``records.trajectory_screening``)."""
     note: str = "real refinement trajectories replayed from published logs; not simulated"

@@ -1,9 +1,10 @@
 """Training and evaluation data: one :class:`Example` per labelled test-fail feedback, from any real source.
 
 The data are a plain list of (features, label, task, source) records, so any source of labelled test-fail
-feedback plugs in: a replayed run directory today (:func:`examples_from_run`), trajectory steps later (build
-the same :class:`~tfr_helpers.pipeline.screening.registry.ScreeningItem` records for them and call
-:func:`examples_from_items`). The label is RQ1's: 1 when the feedback is unreliable (the reference fails the
+feedback plugs in: a run directory's replayed (or API) coders (:func:`examples_from_run`) and its replayed
+trajectory steps (:func:`examples_from_trajectories`: each reproduced failing test of a judged step, as the same
+:class:`~tfr_helpers.pipeline.screening.registry.ScreeningItem` the stage ``screen_trajectory_steps`` screens; source
+``trajectories:<model>``). The label is RQ1's: 1 when the feedback is unreliable (the reference fails the
 test too), 0 when reliable; indeterminate feedback is left out. The label is read beside the features, never
 by them: :func:`examples_from_items` builds the features from the items and matrices alone.
 """
@@ -20,10 +21,15 @@ from tfr_helpers.benchmarks import get_task
 from tfr_helpers.consensus.from_run import RunMatrix, matrices_from_records
 from tfr_helpers.errors import DataError
 from tfr_helpers.models.providers import is_simulated
+from tfr_helpers.pipeline.arms.trajectories.screening_items import screening_item
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.screening.registry import ScreeningItem
-from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation
+from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, TaskView
+from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
+from tfr_helpers.replay import replay_hashes
+from tfr_helpers.replay.trajectories.feedback import failing
+from tfr_helpers.replay.trajectories.sets import load_trajectories, set_name, trajectory_hashes
 from tfr_helpers.screener.features import Execute, extract
 from tfr_helpers.screener.view import build_views
 
@@ -70,6 +76,62 @@ def examples_from_items(
 def checkpoint_records(store: RunStore, checkpoint: str, cls: type) -> list:
     """The records of type ``cls`` in a checkpoint of the run."""
     return [r for e in store.read_checkpoint(checkpoint) for r in decode_records(e["data"]) if isinstance(r, cls)]
+
+
+def examples_from_trajectories(run_dir: Path, execute: Execute) -> list[Example]:
+    """The labelled failing tests of a run directory's screened trajectory steps (checkpoint
+    ``trajectory_screening``; the code and the tests come from the sets the run names, their outcomes from the
+    checkpoint). Empty when the run screened no step."""
+    store = RunStore(run_dir)
+    screened = checkpoint_records(store, "trajectory_screening", TrajectoryStepScreening)
+    if not screened:
+        return []
+    entries = store.read_json("config.json")["config"].get("trajectories") or []
+    found = {(t.task_id, s.name): t for s in map(load_trajectories, entries) for t in s.trajectories}
+    views: dict[str, TaskView] = {}
+    items, labels = [], []
+    for step in screened:
+        trajectory = found[(step.task_id, step.dataset)]
+        logged = {t.name: (i, t) for i, t in enumerate(failing(trajectory.attempts[step.step].tests))}
+        for test in step.tests:
+            index, source = logged[test.name]
+            items.append(screening_item(trajectory, step.model, step.step, index, source, test.outcome, views))
+            labels.append(int(test.unreliable))
+    return examples_from_items(items, labels, {}, execute)
+
+
+def examples_of_runs(run_dirs: Sequence[Path], execute: Execute) -> list[Example]:
+    """Every labelled example of the run directories (their coders' feedback and their trajectory steps), each
+    (source, feedback) once.
+
+    Raises:
+        DataError: A run directory holds neither.
+    """
+    out: dict[tuple[str, str], Example] = {}
+    for d in run_dirs:
+        found = examples_from_trajectories(d, execute)
+        try:
+            found = examples_from_run(d, execute) + found
+        except DataError:
+            if not found:
+                raise
+        out.update({(e.source, e.feedback_id): e for e in found})
+    return list(out.values())
+
+
+def data_provenance(run_dirs: Sequence[Path]) -> dict[str, dict[str, str]]:
+    """The data the run directories were made from, by name: each replayed coder's dataset and each trajectory set,
+    with the sha256 prefixes of their files (never a local path)."""
+    out: dict[str, dict[str, str]] = {}
+    for d in run_dirs:
+        config = RunStore(d).read_json("config.json")["config"]
+        for coder in config["models"]["coders"]:
+            model = coder if isinstance(coder, str) else coder["model"]
+            if model.startswith("replay:"):
+                out[model] = replay_hashes(model.removeprefix("replay:"))
+        for entry in config.get("trajectories") or []:
+            out[f"trajectories:{set_name(entry)}"] = trajectory_hashes(entry)
+    return out
 
 
 def examples_from_run(run_dir: Path, execute: Execute) -> list[Example]:

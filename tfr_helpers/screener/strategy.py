@@ -6,6 +6,7 @@ examples run on the generated code in the run's sandbox) and scored by the artef
 being unreliable is at or above the artefact's threshold is rejected. A task the artefact was trained on is scored
 by the fold model that held it out, never in-sample. Every decision's reasoning names the artefact's sha256, and
 the run directory gets ``screening/learned_gold_free.json``: the artefact's version, features and training data.
+On a simulated coder's feedback each reasoning says it is a demo (the artefact never saw simulated data).
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tfr_helpers.errors import DataError
+from tfr_helpers.models.providers import is_simulated
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.screening.registry import ScreeningItem, Verdict, register_strategy
 from tfr_helpers.screener.artefact import Artefact, load_artefact
 from tfr_helpers.screener.features import FEATURES, extract
 from tfr_helpers.screener.view import views_from_context
 
+SIMULATED_NOTE = "; simulated feedback: a demo of a screener trained on real data only, never evidence"
+"""Said by every decision on a simulated coder's feedback (the main job screens its ``sim:`` rows too, as a demo)."""
 PROVENANCE_FILE = "screening/learned_gold_free.json"
 """Where a run that uses the strategy records the artefact it used."""
 
@@ -36,12 +40,13 @@ def decide(items: Sequence[ScreeningItem], ctx: RunContext, artefact: Artefact) 
     x = extract(views, lambda jobs: ctx.run_programs(jobs, desc="learned_gold_free: prompt examples"))
     p, folds = artefact.proba(x, [v.task_id for v in views])
     out = []
-    for prob, fold in zip(p.tolist(), folds, strict=True):
+    for item, prob, fold in zip(items, p.tolist(), folds, strict=True):
         reject = prob >= artefact.threshold
         which = f"fold model {fold} (task held out in training)" if fold is not None else "full model (task not in training)"
         reason = (
             f"P(unreliable) = {prob:.3f} {'>=' if reject else '<'} threshold {artefact.threshold:.3f}; {which}; "
             f"artefact sha256 {artefact.sha256[:12]}, scikit-learn {artefact.sklearn_version}"
+            + (SIMULATED_NOTE if is_simulated(item.coder) else "")
         )
         out.append(Verdict("reject" if reject else "accept", reason))
     return out

@@ -5,7 +5,7 @@ step of every set, listed by set, task and step (facets ``set``, ``task``, ``ste
 ``step``), so that filtering to a set and a task steps through one trajectory attempt by attempt.
 
 A run whose stages have not all finished has no ``results.json`` yet: the steps are then read from the arm's
-checkpoint, so notebook 02 shows them as soon as its stages ran.
+checkpoint (and their screening from its own), so notebook 02 shows them as soon as its stages ran.
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ from tfr_helpers.analysis.arms.trajectory_cases import (
     step_sections,
     step_title,
 )
-from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, trajectories_part
-from tfr_helpers.pipeline.engine.codec import decode_records
+from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, SCREENING_CHECKPOINT, trajectories_part
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import Results
 from tfr_helpers.records.trajectories import Trajectory, TrajectoryStepEvaluation
+from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
 from tfr_helpers.replay.trajectories.sets import load_trajectories
+from tfr_helpers.screener.dataset import checkpoint_records
 from tfr_helpers.views.case_rows import CaseRow, CaseSection, cap, register_case_rows
 from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.render import _details, _pre, diff_html
@@ -43,13 +44,9 @@ def with_trajectories(results: Results, run_dir: str | Path) -> Results:
     if results.trajectories is not None or not entries:
         return results
     store = RunStore(Path(run_dir))
-    steps = [
-        r
-        for e in store.read_checkpoint(CHECKPOINT)
-        for r in decode_records(e["data"])
-        if isinstance(r, TrajectoryStepEvaluation)
-    ]
-    return results.model_copy(update={"trajectories": trajectories_part(entries, steps)})
+    steps = checkpoint_records(store, CHECKPOINT, TrajectoryStepEvaluation)
+    screening = checkpoint_records(store, SCREENING_CHECKPOINT, TrajectoryStepScreening)
+    return results.model_copy(update={"trajectories": trajectories_part(entries, steps, screening)})
 
 
 def trajectory_results(run_dir: str | Path) -> Results:

@@ -7,14 +7,20 @@ from collections.abc import Sequence
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
 from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectorySetInfo, TrajectoryStepEvaluation
+from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
 from tfr_helpers.replay.trajectories.sets import load_trajectories
 
 CHECKPOINT = "trajectory_steps"
 """The arm's checkpoint (``checkpoints/trajectory_steps.jsonl``)."""
+SCREENING_CHECKPOINT = "trajectory_screening"
+"""The checkpoint of the steps' screening (stage ``screen_trajectory_steps``)."""
 
 
-def trajectories_part(entries: Sequence[str], steps: list[TrajectoryStepEvaluation]) -> TrajectoriesResults:
-    """The sets named by ``entries`` (loaded: their identity and the steps their readers left out) and the steps."""
+def trajectories_part(
+    entries: Sequence[str], steps: list[TrajectoryStepEvaluation], screening: list[TrajectoryStepScreening] | None = None
+) -> TrajectoriesResults:
+    """The sets named by ``entries`` (loaded: their identity and the steps their readers left out), the steps and
+    their screening."""
     sets = [load_trajectories(entry) for entry in entries]
     return TrajectoriesResults(
         sets=[
@@ -31,6 +37,7 @@ def trajectories_part(entries: Sequence[str], steps: list[TrajectoryStepEvaluati
             for s in sets
         ],
         steps=steps,
+        screening=screening or [],
         unusable=[u for s in sets for u in s.unusable],
     )
 
@@ -40,5 +47,7 @@ def trajectories_results(ctx: RunContext, records: StageRecords) -> Trajectories
     if not ctx.config.trajectories:
         return None
     return trajectories_part(
-        ctx.config.trajectories, records_of(records, "evaluate_trajectory_steps", TrajectoryStepEvaluation)
+        ctx.config.trajectories,
+        records_of(records, "evaluate_trajectory_steps", TrajectoryStepEvaluation),
+        records_of(records, "screen_trajectory_steps", TrajectoryStepScreening),
     )

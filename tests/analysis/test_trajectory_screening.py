@@ -1,0 +1,110 @@
+"""RQ3 on real refinement steps, on hand-made records: the step rule, prevented regressions, lost fixes, the
+collapsed consensus row and summary.json's section."""
+
+from __future__ import annotations
+
+from tfr_helpers.analysis.arms.trajectory_screening import (
+    EMPTY,
+    ONE_SAMPLE,
+    downstream,
+    downstream_table,
+    summary_section,
+)
+from tfr_helpers.records import Results
+from tfr_helpers.records import TestOutcome as Outcome
+from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectoryStepEvaluation
+from tfr_helpers.records.trajectory_screening import ScreenedFailingTest, TrajectoryStepScreening
+
+FAIL = Outcome(name="t", status="failed", exc_type="AssertionError")
+
+
+def _test(unreliable: bool, learned: str) -> ScreenedFailingTest:
+    decisions = {"accept_all": "accept", "consensus_b4": "accept", "consensus_codet_top": "accept", "learned": learned}
+    return ScreenedFailingTest(name="t", outcome=FAIL, unreliable=unreliable, decisions=decisions)  # type: ignore[arg-type]
+
+
+def _results() -> Results:
+    # task, step, transition, the learned screener's decision on each failing test
+    plan = [
+        ("HumanEval/1", 0, "pass->fail", [(True, "reject"), (True, "reject")]),  # screened out: regression prevented
+        ("HumanEval/2", 0, "pass->fail", [(True, "reject"), (False, "accept")]),  # partly screened: still refined
+        ("HumanEval/3", 0, "fail->pass", [(False, "reject")]),  # screened out: fix lost
+        ("HumanEval/4", 0, "fail->pass", [(False, "accept")]),
+        ("HumanEval/5", 0, "pass->pass", [(True, "reject")]),
+        ("HumanEval/6", 0, "fail->fail", [(True, "accept")]),
+    ]
+    steps = [
+        TrajectoryStepEvaluation(
+            dataset="s",
+            model="M",
+            task_id=task,
+            benchmark="humaneval",
+            step=step,
+            feedback_format="asserts",
+            step_class="unreliable",
+            transition=transition,  # type: ignore[arg-type]
+        )
+        for task, step, transition, _ in plan
+    ]
+    screening = [
+        TrajectoryStepScreening(dataset="s", model="M", task_id=task, step=step, tests=[_test(u, d) for u, d in tests])
+        for task, step, _, tests in plan
+    ]
+    return Results(
+        run_name="t",
+        simulated=False,
+        config={},
+        tasks=[],
+        task_benchmarks={},
+        generated_codes=[],
+        generated_tests=[],
+        benchmark_verdicts=[],
+        pair_evaluations=[],
+        screening=[],
+        refinements=[],
+        refined_evaluations=[],
+        trajectories=TrajectoriesResults(steps=steps, screening=screening),
+    )
+
+
+def test_a_step_is_screened_out_only_when_every_failing_test_is_rejected() -> None:
+    screening = _results().trajectories.screening  # type: ignore[union-attr]
+    assert [s.screened_out("learned") for s in screening] == [True, False, True, False, True, False]
+    assert [s.partly_screened("learned") for s in screening] == [False, True, False, False, False, False]
+
+
+def test_prevented_regressions_and_lost_fixes_per_strategy() -> None:
+    rows = downstream(_results()).set_index("strategy")
+    learned = rows.loc["learned"]
+    assert (learned["prevented_k"], learned["prevented_n"]) == (1, 2)
+    assert (learned["lost_k"], learned["lost_n"]) == (1, 2)
+    assert (learned["screened_out_k"], learned["partly_screened"]) == (3, 1)
+    assert (learned["pass_fail_screened_k"], learned["pass_fail_screened_n"]) == (1, 3)
+    assert (learned["rejects_unreliable_k"], learned["rejects_unreliable_n"]) == (4, 5)
+    assert (learned["rejects_reliable_k"], learned["rejects_reliable_n"]) == (1, 3)
+    assert learned["pass_fail_diff_pp"] == -33.3
+    assert learned["pass_fail_test"] == "too few tasks"  # one informative task: no p-value
+    assert rows.loc["accept_all", "prevented_k"] == 0
+
+
+def test_consensus_screeners_that_accept_everything_are_one_row_that_says_why() -> None:
+    names = downstream(_results())["strategy"].tolist()
+    assert names == ["accept_all", ONE_SAMPLE, "learned"]
+
+
+def test_the_table_and_the_summary_section_say_the_data_are_real() -> None:
+    results = _results()
+    table = downstream_table(results)
+    assert "not simulated" in str(table.caption)
+    assert table.data.loc[2, "Pass->Fail prevented"].startswith("1/2 ")
+    section = summary_section(results)["trajectory_screening"]
+    assert section["real"] is True and len(section["rows"]) == 3
+
+
+def test_a_run_without_screened_steps_has_no_section() -> None:
+    results = _results()
+    part = results.trajectories.model_copy(update={"screening": []})  # type: ignore[union-attr]
+    results = results.model_copy(update={"trajectories": part})
+    assert summary_section(results) == {}
+    assert downstream(results).empty
+    assert downstream_table(results).data.iloc[0, 0] == EMPTY
