@@ -67,3 +67,12 @@ def test_a_bad_chunks_in_flight_setting_is_one_clear_error(value: str, monkeypat
     monkeypatch.setenv("TFR_CHUNKS_IN_FLIGHT", value)
     with pytest.raises(ConfigError, match="TFR_CHUNKS_IN_FLIGHT"):
         runner_mod.chunks_in_flight()
+
+
+def test_the_first_chunks_grow_from_one_per_worker_to_the_full_size_and_keep_every_item_once() -> None:
+    items = list(range(100))
+    chunks = runner_mod.split_chunks(items, 32, first=2)
+    assert [len(c) for c in chunks] == [2, 4, 8, 16, 32, 32, 6]
+    assert [i for c in chunks for i in c] == items
+    assert [len(c) for c in runner_mod.split_chunks(items, 32, first=32)] == [32, 32, 32, 4]
+    assert runner_mod.split_chunks([], 32, first=2) == []

@@ -82,7 +82,8 @@ def _execute(
     done = ctx.store.done_keys(name)
     pending = [item for item in items if item.key not in done]
     size = _chunk_size(ctx, stage)
-    chunks = [pending[start : start + size] for start in range(0, len(pending), size)]
+    ramp = not ctx.config.concurrency.checkpoint_every and _registry()[stage].sandboxed
+    chunks = split_chunks(pending, size, first=ctx.config.concurrency.sandbox_workers or 2 if ramp else size)
     bar = tqdm(total=len(pending), desc=stage, disable=not progress or not pending, leave=False)
     with bar, StageProgress(ctx, stage, len(items), len(items) - len(pending)) as live:
 
@@ -104,6 +105,19 @@ def _execute(
                 finished(chunk, fn(chunk, ctx))
     ledger.stop = ledger.stop or ctx.model_stop()
     return _load(ctx, stage, items, ledger, ran=True)
+
+
+def split_chunks(items: Sequence[Any], size: int, first: int) -> list[list[Any]]:
+    """``items`` in chunks of ``size``, the first ones growing from ``first`` (doubling): a sandboxed stage's
+    first items are recorded within seconds, so its progress has an ETA from the start rather than after its
+    first full chunk (tens of seconds on the main job). Chunks are scheduling only: records do not depend on
+    them."""
+    chunks: list[list[Any]] = []
+    start, step = 0, max(1, min(first, size))
+    while start < len(items):
+        chunks.append(list(items[start : start + step]))
+        start, step = start + step, min(2 * step, size)
+    return chunks
 
 
 def _in_flight(ctx: RunContext, stage: str) -> bool:
