@@ -149,7 +149,8 @@ def _run_in_flight(
     chunks: list[list[Any]],
     finished: Callable[[Sequence[Any], list[Any]], None],
 ) -> None:
-    """Run chunks :func:`chunks_in_flight` at a time; ``finished`` (this thread) checkpoints each as it completes.
+    """Run chunks :func:`chunks_in_flight` at a time (the first alone: with :func:`split_chunks`' small first chunk
+    the stage's first items are recorded within seconds); ``finished`` (this thread) checkpoints each as it completes.
 
     A chunk that raises stops new chunks from starting; those in flight finish and are checkpointed, then the
     error is raised (a rerun resumes from what was recorded). An interrupt (Ctrl-C) in this thread returns at
@@ -166,8 +167,7 @@ def _run_in_flight(
             running[pool.submit(fn, chunk, ctx)] = chunk
 
     try:
-        for _ in range(in_flight):
-            submit()
+        submit()  # the first (small) chunk alone: its items are recorded first, and the stage's ETA known early
         while running:
             ready, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in ready:
@@ -178,8 +178,11 @@ def _run_in_flight(
                     error = error or exc
                     continue
                 finished(chunk, out)
-                if error is None:
-                    submit()
+            while error is None and len(running) < in_flight:
+                before = len(running)
+                submit()
+                if len(running) == before:  # no chunk left
+                    break
     finally:
         pool.shutdown(wait=not running, cancel_futures=True)
     if error is not None:
