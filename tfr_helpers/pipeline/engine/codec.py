@@ -120,11 +120,12 @@ def encode_results(results: Results) -> str:
         results: The run's results.
 
     Returns:
-        JSON text (indent 1), ``version`` first.
+        Compact JSON text (no indentation, which was a seventh of the file; ``python -m json.tool`` shows it
+        indented), ``version`` first.
     """
     data = results.model_dump(mode="json")
     data[SHARED_KEY] = _share([(f, r) for name, f in _SHARED_FIELDS.items() for r in data[name]])
-    return json.dumps(data, indent=1)
+    return json.dumps(data, separators=(",", ":"))
 
 
 def resolve_shared(data: Any) -> Any:
