@@ -13,7 +13,9 @@ Per stage (its ``stage_seconds.json`` wall time, times the sandbox workers it ha
   as the pool saw it), the median and quartiles of the cost outside the test per execution;
 - user and system CPU of the stage (``stage_cpu.json``: the driver process, the sandbox workers and the programs
   they forked), where the run recorded it;
-- files written in the stage (by modification time between the ends of the stages' checkpoints), their bytes.
+- files written in the stage (by modification time between the ends of the stages' checkpoints), their bytes;
+- the largest files of the run directory, and the bytes of ``results.json``'s eight largest top-level keys
+  (each value as written without indentation), where the run has one.
 
 An outcome is one execution; outcomes identical in every field (timings included) are one execution shared by
 several records (a run's outcome repeated in several pairs).
@@ -168,6 +170,22 @@ def files_by_stage(run: Path, ends: list[tuple[str, float]]) -> dict[str, tuple[
     return {k: (v[0], v[1]) for k, v in out.items()}
 
 
+def largest_files(run: Path, n: int = 10) -> list[tuple[int, str]]:
+    """The ``n`` largest files of the run directory: (bytes, run-relative path), largest first."""
+    sizes = [
+        (os.stat(os.path.join(dirpath, name)).st_size, os.path.relpath(os.path.join(dirpath, name), run))
+        for dirpath, _dirs, files in os.walk(run)
+        for name in files
+    ]
+    return sorted(sizes, reverse=True)[:n]
+
+
+def results_composition(path: Path) -> list[tuple[int, str]]:
+    """``results.json``'s bytes per top-level key (the value as written without indentation), largest first."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return sorted(((len(json.dumps(v, separators=(",", ":"))), k) for k, v in data.items()), reverse=True)
+
+
 def profile_run(run: Path, workers: int | None = None) -> list[str]:
     """The report's lines for a finished run directory."""
     config = json.loads((run / "config.json").read_text()).get("config", {})
@@ -213,4 +231,9 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
         lines.append(f"  {stage:<28} {n:>7} files {size / 1e6:9.1f} MB")
     n_all, size_all = sum(v[0] for v in files.values()), sum(v[1] for v in files.values())
     lines.append(f"  {'all':<28} {n_all:>7} files {size_all / 1e6:9.1f} MB")
+    lines.append("\n## largest files")
+    lines += [f"  {rel:<52} {size / 1e6:9.1f} MB" for size, rel in largest_files(run)]
+    if (run / "results.json").is_file():
+        lines.append(f"\n## results.json ({(run / 'results.json').stat().st_size / 1e6:.1f} MB) by key")
+        lines += [f"  {key:<52} {size / 1e6:9.1f} MB" for size, key in results_composition(run / "results.json")[:8]]
     return lines

@@ -39,3 +39,20 @@ def test_load_results_rejects_an_invalid_file(tmp_path: Path) -> None:
     (tmp_path / "results.json").write_text("{not json")
     with pytest.raises(RunDirError, match="not a valid results file|not valid JSON"):
         load_results(tmp_path)
+
+
+def test_the_pairs_frame_is_built_once_per_results_and_each_caller_gets_its_own_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tfr_helpers.analysis.tidy import frames
+
+    res = load_results(make_synthetic_run(tmp_path, n_tasks=4))
+    built: list[int] = []
+    real = frames._pairs_frame
+    monkeypatch.setattr(frames, "_pairs_frame", lambda r: built.append(1) or real(r))
+    first = pairs_frame(res)
+    first["case"] = "changed by a caller"
+    second = pairs_frame(res)
+    assert len(built) == 1 and (second["case"] != "changed by a caller").all()
+    fewer = res.model_copy(update={"pair_evaluations": res.pair_evaluations[:-1]})  # other results: built again
+    assert len(pairs_frame(fewer)) == len(res.pair_evaluations) - 1 and len(built) == 2

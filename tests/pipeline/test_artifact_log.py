@@ -71,12 +71,14 @@ def test_a_file_of_the_former_layout_is_read_as_before(tmp_path: Path) -> None:
 def test_record_tables_load_in_one_call_with_a_row_per_record(tmp_path: Path) -> None:
     run = make_synthetic_run(tmp_path, n_tasks=4)
     results = load_results(run)
-    assert sorted(write_tables(run, results)) == sorted(f"{name}.jsonl" for name in TABLES)
-    pairs = pd.read_json(run / "pairs.jsonl", lines=True)
+    (run / "pairs.jsonl").write_text("{}\n")  # a table of the former layout: replaced
+    assert sorted(write_tables(run, results)) == sorted(f"{name}.jsonl.gz" for name in TABLES)
+    assert not (run / "pairs.jsonl").exists()
+    pairs = pd.read_json(run / "pairs.jsonl.gz", lines=True)
     assert len(pairs) == len(results.pair_evaluations)
     assert {"case", "generated_status", "reference_status", "reference_message"} <= set(pairs.columns)
     assert not any(c.startswith("isolation") for c in pairs.columns)
-    refinements = pd.read_json(run / "refinements.jsonl", lines=True)
+    refinements = pd.read_json(run / "refinements.jsonl.gz", lines=True)
     assert len(refinements) == len(results.refinements) and "after_transition" in refinements.columns
-    screening = pd.read_json(run / "screening.jsonl", lines=True)
+    screening = pd.read_json(run / "screening.jsonl.gz", lines=True)
     assert list(screening["decision"]) == [s.decision for s in results.screening]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -48,18 +49,37 @@ def test_a_failing_chunk_stops_new_chunks_and_the_chunks_in_flight_are_recorded(
 
     def fn(chunk: list[int], ctx: Any) -> list[int]:
         started.append(chunk[0])
-        if chunk[0] == 0:
-            time.sleep(1.0)  # still running when chunk 1 fails at once (the main thread sees that first)
-            return chunk
         if chunk[0] == 1:
-            raise RuntimeError("chunk 1 broke")
+            time.sleep(1.0)  # still running when chunk 2 fails at once (the main thread sees that first)
+            return chunk
+        if chunk[0] == 2:
+            raise RuntimeError("chunk 2 broke")
         return chunk
 
     recorded: list[list[int]] = []
-    with pytest.raises(RuntimeError, match="chunk 1 broke"):
-        runner_mod._run_in_flight(None, fn, [[0], [1], [2], [3]], lambda chunk, out: recorded.append(out))  # type: ignore[arg-type]
-    assert recorded == [[0]]  # chunk 0 was in flight: recorded; after the error nothing new started
-    assert sorted(started) == [0, 1]
+    with pytest.raises(RuntimeError, match="chunk 2 broke"):
+        runner_mod._run_in_flight(None, fn, [[0], [1], [2], [3], [4]], lambda chunk, out: recorded.append(out))  # type: ignore[arg-type]
+    assert recorded == [[0], [1]]  # chunk 0 ran alone, chunk 1 was in flight: recorded; after the error nothing new
+    assert sorted(started) == [0, 1, 2]
+
+
+def test_the_first_chunk_runs_alone_then_the_others_overlap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TFR_CHUNKS_IN_FLIGHT", "3")
+    lock, active, seen = threading.Lock(), [0], []
+
+    def fn(chunk: list[int], ctx: Any) -> list[int]:
+        with lock:
+            active[0] += 1
+            seen.append((chunk[0], active[0]))
+        time.sleep(0.2)
+        with lock:
+            active[0] -= 1
+        return chunk
+
+    recorded: list[list[int]] = []
+    runner_mod._run_in_flight(None, fn, [[0], [1], [2], [3]], lambda chunk, out: recorded.append(out))  # type: ignore[arg-type]
+    assert seen[0] == (0, 1) and max(n for _, n in seen) == 3  # chunk 0 alone, then three at once
+    assert sorted(c[0] for c in recorded) == [0, 1, 2, 3]
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two"])
@@ -67,3 +87,12 @@ def test_a_bad_chunks_in_flight_setting_is_one_clear_error(value: str, monkeypat
     monkeypatch.setenv("TFR_CHUNKS_IN_FLIGHT", value)
     with pytest.raises(ConfigError, match="TFR_CHUNKS_IN_FLIGHT"):
         runner_mod.chunks_in_flight()
+
+
+def test_the_first_chunks_grow_from_one_per_worker_to_the_full_size_and_keep_every_item_once() -> None:
+    items = list(range(100))
+    chunks = runner_mod.split_chunks(items, 32, first=2)
+    assert [len(c) for c in chunks] == [2, 4, 8, 16, 32, 32, 6]
+    assert [i for c in chunks for i in c] == items
+    assert [len(c) for c in runner_mod.split_chunks(items, 32, first=32)] == [32, 32, 32, 4]
+    assert runner_mod.split_chunks([], 32, first=2) == []

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline.engine.artifact_log import read_artifact
-from tfr_helpers.pipeline.engine.codec import load_results
+from tfr_helpers.pipeline.engine.codec import encode_results, load_results
 from tfr_helpers.pipeline.engine.store import RunStore, checkpoint_entries
 
 
@@ -67,3 +68,13 @@ def test_artifacts_are_named_under_model_and_task_dirs(tmp_path: Path) -> None:
 def test_missing_results_says_what_to_run(tmp_path: Path) -> None:
     with pytest.raises(RunDirError, match="tfr stage all"):
         load_results(tmp_path)
+
+
+def test_the_same_results_object_comes_back_until_results_json_changes(tmp_path: Path) -> None:
+    run = make_synthetic_run(tmp_path, n_tasks=4)
+    first = load_results(run)
+    assert load_results(run) is first
+    fewer = first.model_copy(update={"screening": first.screening[:1]})
+    (run / "results.json").write_text(encode_results(fewer))  # another size: read again
+    again = load_results(run)
+    assert again is not first and len(again.screening) == 1

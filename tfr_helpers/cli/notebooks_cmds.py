@@ -10,7 +10,7 @@ import typer
 
 from tfr_helpers.cli.apps import app
 from tfr_helpers.cli.live import live_progress
-from tfr_helpers.notebooks.running import resolve_run_dir, run_notebooks
+from tfr_helpers.pipeline import default_run_dir, load_config
 from tfr_helpers.pipeline.engine.faults import EXIT_INCOMPLETE, RunIncomplete
 
 ParamsOption = Annotated[Path, typer.Option("--params", help="Experiment params YAML (papermill_params/).")]
@@ -43,7 +43,13 @@ def run(
     failed (or a wrong key, unknown model or exhausted quota stopped the run): rerun to continue.
     """
 
-    resolved = resolve_run_dir(params, run_dir) if params.is_file() else None
+    # the notebook stack (papermill, nbformat and jsonschema's grammar: most of the CLI's start-up) loads only
+    # in the command that runs notebooks, not at every ``tfr`` start
+    from tfr_helpers.notebooks.running import run_notebooks
+
+    resolved = None
+    if params.is_file():
+        resolved = Path(run_dir if run_dir is not None else default_run_dir(load_config(params))).resolve()
     try:
         with live_progress(resolved or Path("."), enabled=progress and resolved is not None, prefix=_notebook(resolved)):
             summary = run_notebooks(params, run_dir, progress=not progress)

@@ -82,7 +82,8 @@ def _execute(
     done = ctx.store.done_keys(name)
     pending = [item for item in items if item.key not in done]
     size = _chunk_size(ctx, stage)
-    chunks = [pending[start : start + size] for start in range(0, len(pending), size)]
+    ramp = not ctx.config.concurrency.checkpoint_every and _registry()[stage].sandboxed
+    chunks = split_chunks(pending, size, first=ctx.config.concurrency.sandbox_workers or 2 if ramp else size)
     bar = tqdm(total=len(pending), desc=stage, disable=not progress or not pending, leave=False)
     with bar, StageProgress(ctx, stage, len(items), len(items) - len(pending)) as live:
 
@@ -104,6 +105,19 @@ def _execute(
                 finished(chunk, fn(chunk, ctx))
     ledger.stop = ledger.stop or ctx.model_stop()
     return _load(ctx, stage, items, ledger, ran=True)
+
+
+def split_chunks(items: Sequence[Any], size: int, first: int) -> list[list[Any]]:
+    """``items`` in chunks of ``size``, the first ones growing from ``first`` (doubling): a sandboxed stage's
+    first items are recorded within seconds, so its progress has an ETA from the start rather than after its
+    first full chunk (tens of seconds on the main job). Chunks are scheduling only: records do not depend on
+    them."""
+    chunks: list[list[Any]] = []
+    start, step = 0, max(1, min(first, size))
+    while start < len(items):
+        chunks.append(list(items[start : start + step]))
+        start, step = start + step, min(2 * step, size)
+    return chunks
 
 
 def _in_flight(ctx: RunContext, stage: str) -> bool:
@@ -135,7 +149,8 @@ def _run_in_flight(
     chunks: list[list[Any]],
     finished: Callable[[Sequence[Any], list[Any]], None],
 ) -> None:
-    """Run chunks :func:`chunks_in_flight` at a time; ``finished`` (this thread) checkpoints each as it completes.
+    """Run chunks :func:`chunks_in_flight` at a time (the first alone: with :func:`split_chunks`' small first chunk
+    the stage's first items are recorded within seconds); ``finished`` (this thread) checkpoints each as it completes.
 
     A chunk that raises stops new chunks from starting; those in flight finish and are checkpointed, then the
     error is raised (a rerun resumes from what was recorded). An interrupt (Ctrl-C) in this thread returns at
@@ -152,8 +167,7 @@ def _run_in_flight(
             running[pool.submit(fn, chunk, ctx)] = chunk
 
     try:
-        for _ in range(in_flight):
-            submit()
+        submit()  # the first (small) chunk alone: its items are recorded first, and the stage's ETA known early
         while running:
             ready, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in ready:
@@ -164,8 +178,11 @@ def _run_in_flight(
                     error = error or exc
                     continue
                 finished(chunk, out)
-                if error is None:
-                    submit()
+            while error is None and len(running) < in_flight:
+                before = len(running)
+                submit()
+                if len(running) == before:  # no chunk left
+                    break
     finally:
         pool.shutdown(wait=not running, cancel_futures=True)
     if error is not None:
