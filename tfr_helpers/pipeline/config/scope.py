@@ -91,6 +91,11 @@ def refines(config: ExperimentConfig, coder: str) -> bool:
     return not is_replayed(config.models.refiner_for(coder))
 
 
+def refinement_status(config: ExperimentConfig) -> dict[str, str]:
+    """Each coder's refinement status in an arm that refines: ``run``, or :data:`NO_REFINER`."""
+    return {m: "run" if refines(config, m) else NO_REFINER for m in config.models.coder_names}
+
+
 def judges(config: ExperimentConfig, coder: str) -> bool:
     """Whether the LLM screening strategies run on ``coder``'s feedback (its judge is not a replay dataset)."""
     return not is_replayed(config.models.judge_for(coder))

@@ -11,6 +11,7 @@ from tfr_helpers.pipeline.arms.controls.results import controls_results
 from tfr_helpers.pipeline.arms.oracle.results import oracle_results
 from tfr_helpers.pipeline.arms.rounds.results import rounds_results
 from tfr_helpers.pipeline.arms.trajectories.results import trajectories_results
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.assemble import assemble_results, result_lists
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
@@ -43,6 +44,17 @@ class RunRecords:
     """The control arm, None unless ``refinement.controls``."""
     trajectories: TrajectoriesResults | None = None
     """The replayed trajectories, None unless ``trajectories``."""
+
+
+def arm_parts(config: ExperimentConfig, records: StageRecords) -> dict[str, Any]:
+    """The arms' parts of :class:`Results` (``rounds``, ``oracle_repair``, ``controls``, ``trajectories``; each None
+    when its key is off) from the records by stage: for ``finalize_results`` and for the view of a run in progress."""
+    return {
+        "rounds": rounds_results(config, records),
+        "oracle_repair": oracle_results(config, records),
+        "controls": controls_results(config, records),
+        "trajectories": trajectories_results(config, records),
+    }
 
 
 def call_totals(records: RunRecords) -> list[CallTotals]:
@@ -137,11 +149,8 @@ def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
     bundle = RunRecords(
         lists=result_lists(r for stage in records.values() for r in stage),
         stage_seconds=ctx.store.read_json("stage_seconds.json") if seconds.exists() else {},
-        rounds=rounds_results(ctx, records),
-        oracle_repair=oracle_results(ctx, records),
         skipped=[r for stage in records.values() for r in stage if isinstance(r, SkippedWork)],
-        controls=controls_results(ctx, records),
-        trajectories=trajectories_results(ctx, records),
+        **arm_parts(ctx.config, records),
     )
     return [bundle]
 
