@@ -28,6 +28,7 @@ from tfr_helpers.pipeline.arms.trajectories.step_class import (
     logged_specs,
     outcome_of,
 )
+from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
@@ -247,6 +248,7 @@ STAGE = Stage(
     step_items,
     "trajectory_steps",
     lambda r: r.key,
+    reads=("trajectories", *PROGRAM_RUN_PARTS),
     sandboxed=True,
     parallel_chunks=True,
 )
