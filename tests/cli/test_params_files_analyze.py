@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from tests.helpers.env import missing
 from tfr_helpers.cli.apps import app
-from tfr_helpers.models.providers import provider_entry
+from tfr_helpers.models.provider_table import provider_entry
 from tfr_helpers.pipeline import load_config, run_study
 
 pytestmark = pytest.mark.slow  # one small study per params file: about two minutes in all on two cores

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfr_helpers.analysis import answers, rq1, rq2, rq3
-from tfr_helpers.analysis.arms import controls_report, oracle, rounds, test_strength, trajectories_report
+from tfr_helpers.analysis.arms import controls_report, evalplus_sensitivity, oracle, rounds, trajectories_report
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.clustered import INTERVAL_FORM, METHODS, N_RESAMPLES, SEED
 from tfr_helpers.analysis.notebook_headlines import SECTIONS, headline
@@ -111,7 +111,7 @@ def build_summary(results: Results) -> dict[str, Any]:
         }
         | ({"oracle_repair": section} if (section := oracle.oracle_summary(results)) else {})
         | rounds.summary_section(results)
-        | test_strength.summary_section(results)
+        | evalplus_sensitivity.summary_section(results)
         | controls_report.summary_section(results)
         | trajectories_report.summary_section(results)
         | answers.summary_section(results)

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tfr_helpers.benchmarks.registry import benchmark_names
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.launch import resolve
-from tfr_helpers.models.providers import is_replayed, is_simulated
+from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.models.settings import ModelSettings, SamplingSettings
 from tfr_helpers.pipeline.config.coders import Coder, CoderEntry, as_entry, check_spec, coder_item, default_benchmarks
 from tfr_helpers.pipeline.config.fingerprint import fingerprint

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tfr_helpers.benchmarks.selection_file import selection_path
-from tfr_helpers.models.providers import is_replayed
+from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.models.sim import version as sim_version_module
 from tfr_helpers.prompts.render import TEMPLATES, load_template
 from tfr_helpers.replay import replay_hashes

@@ -33,8 +33,8 @@ from tfr_helpers.models import make_request
 from tfr_helpers.models.base import ModelSpec
 from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components
 from tfr_helpers.models.jobs import CallJob, CallResult
-from tfr_helpers.models.providers import is_replayed, is_simulated
-from tfr_helpers.models.registry import make_provider
+from tfr_helpers.models.provider_builder import make_provider
+from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.context import RunContext

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tfr_helpers.models import parse_code
 from tfr_helpers.models.jobs import CallJob, CallResult, task_variables
-from tfr_helpers.models.providers import is_replayed
+from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS, TASK_PARTS
 from tfr_helpers.pipeline.engine.artifacts import save_call

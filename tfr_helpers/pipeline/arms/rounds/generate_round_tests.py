@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfr_helpers.models.providers import is_replayed
+from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS
 from tfr_helpers.pipeline.engine.artifacts import save_call
@@ -21,7 +21,7 @@ from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, item_replies
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
-from tfr_helpers.pipeline.steps.test_replies import TestPlace, reply_tests, tester_call
+from tfr_helpers.pipeline.steps.tester_replies import TestPlace, reply_tests, tester_call
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 from tfr_helpers.records.rounds import RoundTests
 
