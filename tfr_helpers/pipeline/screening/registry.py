@@ -84,6 +84,7 @@ def register_strategy(name: str) -> Callable[[Strategy], Strategy]:
 FAMILIES: dict[str, Callable[[str], Strategy]] = {}
 """Parametrised strategies: ``<prefix>@<arg>`` names are built by ``FAMILIES[prefix](arg)`` when first resolved."""
 
+
 def register_strategy_family(prefix: str, factory: Callable[[str], Strategy]) -> None:
     """Make ``<prefix>@<arg>`` a strategy name (e.g. a threshold: ``consensus_dawid_skene@0.7``)."""
     FAMILIES[prefix] = factory
