@@ -6,10 +6,11 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from tfr_helpers.pipeline.arms.controls import control_evaluate, control_refine
-from tfr_helpers.pipeline.arms.oracle import oracle_evaluate_refined, oracle_refine_codes, oracle_repair_tests
-from tfr_helpers.pipeline.arms.rounds import backprompt_rounds, evaluate_round_suites, generate_round_tests
-from tfr_helpers.pipeline.arms.trajectories import evaluate_trajectory_steps
+from tfr_helpers.pipeline.arms.controls.arm import ARM as CONTROLS
+from tfr_helpers.pipeline.arms.declaration import Arm, register_arm
+from tfr_helpers.pipeline.arms.oracle.arm import ARM as ORACLE
+from tfr_helpers.pipeline.arms.rounds.arm import ARM as ROUNDS
+from tfr_helpers.pipeline.arms.trajectories.arm import ARM as TRAJECTORIES
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine import runner
 from tfr_helpers.pipeline.engine.run_summary import RunSummary
@@ -25,24 +26,22 @@ from tfr_helpers.pipeline.stages import (
     screen_feedback,
 )
 
-RUN_ORDER: tuple[Stage, ...] = (
+BASE_STUDY: tuple[Stage, ...] = (
     generate_codes.STAGE,
     generate_tests.STAGE,
     evaluate_code_test_pairs.STAGE,
     screen_feedback.STAGE,
     refine_codes.STAGE,
     evaluate_refined_codes.STAGE,
-    oracle_repair_tests.STAGE,
-    oracle_refine_codes.STAGE,
-    oracle_evaluate_refined.STAGE,
-    *control_refine.STAGES,
-    control_evaluate.STAGE,
-    generate_round_tests.STAGE,
-    evaluate_round_suites.STAGE,
-    backprompt_rounds.STAGE,
-    evaluate_trajectory_steps.STAGE,
-    finalize_results.STAGE,
 )
+"""The base study's stages, in the order they run."""
+
+ARMS: tuple[Arm, ...] = (ORACLE, CONTROLS, ROUNDS, TRAJECTORIES)
+"""The study's arms, each declared once in its own folder (``pipeline/arms/<arm>/arm.py``): their stages run after
+the base study's, in this order; ``finalize_results``, the view of a run in progress and the call totals iterate
+over them (``arms.declaration.registered_arms``). Adding an arm is its folder and one line here."""
+
+RUN_ORDER: tuple[Stage, ...] = (*BASE_STUDY, *(stage for arm in ARMS for stage in arm.stages), finalize_results.STAGE)
 """The study's stages in the order they run: the base study, the oracle-repaired arm, the controls, the rounds, the
 replayed trajectories, and the consolidation into ``results.json``. Each is registered with order 10, 20, 30... by
 its place here."""
@@ -50,6 +49,8 @@ its place here."""
 ORDER_STEP = 10
 """Orders between two of the study's stages (11..19 after the first) are free for plugin stages."""
 
+for _arm in ARMS:
+    register_arm(_arm)
 for _position, _stage in enumerate(RUN_ORDER, start=1):
     register_stage(dataclasses.replace(_stage, order=ORDER_STEP * _position))
 
