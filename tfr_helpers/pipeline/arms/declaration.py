@@ -30,9 +30,9 @@ class Arm:
     """One arm of the study.
 
     Attributes:
-        name: The arm's name (``oracle``).
+        name: The arm's name.
         stages: Its stages, in the order they run.
-        field: The field of :class:`~tfr_helpers.records.Results` its part fills (``oracle_repair``).
+        field: The field of :class:`~tfr_helpers.records.Results` its part fills.
         results: ``results(config, records_by_stage) -> part``, None when the configuration leaves the arm off.
         calls: Its call accounting (:data:`CallsOf`).
     """
