@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from tfr_helpers.models.jobs import CallResult
 from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.pipeline.config import scope
-from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS, TASK_PARTS
+from tfr_helpers.pipeline.config.fingerprint import TASK_PARTS
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, item_replies
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
-from tfr_helpers.pipeline.steps.tester_replies import reply_tests, tester_call
+from tfr_helpers.pipeline.steps.tester_replies import TESTER_PARTS, reply_tests, tester_call
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 
 
@@ -115,13 +115,6 @@ STAGE = Stage(
     lambda r: f"{r.model}|{r.task_id}|{r.kind}",
     reads=(
         *TASK_PARTS,
-        "models.coders",
-        "models.tester",
-        "test_samples_per_task",
-        "ebts_per_task",
-        "pbts_per_task",
-        *MODEL_CALL_PARTS,
-        "template:ebt",
-        "template:pbt",
+        *TESTER_PARTS,
     ),
 )

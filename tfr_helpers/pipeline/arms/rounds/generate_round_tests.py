@@ -15,13 +15,12 @@ from dataclasses import dataclass
 
 from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.pipeline.config import scope
-from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, item_replies
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
-from tfr_helpers.pipeline.steps.tester_replies import TestPlace, reply_tests, tester_call
+from tfr_helpers.pipeline.steps.tester_replies import TESTER_PARTS, TestPlace, reply_tests, tester_call
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 from tfr_helpers.records.rounds import RoundTests
 
@@ -123,14 +122,7 @@ STAGE = Stage(
     reads=(
         "refinement.rounds",
         "refinement.round_tests",
-        "models.coders",
-        "models.tester",
-        "test_samples_per_task",
-        "ebts_per_task",
-        "pbts_per_task",
-        *MODEL_CALL_PARTS,
-        "template:ebt",
-        "template:pbt",
+        *TESTER_PARTS,
     ),
     after=("generate_codes",),
 )
