@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tfr_helpers.pipeline.arms.declaration import arm_calls, arm_parts, registered_arms
 from tfr_helpers.pipeline.config.experiment import config_from_dict
-from tfr_helpers.pipeline.study import ARMS, BASE_STUDY, RUN_ORDER
+from tfr_helpers.pipeline.study import ARMS, BASE_STUDY, RUN_ORDER, expand_groups
 from tfr_helpers.records import Results
 
 
@@ -29,3 +29,10 @@ def test_an_arm_that_is_on_builds_its_part_from_the_records_by_stage() -> None:
     parts = arm_parts(config, {})
     assert parts["controls"] is not None and parts["controls"].controls == ["retry"]
     assert parts["oracle_repair"] is None and parts["rounds"] is None
+
+
+def test_the_refinement_group_names_the_refinement_and_every_arm_s_stages() -> None:
+    expanded = expand_groups(["screen_feedback", "refinement"])
+    assert expanded[:3] == ["screen_feedback", "refine_codes", "evaluate_refined_codes"]
+    assert expanded[3:] == [stage.name for arm in ARMS for stage in arm.stages]
+    assert expand_groups("all") == "all" and expand_groups("refine_codes") == ["refine_codes"]

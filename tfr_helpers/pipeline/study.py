@@ -60,6 +60,24 @@ STAGES = [stage.name for stage in registered_stages()]
 CHECKPOINTS = {stage.name: stage.checkpoint for stage in registered_stages() if stage.checkpoint is not None}
 """Checkpoint file (``checkpoints/<name>.jsonl``) of each resumable stage."""
 
+GROUPS: dict[str, tuple[str, ...]] = {
+    "refinement": (
+        refine_codes.STAGE.name,
+        evaluate_refined_codes.STAGE.name,
+        *(stage.name for arm in ARMS for stage in arm.stages),
+    ),
+}
+"""Names that stand for several stages in ``run_study``'s ``stages``: ``refinement`` is the base study's refinement
+and its evaluation, then every arm's stages (no work unless an arm's keys turn it on)."""
+
+
+def expand_groups(stages: str | Sequence[str]) -> str | list[str]:
+    """``stages`` with each group name (:data:`GROUPS`) replaced by its stages; ``all`` and names pass through."""
+    if stages == "all":
+        return stages
+    names = [stages] if isinstance(stages, str) else list(stages)
+    return [stage for name in names for stage in GROUPS.get(name, (name,))]
+
 
 def run_study(
     config: ExperimentConfig,
@@ -69,7 +87,8 @@ def run_study(
 ) -> RunSummary:
     """Run the study's stages (see :func:`tfr_helpers.pipeline.engine.runner.run_stages` for the arguments and
     errors): in ``run_dir`` itself, or, when ``config.seeds`` is set, once per seed under ``<run_dir>/seeds/<seed>/``
-    (:func:`tfr_helpers.pipeline.seeds.run_seeds`)."""
+    (:func:`tfr_helpers.pipeline.seeds.run_seeds`). ``stages`` may name a group of stages (:data:`GROUPS`)."""
+    stages = expand_groups(stages)
     if config.seeds is not None:
         return run_seeds(config, run_dir, stages, progress=progress)
     return runner.run_stages(config, run_dir, stages, progress=progress)
