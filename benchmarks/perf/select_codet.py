@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tfr_helpers.consensus.select import run_selection
+from tfr_helpers.consensus.selection_run import run_selection
 from tfr_helpers.replay import load_replay
 
 DATASET = "codet-codegen16b-humaneval"

@@ -12,8 +12,8 @@ from tests.consensus.matrices import build, truth
 from tfr_helpers.consensus.execute import OUTPUTS_SPEC, matrix_root, truth_of
 from tfr_helpers.consensus.matrix import TaskMatrix, load_task, save_task, task_file
 from tfr_helpers.consensus.outputs import exposed_inputs, outputs_snippet
+from tfr_helpers.consensus.ranked_pass_at_k import task_pass_at_k
 from tfr_helpers.consensus.rankers.mbr_outputs import mbr_outputs_hard, mbr_outputs_soft
-from tfr_helpers.consensus.selection import task_pass_at_k
 from tfr_helpers.consensus.stored import stored_selection
 from tfr_helpers.errors import DataError
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tfr_helpers.consensus.matrix import TaskMatrix, TaskTruth
+from tfr_helpers.consensus.ranked_pass_at_k import picks_per_level, random_pass_at_k, ranked_pass_at_k
 from tfr_helpers.consensus.report import selection_report
-from tfr_helpers.consensus.selection import picks_per_level, random_pass_at_k, ranked_pass_at_k
 from tfr_helpers.errors import ConfigError, DataError
 
 from .matrices import A_TRUTH, B_TRUTH, C_TRUTH, D_TRUTH, A, B, C, D, build

@@ -8,8 +8,8 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
+from tfr_helpers.consensus.ranked_pass_at_k import task_pass_at_k
 from tfr_helpers.consensus.rankers.builtin import resolve_selector, selector_names
-from tfr_helpers.consensus.selection import task_pass_at_k
 
 from .matrices import A_TRUTH, B_TRUTH, C_TRUTH, D_TRUTH, E_TRUTH, A, B, C, D, E, build
 

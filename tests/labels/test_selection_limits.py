@@ -9,7 +9,7 @@ import pytest
 from tfr_helpers.benchmarks import load_selection, load_tasks
 from tfr_helpers.benchmarks.verify import reference_failures
 from tfr_helpers.cli.sandbox_cmds import _study_limits
-from tfr_helpers.pipeline.config.experiment import SandboxSettings
+from tfr_helpers.pipeline.config.sections import SandboxSettings
 from tfr_helpers.sandbox import Sandbox
 
 

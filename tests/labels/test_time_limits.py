@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.pipeline.config.experiment import TimeLimitPolicy, config_from_dict
+from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.config.fingerprint import describe_changes
+from tfr_helpers.pipeline.config.sections import TimeLimitPolicy
 from tfr_helpers.pipeline.steps.labels import settle
 from tfr_helpers.pipeline.steps.time_limits import policy_limit, reference_time
 from tfr_helpers.records import TestOutcome as Outcome

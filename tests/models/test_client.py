@@ -23,7 +23,7 @@ from tfr_helpers.models import (
     make_request,
     register_provider,
 )
-from tfr_helpers.models.providers import _REGISTRY
+from tfr_helpers.models.provider_table import _REGISTRY
 
 
 class EchoProvider(Provider):

@@ -6,7 +6,7 @@ import pytest
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models import PROVIDERS, ModelSettings, ModelSpec, is_simulated, known_providers, make_provider
-from tfr_helpers.models.providers import _REGISTRY, register_provider
+from tfr_helpers.models.provider_table import _REGISTRY, register_provider
 from tfr_helpers.models.sim import SimProvider
 
 

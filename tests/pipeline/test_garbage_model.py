@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tfr_helpers.models import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, providers
+from tfr_helpers.models import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, provider_table
 from tfr_helpers.models.base import TaskLookup
 from tfr_helpers.pipeline import load_results, run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
@@ -42,7 +42,9 @@ class GarbageProvider(Provider):
 def test_garbage_answers_are_recorded_and_counted(
     pipeline_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(providers._REGISTRY, "sim", providers.ProviderEntry("sim", lambda _: GarbageProvider(), True))
+    monkeypatch.setitem(
+        provider_table._REGISTRY, "sim", provider_table.ProviderEntry("sim", lambda _: GarbageProvider(), True)
+    )
     config = config_from_dict(
         {
             "run_name": "garbage",

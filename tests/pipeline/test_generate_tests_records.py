@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tfr_helpers.models import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, providers
+from tfr_helpers.models import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, provider_table
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 
@@ -45,7 +45,8 @@ class ChattyTester(Provider):
 def test_extra_and_broken_tests_are_dropped_with_reason_and_count(
     pipeline_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(providers._REGISTRY, "sim", providers.ProviderEntry("sim", lambda _: ChattyTester(), True))
+    entry = provider_table.ProviderEntry("sim", lambda _: ChattyTester(), True)
+    monkeypatch.setitem(provider_table._REGISTRY, "sim", entry)
     config = config_from_dict(
         {
             "run_name": "chatty",

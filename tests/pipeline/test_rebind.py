@@ -18,18 +18,30 @@ from .conftest import results_json
 SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
 
 
-def _stage(name: str, unaffected: tuple[str, ...] = (), checkpoint: str | None = "x") -> Stage:
-    return Stage(name, lambda items, ctx: [], lambda ctx, recs: [], checkpoint and name, unaffected_by=unaffected)
+def _stage(
+    name: str, reads: tuple[str, ...] | None = None, after: tuple[str, ...] = (), checkpoint: str | None = "x"
+) -> Stage:
+    return Stage(name, lambda items, ctx: [], lambda ctx, recs: [], checkpoint and name, reads=reads, after=after)
 
 
-def test_a_stage_blocks_a_change_of_a_part_it_does_not_declare() -> None:
-    stages = [_stage("gen", ("screening",)), _stage("eval", ("sandbox",)), _stage("final", checkpoint=None)]
-    blocked = fp.blocking_stages(["screening", "sandbox.timeout_s", "seed"], stages, lambda name: True)
-    assert blocked == {"screening": ["eval"], "sandbox.timeout_s": ["gen"], "seed": ["gen", "eval"]}
+def test_a_change_blocks_its_readers_the_stages_after_them_and_for_an_undeclared_part_every_stage() -> None:
+    stages = [
+        _stage("gen", ("models", "seed")),
+        _stage("eval", ("sandbox",), after=("gen",)),
+        _stage("plugin"),  # declares nothing: reads every part
+        _stage("final", checkpoint=None),
+    ]
+    blocked = fp.blocking_stages(["models.coders", "sandbox.timeout_s", "sim"], stages, lambda name: True)
+    assert blocked == {
+        "models.coders": ["gen", "eval", "plugin"],
+        "sandbox.timeout_s": ["eval", "plugin"],
+        "sim": ["gen", "eval", "plugin"],
+    }
 
 
 def test_a_stage_without_records_never_blocks() -> None:
-    blocked = fp.blocking_stages(["seed"], [_stage("gen"), _stage("eval")], lambda name: name == "eval")
+    stages = [_stage("gen", ("seed",)), _stage("eval", ("seed",))]
+    blocked = fp.blocking_stages(["seed"], stages, lambda name: name == "eval")
     assert blocked == {"seed": ["eval"]}
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.smoke import run_params_study
-from tfr_helpers.analysis.arms import test_strength
+from tfr_helpers.analysis.arms import evalplus_sensitivity
 from tfr_helpers.analysis.export import analyze_run
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import LeftOutInput, Results
@@ -65,8 +65,8 @@ def test_results_and_captions_name_the_time_limit_policy(study: tuple[Path, Resu
 
 def test_the_sensitivity_table_and_summary_section(study: tuple[Path, Results]) -> None:
     run, results = study
-    assert (run / "analysis" / f"{test_strength.TABLE}.tex").is_file()
-    section = json.loads((run / "analysis" / "summary.json").read_text())[test_strength.TABLE]
+    assert (run / "analysis" / f"{evalplus_sensitivity.TABLE}.tex").is_file()
+    section = json.loads((run / "analysis" / "summary.json").read_text())[evalplus_sensitivity.TABLE]
     measures = {r["measure"] for r in section["rows"]}
     assert {"rq1_case_changed", "base_pass_plus_fail"} <= measures
     assert all(r["source"] == "simulated" for r in section["rows"])
@@ -74,13 +74,13 @@ def test_the_sensitivity_table_and_summary_section(study: tuple[Path, Results]) 
 
 def test_a_pair_the_corrected_reference_judges_otherwise_counts_as_a_change(study: tuple[Path, Results]) -> None:
     _, results = study
-    before = {r["measure"]: r for r in test_strength.strength_rows(results)}["rq1_case_changed"]
+    before = {r["measure"]: r for r in evalplus_sensitivity.strength_rows(results)}["rq1_case_changed"]
     pair = results.pair_evaluations[0]
     assert pair.reference_corrected is not None
     flipped = "failed" if pair.reference_corrected.status == "passed" else "passed"
     changed = pair.model_copy(update={"reference_corrected": Outcome(name="t", status=flipped)})
     edited = results.model_copy(update={"pair_evaluations": [changed, *results.pair_evaluations[1:]]})
-    after = {r["measure"]: r for r in test_strength.strength_rows(edited)}["rq1_case_changed"]
+    after = {r["measure"]: r for r in evalplus_sensitivity.strength_rows(edited)}["rq1_case_changed"]
     assert after["n"] == before["n"]
     assert abs(after["k"] - before["k"]) == 1
     assert after["tasks"] or before["tasks"]
@@ -88,7 +88,7 @@ def test_a_pair_the_corrected_reference_judges_otherwise_counts_as_a_change(stud
 
 def test_plus_inputs_left_out_are_named_in_the_caption_and_the_summary(study: tuple[Path, Results]) -> None:
     _, results = study
-    assert test_strength.left_out_inputs(results) == []
+    assert evalplus_sensitivity.left_out_inputs(results) == []
     verdict = next(v for v in results.benchmark_verdicts if v.tiers is not None)
     assert verdict.tiers is not None
     gap = LeftOutInput(task_id="HumanEval+Mini/0", index=3, reason="error: MemoryError()")
@@ -97,8 +97,8 @@ def test_plus_inputs_left_out_are_named_in_the_caption_and_the_summary(study: tu
         update={"benchmark_verdicts": [verdict.model_copy(update={"tiers": tiers}), *results.benchmark_verdicts[1:]]}
     )
     expected = {"benchmark": tiers.benchmark, "task_id": "HumanEval+Mini/0", "index": 3, "reason": "error: MemoryError()"}
-    assert test_strength.left_out_inputs(edited) == [expected]
-    section = test_strength.summary_section(edited)[test_strength.TABLE]
+    assert evalplus_sensitivity.left_out_inputs(edited) == [expected]
+    section = evalplus_sensitivity.summary_section(edited)[evalplus_sensitivity.TABLE]
     assert section["left_out_inputs"] == [expected]
     assert (
         "Plus inputs left out (the corrected reference gave no expected output): HumanEval+Mini/0 #3" in section["caption"]

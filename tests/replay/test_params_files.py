@@ -9,7 +9,7 @@ import pytest
 
 from tests.pipeline.conftest import results_json
 from tfr_helpers.analysis import load_results
-from tfr_helpers.models.providers import is_replayed, is_simulated
+from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.pipeline import load_config, run_stages
 
 PARAMS = Path(__file__).resolve().parents[2] / "papermill_params"

@@ -12,8 +12,8 @@ from tfr_helpers.benchmarks import get_task
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models import ModelClient, ModelSettings, parse_code, parse_tests
 from tfr_helpers.models.base import ModelRequest, ModelSpec, SamplingParams
-from tfr_helpers.models.providers import is_simulated, known_providers
-from tfr_helpers.models.registry import make_provider
+from tfr_helpers.models.provider_builder import make_provider
+from tfr_helpers.models.provider_table import is_simulated, known_providers
 from tfr_helpers.replay import load_replay
 from tfr_helpers.replay.provider import ReplayProvider
 

@@ -159,7 +159,7 @@ PARAMS = Path(__file__).resolve().parents[2] / "papermill_params"
 
 
 def test_the_main_job_replays_three_sets_and_the_trajectories_file_every_one(replay_env: Path) -> None:
-    from tfr_helpers.models.providers import is_simulated
+    from tfr_helpers.models.provider_table import is_simulated
     from tfr_helpers.pipeline import load_config
 
     main = yaml.safe_load((PARAMS / "default.yaml").read_text())["trajectories"]  # (validated by the main job's test)

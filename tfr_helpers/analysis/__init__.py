@@ -3,7 +3,7 @@
 Reads only ``results.json`` and the artifacts it points to.
 """
 
-from tfr_helpers.analysis.arms.test_strength import strength_table as sensitivity_test_strength_table
+from tfr_helpers.analysis.arms.evalplus_sensitivity import strength_table as sensitivity_test_strength_table
 from tfr_helpers.analysis.arms.trajectory_screening import downstream_table as rq3_trajectory_screening_table
 from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
 from tfr_helpers.analysis.export import AnalysisOutputs, to_latex

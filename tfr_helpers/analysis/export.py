@@ -16,9 +16,9 @@ from tfr_helpers.analysis import figures
 from tfr_helpers.analysis.arms import (
     controls,
     controls_report,
+    evalplus_sensitivity,
     oracle,
     rounds,
-    test_strength,
     trajectories,
     trajectories_report,
 )
@@ -143,10 +143,10 @@ def analyze_run(run_dir: Path | str) -> AnalysisOutputs:
         tables[rounds.TABLE] = atomic_write_text(
             out_dir / f"{rounds.TABLE}.tex", to_latex(rounds.rounds_table(results), f"tab:{rounds.TABLE}")
         )
-    if test_strength.present(results):  # EvalPlus's tiers or corrected reference in the records
-        tables[test_strength.TABLE] = atomic_write_text(
-            out_dir / f"{test_strength.TABLE}.tex",
-            to_latex(test_strength.strength_table(results), f"tab:{test_strength.TABLE}"),
+    if evalplus_sensitivity.present(results):  # EvalPlus's tiers or corrected reference in the records
+        tables[evalplus_sensitivity.TABLE] = atomic_write_text(
+            out_dir / f"{evalplus_sensitivity.TABLE}.tex",
+            to_latex(evalplus_sensitivity.strength_table(results), f"tab:{evalplus_sensitivity.TABLE}"),
         )
     if controls.present(results):  # RQ2 with controls, only for runs that have the control arm
         tables[controls_report.TABLE] = atomic_write_text(

@@ -26,7 +26,7 @@ from tfr_helpers.analysis import rq1, rq2, rq3  # noqa: E402
 from tfr_helpers.analysis.arms import controls, controls_report, rounds
 from tfr_helpers.analysis.inference.units import rows_resampler, share_columns  # noqa: E402
 from tfr_helpers.analysis.interpret import evidence_kind  # noqa: E402
-from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS  # noqa: E402
+from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS, error_bar  # noqa: E402
 from tfr_helpers.analysis.tidy.frames import pairs_frame  # noqa: E402
 from tfr_helpers.analysis.tidy.sources import real_note, source_label  # noqa: E402
 from tfr_helpers.records import Results  # noqa: E402
@@ -47,7 +47,7 @@ def _bars(frame: pd.DataFrame, x: str, hue: str, order: list[str], hue_order: li
             ax.errorbar(
                 cx,
                 r["pct"],
-                yerr=[[r["pct"] - r["low"]], [r["high"] - r["pct"]]],
+                yerr=error_bar(r),
                 fmt="none",
                 ecolor="black",
                 capsize=2,
@@ -171,8 +171,8 @@ def plot_screening_pr(results: Results, ax: Axes | None = None, models: list[str
         ax.errorbar(
             r["recall_pct"],
             r["precision_pct"],
-            xerr=[[r["recall_pct"] - r["recall_low"]], [r["recall_high"] - r["recall_pct"]]],
-            yerr=[[r["precision_pct"] - r["precision_low"]], [r["precision_high"] - r["precision_pct"]]],
+            xerr=error_bar(r, "recall_"),
+            yerr=error_bar(r, "precision_"),
             fmt="o",
             color=colour,
             capsize=3,

@@ -1,13 +1,17 @@
-"""``analyze``: write a finished run's analysis, or for a multi-seed run each seed's and the aggregate over seeds."""
+"""``analyze``: write a finished run's analysis, or for a multi-seed run each seed's and the aggregate over seeds;
+``summary_lines``: the lines ``tfr analyze`` prints of either kind of summary."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tfr_helpers.analysis.arms.headline_intervals import headline_numbers
 from tfr_helpers.analysis.arms.seeds import TABLE, build_seeds_summary, load_seed_results, over_seeds, seeds_headline_table
+from tfr_helpers.analysis.arms.trajectories_report import headline_lines as trajectory_lines
 from tfr_helpers.analysis.export import AnalysisOutputs, analyze_run, to_latex
+from tfr_helpers.analysis.notebook_headlines import headline_lines
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.pipeline.engine.seed_dirs import is_multi_seed, seed_dir
 
@@ -52,3 +56,23 @@ def analyze(run_dir: Path | str) -> AnalysisOutputs:
     if is_multi_seed(run):  # one run per seed: each seed's analysis and the aggregate over seeds (docs/seeds.md)
         return analyze_seeds(run)
     return analyze_run(run)
+
+
+def summary_lines(summary: dict[str, Any], run_dir: Path | str) -> list[str]:
+    """The lines ``tfr analyze`` prints of a written ``summary.json``.
+
+    One run: RQ1's headline per model and source (``rq1: ...``), then per replayed trajectory set its steps, step
+    classes and P(Pass->Fail | passed) (``trajectories: ...``). A multi-seed run: each headline number as mean +-
+    SE over seeds (``seeds: ...``), then each seed's own lines (``seed <k> rq1: ...``), read from its summary.
+    """
+    if summary.get("kind") == "multi_seed":
+        lines = [
+            f"seeds: {r['model']} {r['number']} [{r['source']}]: {r['mean']} +- {r['se']} over {r['n_seeds']} seeds"
+            for r in summary["tables"][TABLE]["rows"]
+        ]
+        for seed, rel in summary["per_seed_summaries"].items():
+            own = json.loads((Path(run_dir) / rel).read_text(encoding="utf-8"))
+            lines += [f"seed {seed} {line}" for line in summary_lines(own, seed_dir(Path(run_dir), int(seed)))]
+        return lines
+    lines = [f"rq1: {line}" for line in headline_lines(summary["headline"]["rq1"])]
+    return lines + [f"trajectories: {line}" for line in trajectory_lines(summary)]

@@ -7,9 +7,9 @@ from typing import Any
 from tfr_helpers.analysis import answers, rq1, rq2, rq3
 from tfr_helpers.analysis.arms import (
     controls_report,
+    evalplus_sensitivity,
     oracle,
     rounds,
-    test_strength,
     trajectories_report,
     trajectory_answers,  # noqa: F401  (registers the trajectories' answer rows: notebook 02's first rows)
     trajectory_screening,
@@ -119,7 +119,7 @@ def build_summary(results: Results) -> dict[str, Any]:
         }
         | ({"oracle_repair": section} if (section := oracle.oracle_summary(results)) else {})
         | rounds.summary_section(results)
-        | test_strength.summary_section(results)
+        | evalplus_sensitivity.summary_section(results)
         | controls_report.summary_section(results)
         | trajectories_report.summary_section(results)
         | trajectory_screening.summary_section(results)

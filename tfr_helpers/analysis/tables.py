@@ -101,6 +101,15 @@ def share_cell(row: Mapping[str, Any], prefix: str = "", with_count: bool = Fals
     return f"{int(row[f'{prefix}k'])} ({text})" if with_count else text
 
 
+def error_bar(row: Mapping[str, Any], prefix: str = "") -> list[list[float]] | None:
+    """Matplotlib's asymmetric error bar of ``<prefix>pct`` from its ``<prefix>low``/``<prefix>high`` bounds; None
+    (a point or bar without a whisker) when the interval was not computed (one task: one cluster, no bootstrap)."""
+    value, low, high = (row.get(f"{prefix}{k}") for k in ("pct", "low", "high"))
+    if value is None or low is None or high is None or pd.isna(value) or pd.isna(low) or pd.isna(high):
+        return None
+    return [[float(value) - float(low)], [float(high) - float(value)]]
+
+
 def caption(name: str, results: Results) -> str:
     """Caption of a table: the simulated-model warning first when the run is simulated, and the replayed
     datasets with the models that produced them when any model is replayed (the Source column tells rows apart)."""

@@ -9,8 +9,7 @@ from typing import Annotated
 import typer
 
 from tfr_helpers.analysis import analyze, write_refinement_cases
-from tfr_helpers.analysis.arms.trajectories_report import headline_lines as trajectory_lines
-from tfr_helpers.analysis.notebook_headlines import headline_lines
+from tfr_helpers.analysis.runs import summary_lines
 from tfr_helpers.cli.apps import app
 
 RunDirOption = Annotated[Path, typer.Option("--run-dir", help="Run directory holding results.json (runs/<run>).")]
@@ -19,14 +18,12 @@ RunDirOption = Annotated[Path, typer.Option("--run-dir", help="Run directory hol
 @app.command("analyze")
 def analyze_cmd(run_dir: RunDirOption) -> None:
     """Write analysis/summary.json, the LaTeX tables and the figures of a finished run; print RQ1's headline
-    per model and source, and per replayed trajectory set its steps, step classes and P(Pass->Fail | passed)."""
+    per model and source, and per replayed trajectory set its steps, step classes and P(Pass->Fail | passed); of
+    a multi-seed run, each headline number as mean +- SE over seeds, then each seed's lines."""
 
     out = analyze(run_dir)
-    summary = json.loads(out.summary.read_text(encoding="utf-8"))
-    for line in headline_lines(summary["headline"]["rq1"]):
-        typer.echo(f"rq1: {line}")
-    for line in trajectory_lines(summary):
-        typer.echo(f"trajectories: {line}")
+    for line in summary_lines(json.loads(out.summary.read_text(encoding="utf-8")), run_dir):
+        typer.echo(line)
     typer.echo(f"summary: {out.summary}")
     for path in out.tables.values():
         typer.echo(f"table:   {path}")

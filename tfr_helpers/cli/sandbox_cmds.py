@@ -17,7 +17,7 @@ from tfr_helpers.benchmarks.selection_file import selection_path
 from tfr_helpers.benchmarks.verify import ReferenceCheck, verify_references
 from tfr_helpers.cli.apps import app, benchmarks_app
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.pipeline.config.experiment import SandboxSettings
+from tfr_helpers.pipeline.config.sections import SandboxSettings
 from tfr_helpers.sandbox import Limits, Sandbox
 from tfr_helpers.sandbox.evaluate import describe, tests_from_file
 

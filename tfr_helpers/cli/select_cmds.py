@@ -9,7 +9,7 @@ import typer
 
 from tfr_helpers.cli.apps import app
 from tfr_helpers.consensus.matrix import Semantics
-from tfr_helpers.consensus.select import load_generations, run_selection
+from tfr_helpers.consensus.selection_run import load_generations, run_selection
 from tfr_helpers.errors import ConfigError
 
 

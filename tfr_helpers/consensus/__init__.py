@@ -9,6 +9,7 @@ screen test-fail feedback in RQ3 (:mod:`tfr_helpers.consensus.screening`). See `
 from tfr_helpers.consensus.figures import plot_selection, plot_selections
 from tfr_helpers.consensus.from_run import matrices_from_records, selection_by_coder
 from tfr_helpers.consensus.matrix import Semantics, TaskMatrix, TaskTruth, load_task, save_task
+from tfr_helpers.consensus.ranked_pass_at_k import random_pass_at_k, ranked_pass_at_k, task_pass_at_k
 from tfr_helpers.consensus.rankers.builtin import resolve_selector, selector_names
 from tfr_helpers.consensus.ranking import Ranking, register_selector
 from tfr_helpers.consensus.report import (
@@ -19,7 +20,6 @@ from tfr_helpers.consensus.report import (
     reports_frame,
     selection_report,
 )
-from tfr_helpers.consensus.selection import random_pass_at_k, ranked_pass_at_k, task_pass_at_k
 from tfr_helpers.consensus.stored import stored_selection
 
 __all__ = [

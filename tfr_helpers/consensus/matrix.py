@@ -2,7 +2,7 @@
 
 Every consensus strategy reads only a :class:`TaskMatrix`: the generated programs and generated tests of one
 model for one task, and which program passed which test. The reference's verdicts live apart, in
-:class:`TaskTruth`, which only :mod:`tfr_helpers.consensus.selection` reads (to score a ranking), never a
+:class:`TaskTruth`, which only :mod:`tfr_helpers.consensus.ranked_pass_at_k` reads (to score a ranking), never a
 strategy or a screener.
 
 Stored in the run directory as one JSON file per task (``consensus/<dataset>/<semantics>/<task>.json``)

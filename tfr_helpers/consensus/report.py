@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from tfr_helpers.consensus.matrix import TaskMatrix, TaskTruth
+from tfr_helpers.consensus.ranked_pass_at_k import mean_or_nan, random_pass_at_k, task_pass_at_k
 from tfr_helpers.consensus.rankers.builtin import resolve_selector, selector_names
-from tfr_helpers.consensus.selection import mean_or_nan, random_pass_at_k, task_pass_at_k
 from tfr_helpers.errors import DataError
 
 RANDOM = "random"

@@ -47,8 +47,8 @@ from tfr_helpers.models.parse import (
     parse_decision,
     parse_tests,
 )
-from tfr_helpers.models.providers import PROVIDERS, is_replayed, is_simulated, known_providers, register_provider
-from tfr_helpers.models.registry import make_provider
+from tfr_helpers.models.provider_builder import make_provider
+from tfr_helpers.models.provider_table import PROVIDERS, is_replayed, is_simulated, known_providers, register_provider
 from tfr_helpers.models.settings import CacheMode, ModelSettings, Price, RetryPolicy, SamplingSettings
 from tfr_helpers.prompts import TEMPLATE_VERSIONS, TEMPLATES, make_request, render_prompt
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.fsutil import path_name
-from tfr_helpers.models.providers import known_providers
+from tfr_helpers.models.provider_table import known_providers
 from tfr_helpers.prompts.messages import Message, ModelRequest
 from tfr_helpers.records import Task
 

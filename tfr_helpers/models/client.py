@@ -30,8 +30,8 @@ from tfr_helpers.models.calllog import CallCounts, CallLog, count_calls, count_o
 from tfr_helpers.models.errors import ModelError, NotSent
 from tfr_helpers.models.failfast import FailFast, Stop
 from tfr_helpers.models.jobs import ModelReply, call_record
-from tfr_helpers.models.providers import is_replayed, is_simulated
-from tfr_helpers.models.registry import make_provider
+from tfr_helpers.models.provider_builder import make_provider
+from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.models.retry import call_with_retries
 from tfr_helpers.models.settings import ModelSettings
 from tfr_helpers.records import CallTotals, ModelCallRecord, Usage

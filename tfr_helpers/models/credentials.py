@@ -10,7 +10,7 @@ from dotenv import find_dotenv, load_dotenv
 
 from tfr_helpers.errors import CredentialsError
 from tfr_helpers.models.base import ModelSpec
-from tfr_helpers.models.providers import _BUILTIN, known_providers, provider_entry
+from tfr_helpers.models.provider_table import _BUILTIN, known_providers, provider_entry
 from tfr_helpers.models.settings import ModelSettings
 
 KEY_VARS = {e.name: e.key_env for e in _BUILTIN if e.key_env}

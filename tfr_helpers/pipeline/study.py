@@ -6,10 +6,11 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from tfr_helpers.pipeline.arms.controls import control_evaluate, control_refine
-from tfr_helpers.pipeline.arms.oracle import oracle_evaluate_refined, oracle_refine_codes, oracle_repair_tests
-from tfr_helpers.pipeline.arms.rounds import backprompt_rounds, evaluate_round_suites, generate_round_tests
-from tfr_helpers.pipeline.arms.trajectories import evaluate_trajectory_steps, screen_trajectory_steps
+from tfr_helpers.pipeline.arms.controls.arm import ARM as CONTROLS
+from tfr_helpers.pipeline.arms.declaration import Arm, register_arm
+from tfr_helpers.pipeline.arms.oracle.arm import ARM as ORACLE
+from tfr_helpers.pipeline.arms.rounds.arm import ARM as ROUNDS
+from tfr_helpers.pipeline.arms.trajectories.arm import ARM as TRAJECTORIES
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine import runner
 from tfr_helpers.pipeline.engine.run_summary import RunSummary
@@ -25,25 +26,22 @@ from tfr_helpers.pipeline.stages import (
     screen_feedback,
 )
 
-RUN_ORDER: tuple[Stage, ...] = (
+BASE_STUDY: tuple[Stage, ...] = (
     generate_codes.STAGE,
     generate_tests.STAGE,
     evaluate_code_test_pairs.STAGE,
     screen_feedback.STAGE,
     refine_codes.STAGE,
     evaluate_refined_codes.STAGE,
-    oracle_repair_tests.STAGE,
-    oracle_refine_codes.STAGE,
-    oracle_evaluate_refined.STAGE,
-    *control_refine.STAGES,
-    control_evaluate.STAGE,
-    generate_round_tests.STAGE,
-    evaluate_round_suites.STAGE,
-    backprompt_rounds.STAGE,
-    evaluate_trajectory_steps.STAGE,
-    screen_trajectory_steps.STAGE,
-    finalize_results.STAGE,
 )
+"""The base study's stages, in the order they run."""
+
+ARMS: tuple[Arm, ...] = (ORACLE, CONTROLS, ROUNDS, TRAJECTORIES)
+"""The study's arms, each declared once in its own folder (``pipeline/arms/<arm>/arm.py``): their stages run after
+the base study's, in this order; ``finalize_results``, the view of a run in progress and the call totals iterate
+over them (``arms.declaration.registered_arms``). Adding an arm is its folder and one line here."""
+
+RUN_ORDER: tuple[Stage, ...] = (*BASE_STUDY, *(stage for arm in ARMS for stage in arm.stages), finalize_results.STAGE)
 """The study's stages in the order they run: the base study, the oracle-repaired arm, the controls, the rounds, the
 replayed trajectories and their screening, and the consolidation into ``results.json``. Each is registered with
 order 10, 20, 30... by its place here."""
@@ -51,6 +49,8 @@ order 10, 20, 30... by its place here."""
 ORDER_STEP = 10
 """Orders between two of the study's stages (11..19 after the first) are free for plugin stages."""
 
+for _arm in ARMS:
+    register_arm(_arm)
 for _position, _stage in enumerate(RUN_ORDER, start=1):
     register_stage(dataclasses.replace(_stage, order=ORDER_STEP * _position))
 
@@ -59,6 +59,24 @@ STAGES = [stage.name for stage in registered_stages()]
 
 CHECKPOINTS = {stage.name: stage.checkpoint for stage in registered_stages() if stage.checkpoint is not None}
 """Checkpoint file (``checkpoints/<name>.jsonl``) of each resumable stage."""
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    "refinement": (
+        refine_codes.STAGE.name,
+        evaluate_refined_codes.STAGE.name,
+        *(stage.name for arm in ARMS for stage in arm.stages),
+    ),
+}
+"""Names that stand for several stages in ``run_study``'s ``stages``: ``refinement`` is the base study's refinement
+and its evaluation, then every arm's stages (no work unless an arm's keys turn it on)."""
+
+
+def expand_groups(stages: str | Sequence[str]) -> str | list[str]:
+    """``stages`` with each group name (:data:`GROUPS`) replaced by its stages; ``all`` and names pass through."""
+    if stages == "all":
+        return stages
+    names = [stages] if isinstance(stages, str) else list(stages)
+    return [stage for name in names for stage in GROUPS.get(name, (name,))]
 
 
 def run_study(
@@ -69,7 +87,8 @@ def run_study(
 ) -> RunSummary:
     """Run the study's stages (see :func:`tfr_helpers.pipeline.engine.runner.run_stages` for the arguments and
     errors): in ``run_dir`` itself, or, when ``config.seeds`` is set, once per seed under ``<run_dir>/seeds/<seed>/``
-    (:func:`tfr_helpers.pipeline.seeds.run_seeds`)."""
+    (:func:`tfr_helpers.pipeline.seeds.run_seeds`). ``stages`` may name a group of stages (:data:`GROUPS`)."""
+    stages = expand_groups(stages)
     if config.seeds is not None:
         return run_seeds(config, run_dir, stages, progress=progress)
     return runner.run_stages(config, run_dir, stages, progress=progress)

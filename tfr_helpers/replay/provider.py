@@ -11,7 +11,7 @@ No network call, no cost (0 tokens), not simulated (``simulated = False``, ``rep
 ``raw_response`` names the dataset, the model that produced it and its source, and says it is real.
 A task or sample the dataset lacks is a non-retryable :class:`ReplayGap`, recorded as the call's error.
 
-Registered through :func:`tfr_helpers.models.registry.register_provider` when this module is imported (the
+Registered through :func:`tfr_helpers.models.provider_builder.register_provider` when this module is imported (the
 ``tfr.providers`` entry point in ``pyproject.toml`` imports it when the registry is first asked).
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.base import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams
 from tfr_helpers.models.errors import ModelError
-from tfr_helpers.models.providers import register_provider
+from tfr_helpers.models.provider_table import register_provider
 from tfr_helpers.models.settings import ModelSettings
 from tfr_helpers.replay.load import load_replay
 from tfr_helpers.replay.records import ReplayDataset

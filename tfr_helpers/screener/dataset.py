@@ -20,7 +20,7 @@ import numpy as np
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.consensus.from_run import RunMatrix, matrices_from_records
 from tfr_helpers.errors import DataError
-from tfr_helpers.models.providers import is_simulated
+from tfr_helpers.models.provider_table import is_simulated
 from tfr_helpers.pipeline.arms.trajectories.screening_items import screening_item
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.store import RunStore

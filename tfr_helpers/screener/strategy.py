@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tfr_helpers.errors import DataError
-from tfr_helpers.models.providers import is_simulated
+from tfr_helpers.models.provider_table import is_simulated
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.screening.registry import ScreeningItem, Verdict, register_strategy
 from tfr_helpers.screener.artefact import Artefact, load_artefact

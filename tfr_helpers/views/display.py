@@ -14,7 +14,7 @@ from IPython.display import HTML, Markdown
 from tfr_helpers.analysis.notebook_headlines import headline as analysis_headline
 from tfr_helpers.analysis.tables import caption_with
 from tfr_helpers.analysis.tidy.sources import skipped_frame, sources_frame
-from tfr_helpers.models.providers import is_replayed, is_simulated
+from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.records import Results
 
 

@@ -2,8 +2,8 @@
 
 The notebooks show RQ1 right after ``evaluate_code_test_pairs`` and RQ2 right after
 ``evaluate_refined_codes``, before ``finalize_results`` writes ``results.json``. This module assembles the
-same :class:`~tfr_helpers.records.Results` in memory from the records already checkpointed (the lists of
-stages not run yet are empty). It never writes to the run directory.
+same :class:`~tfr_helpers.records.Results` in memory from the records already checkpointed, the arms' parts
+included (the lists of stages not run yet are empty). It never writes to the run directory.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from tfr_helpers.errors import RunDirError
+from tfr_helpers.pipeline.arms.declaration import arm_parts
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.engine.assemble import assemble_results, result_lists
 from tfr_helpers.pipeline.engine.codec import decode_records, load_results
@@ -19,7 +20,7 @@ from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
 from tfr_helpers.pipeline.study import CHECKPOINTS
-from tfr_helpers.records import Results
+from tfr_helpers.records import Results, SkippedWork
 
 
 def results_so_far(run_dir: str | Path) -> Results:
@@ -39,7 +40,7 @@ def results_so_far(run_dir: str | Path) -> Results:
             f"{run} is not a started run ({exc}); run the first notebook or `tfr stage generate_codes` first."
         ) from None
     store = RunStore(run)
-    checkpointed = (r for c in CHECKPOINTS.values() for e in store.read_checkpoint(c) for r in decode_records(e["data"]))
+    by_stage = {s: [r for e in store.read_checkpoint(c) for r in decode_records(e["data"])] for s, c in CHECKPOINTS.items()}
     resolved = config["config"]
     experiment = config_from_dict(resolved, source=str(run / "config.json"))
     return assemble_results(
@@ -47,5 +48,7 @@ def results_so_far(run_dir: str | Path) -> Results:
         {**resolved, "config_hash": config.get("config_hash")},
         {t["task_id"]: t["benchmark"] for t in tasks},
         select_tasks(experiment),
-        result_lists(checkpointed),  # the records of the arms wait for results.json
+        result_lists(r for records in by_stage.values() for r in records),
+        skipped=[r for records in by_stage.values() for r in records if isinstance(r, SkippedWork)],
+        **arm_parts(experiment, by_stage),  # the arms' parts as finalize_results builds them
     )

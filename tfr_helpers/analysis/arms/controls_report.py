@@ -13,7 +13,7 @@ from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis.arms.controls import ALPHA, FEEDBACK, content_effects, present, side_by_side
 from tfr_helpers.analysis.rq2 import CONDITIONAL
-from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, share_cell
+from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, error_bar, share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
@@ -133,8 +133,7 @@ def plot_controls(results: Results, ax: Any = None) -> Any:
             if group in mine.index:
                 r = mine.loc[group]
                 cx = bar.get_x() + bar.get_width() / 2
-                yerr = [[r["pct"] - r["low"]], [r["high"] - r["pct"]]]
-                ax.errorbar(cx, r["pct"], yerr=yerr, fmt="none", ecolor="black", capsize=2, lw=0.8)
+                ax.errorbar(cx, r["pct"], yerr=error_bar(r), fmt="none", ecolor="black", capsize=2, lw=0.8)
     ax.set_ylim(0, 100)
     ax.set_xlabel("")
     ax.set_ylabel("percent of attempts")

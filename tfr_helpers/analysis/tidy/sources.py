@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from tfr_helpers.models.providers import is_replayed, is_simulated
+from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.records import ModelSource, Results
 
 SOURCE_COLUMNS = ["model", "source", "label", "dataset", "producer", "license", "note"]

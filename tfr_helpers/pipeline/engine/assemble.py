@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tfr_helpers.models.providers import is_simulated
+from tfr_helpers.models.provider_table import is_simulated
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.records import RESULTS_FIELDS, BenchmarkName, Results, Task

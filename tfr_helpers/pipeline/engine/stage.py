@@ -30,35 +30,6 @@ StageRecords = dict[str, list[Any]]
 ENTRY_POINT_GROUP = "tfr.stages"
 """Entry point group of stage modules defined outside the package."""
 
-CONTROL_ARM_PARTS = ("refinement.controls", "template:retry", "template:placebo")
-"""Fingerprint parts only the control arm reads (its list of controls and the templates of two of them): every
-other stage is unaffected by them, so turning the controls on in a finished run keeps its records."""
-
-TRAJECTORY_PARTS = ("trajectories",)
-"""Keys only the trajectory arm reads (the sets named, their files' hashes): the other stages' records stay valid when
-sets are added to a finished run."""
-
-BASE_STUDY_UNAFFECTED_BY = ("screening", "refinement", "template:retry", "template:placebo", *TRAJECTORY_PARTS)
-"""Keys the base study's six checkpointed stages never read: every feedback is refined whatever the screening
-(a screening strategy's decisions are items of their own), and the rounds and the oracle-repaired arm are stages of
-their own, so turning them on in a finished run keeps its records."""
-
-ROUND_PARTS = ("refinement.rounds", "refinement.round_tests", "refinement.stop_when_passing")
-"""Keys only the rounds read."""
-
-ORACLE_ARM_UNAFFECTED_BY = ("screening", *ROUND_PARTS, *CONTROL_ARM_PARTS, *TRAJECTORY_PARTS)
-"""Keys the oracle-repaired arm's stages never read (it takes every unreliable EBT feedback of round 1)."""
-
-CONTROL_ARM_UNAFFECTED_BY = (
-    "screening",
-    *ROUND_PARTS,
-    "refinement.oracle_repair",
-    "refinement.controls",
-    *TRAJECTORY_PARTS,
-)
-"""Keys the control arm's stages never read (each takes every feedback the feedback arm refines; a control's
-stage has no items unless its control is listed, and records of items no longer yielded are simply not loaded)."""
-
 
 @dataclass(frozen=True)
 class Stage:
@@ -73,10 +44,13 @@ class Stage:
         output_key: ``output_key(record) -> key of the item that produced it`` (checkpoint grouping).
         sandboxed: True when the stage's work runs in the sandbox (chunks sized by sandbox workers, not by
             concurrent model calls).
-        unaffected_by: Fingerprint parts (dotted config keys such as ``screening``; a key also covers the keys
-            under it) whose change leaves this stage's recorded records valid: records of items the new value
-            no longer yields are simply not loaded. A run directory accepts a change of such a part
-            (:func:`tfr_helpers.pipeline.config.fingerprint.blocking_stages`); by default a stage depends on every part.
+        reads: Fingerprint parts the stage's records depend on (dotted config keys such as ``sandbox``, a key
+            covering the keys under it; ``template:<name>``): a change of one makes its records stale. None (a
+            stage that declares nothing, e.g. a plugin's): every part. A part that no stage declares (the
+            simulator's version, a replayed dataset's files) is read by every stage.
+        selects: Parts that only choose the stage's items (``screening``: one item per strategy): records of the
+            items still yielded stay valid, those of items no longer yielded are simply not loaded.
+        after: The stages whose records its items are built from: a stale one makes this one stale too.
         parallel_chunks: True when chunks may run concurrently: a sandboxed stage whose chunk function only runs
             programs and builds records (no model calls; no files but its own items' artifacts), so a chunk waiting
             on its slowest program never leaves a worker idle (:data:`tfr_helpers.pipeline.engine.runner.CHUNKS_IN_FLIGHT`).
@@ -88,7 +62,9 @@ class Stage:
     checkpoint: str | None
     output_key: Callable[[Any], str] = str
     sandboxed: bool = False
-    unaffected_by: tuple[str, ...] = ()
+    reads: tuple[str, ...] | None = None
+    selects: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
     parallel_chunks: bool = False
     order: int = 0
     """Position in the run order (stages run by ascending order). The study's own stages get theirs from their
@@ -131,16 +107,33 @@ def records_of(records: StageRecords, stage: str, cls: type | None = None) -> li
     return found if cls is None else [r for r in found if isinstance(r, cls)]
 
 
+def stale_stages(parts: Iterable[str], stages: Sequence[Stage]) -> dict[str, list[str]]:
+    """For each changed part, the stages whose records it makes stale, in run order: the stages that read it
+    (:attr:`Stage.reads`; every stage for a part no stage declares) and every stage after one of those
+    (:attr:`Stage.after`, transitively)."""
+    declared = [key for s in stages for key in (*(s.reads or ()), *s.selects)]
+    out = {}
+    for part in parts:
+        undeclared = not any(covers(key, part) for key in declared)
+        stale = {s.name for s in stages if s.reads is None or undeclared or any(covers(key, part) for key in s.reads)}
+        for s in stages:  # run order: a stage's inputs come before it
+            if any(name in stale for name in s.after):
+                stale.add(s.name)
+        out[part] = [s.name for s in stages if s.name in stale]
+    return out
+
+
 def blocking_stages(
     parts: Iterable[str], stages: Sequence[Stage], has_records: Callable[[str], bool]
 ) -> dict[str, list[str]]:
-    """For each changed part, the stages holding records that depend on it (empty lists: the change is safe).
+    """For each changed part, the stages holding records that it makes stale (:func:`stale_stages`; empty lists:
+    the change is safe).
 
     Args:
         parts: Changed fingerprint parts.
-        stages: The registered stages.
+        stages: The registered stages, in run order.
         has_records: ``has_records(checkpoint_name)``: the run directory holds records of that checkpoint.
             A stage without a checkpoint (the final one) is recomputed every run and never blocks.
     """
-    holding = [s for s in stages if s.checkpoint is not None and has_records(s.checkpoint)]
-    return {part: [s.name for s in holding if not any(covers(key, part) for key in s.unaffected_by)] for part in parts}
+    holding = {s.name for s in stages if s.checkpoint is not None and has_records(s.checkpoint)}
+    return {part: [name for name in names if name in holding] for part, names in stale_stages(parts, stages).items()}

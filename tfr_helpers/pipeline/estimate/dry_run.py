@@ -33,15 +33,17 @@ from tfr_helpers.models import make_request
 from tfr_helpers.models.base import ModelSpec
 from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components
 from tfr_helpers.models.jobs import CallJob, CallResult
-from tfr_helpers.models.providers import is_replayed, is_simulated
-from tfr_helpers.models.registry import make_provider
+from tfr_helpers.models.provider_builder import make_provider
+from tfr_helpers.models.provider_table import is_replayed, is_simulated
+from tfr_helpers.pipeline.arms.controls import control_refine
+from tfr_helpers.pipeline.arms.declaration import registered_arms
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import registered_stages
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
-from tfr_helpers.pipeline.estimate.report import CONTROL_STAGES, Line, Range, StudyEstimate
+from tfr_helpers.pipeline.estimate.report import Line, Range, StudyEstimate
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.records import Isolation, ModelCallRecord, ProgramRun, TestOutcome
 
@@ -50,6 +52,8 @@ CHARS_PER_TOKEN = (5.2, 4.4, 3.2)
 o200k and cl100k tokenizers (``benchmarks/perf/token_estimate.py``): 3.3 to 5.2, mean 4.2 to 4.6 per template."""
 DEFAULT_FAIL_RATE = (0.1, 0.5)
 """Assumed share of (generated test, code sample) pairs that fail, when no evaluated run is given."""
+CONTROL_STAGES = tuple(stage.name for stage in control_refine.STAGES)
+"""The control arm's model stages: their calls are projected from the feedback the run would refine."""
 PROJECTED = ("screen_feedback", "refine_codes", *CONTROL_STAGES)
 """Stages whose work items are test-fail feedbacks (an outcome of ``evaluate_code_test_pairs``); a control's stage
 only when ``refinement.controls`` lists the control."""
@@ -312,6 +316,7 @@ def estimate(
         notes=notes,
         chars_per_token=CHARS_PER_TOKEN,
         budget_usd=config.budget_usd,
+        arms={arm.name: tuple(stage.name for stage in arm.stages) for arm in registered_arms()},
     )
 
 

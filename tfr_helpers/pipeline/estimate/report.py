@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-CONTROL_STAGES = ("control_resample", "control_retry", "control_placebo")
-"""The control arm's model stages (``refinement.controls``), totalled on a line of their own."""
 
 Range = tuple[float, float, float]
 """(low, point, high)."""
@@ -81,6 +79,8 @@ class StudyEstimate:
     chars_per_token: tuple[float, float, float] = (5.2, 4.4, 3.2)
     budget_usd: float | None = None
     """The params' spending cap, compared with the cost range."""
+    arms: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each arm's stages by arm name (``pipeline.study.ARMS``): the calls of each get a total line of its own."""
 
     def calls_by(self, stage: str, role: str | None = None) -> Range:
         """Planned calls (cache hits included) of one stage (and role)."""
@@ -90,9 +90,9 @@ class StudyEstimate:
                 total = _add(total, _add(ln.calls, (ln.cached, ln.cached, ln.cached)))
         return total
 
-    def control_totals(self) -> tuple[Range, Range] | None:
-        """Calls (cache hits included) and cost of the control arm's stages, or None when it plans none."""
-        mine = [ln for ln in self.lines if ln.stage in CONTROL_STAGES]
+    def stage_totals(self, stages: Sequence[str]) -> tuple[Range, Range] | None:
+        """Calls (cache hits included) and cost of some stages (an arm's), or None when they plan none."""
+        mine = [ln for ln in self.lines if ln.stage in stages]
         if not mine:
             return None
         calls: Range = (0.0, 0.0, 0.0)
@@ -131,10 +131,12 @@ class StudyEstimate:
         for model, cost in self.cost_by_model().items():
             out.append(f"total {model}: {_usd(cost)}")
         out.append(f"total: {_usd(self.total_cost)}")
-        controls = self.control_totals()
-        if controls is not None:
-            calls, cost = controls
-            out.append(f"of which controls ({', '.join(CONTROL_STAGES)}): {_calls(calls)} calls, {_usd(cost)}")
+        for arm, stages in self.arms.items():  # each arm's calls on a line of its own
+            planned = [name for name in stages if any(ln.stage == name for ln in self.lines)]
+            totals = self.stage_totals(planned)
+            if totals is not None:
+                calls, cost = totals
+                out.append(f"of which {arm} ({', '.join(planned)}): {_calls(calls)} calls, {_usd(cost)}")
         if self.budget_usd is not None:
             low, point, high = self.total_cost
             verdict = (

@@ -13,14 +13,15 @@ Add a strategy by writing one function and registering it::
 
 A strategy outside the package needs no registration: name it in the ``screening`` list of a params file by
 import path (``mypkg.screens:reject_long_feedback``), or declare it in the ``tfr.screening`` entry point group
-(``reject_long = "mypkg.screens:reject_long_feedback"``) and name it ``reject_long``.
+(``reject_long = "mypkg.screens:reject_long_feedback"``) and name it ``reject_long``; an entry naming a module
+registers the strategies that module registers on import. The package's own strategies are declared this way in
+its ``pyproject.toml`` (the pipeline's built-ins, the consensus screeners, the learned screener).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import import_module
 from typing import Any
 
 from tfr_helpers.errors import ConfigError
@@ -83,13 +84,6 @@ def register_strategy(name: str) -> Callable[[Strategy], Strategy]:
 FAMILIES: dict[str, Callable[[str], Strategy]] = {}
 """Parametrised strategies: ``<prefix>@<arg>`` names are built by ``FAMILIES[prefix](arg)`` when first resolved."""
 
-BUILTIN_MODULES = (
-    "tfr_helpers.pipeline.screening.builtin",
-    "tfr_helpers.consensus.screening",
-    "tfr_helpers.screener.strategy",
-)
-"""Package modules that register the built-in strategies (imported, like plugins, when a name is first resolved)."""
-
 
 def register_strategy_family(prefix: str, factory: Callable[[str], Strategy]) -> None:
     """Make ``<prefix>@<arg>`` a strategy name (e.g. a threshold: ``consensus_dawid_skene@0.7``)."""
@@ -106,10 +100,9 @@ def resolve_strategy(name: str) -> Strategy:
     global _plugins_loaded
     if name not in STRATEGIES and not _plugins_loaded:
         _plugins_loaded = True
-        for module in BUILTIN_MODULES:
-            import_module(module)
         for ep_name, fn in load_entry_points(ENTRY_POINT_GROUP).items():
-            STRATEGIES.setdefault(ep_name, fn)  # type: ignore[arg-type]
+            if callable(fn):  # an entry naming a module (the built-ins' own) registers its strategies on loading
+                STRATEGIES.setdefault(ep_name, fn)  # type: ignore[arg-type]
     if name in STRATEGIES:
         return STRATEGIES[name]
     prefix, _, arg = name.partition("@")

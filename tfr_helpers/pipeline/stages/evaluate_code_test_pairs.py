@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.labels import (
     case_of,
@@ -220,6 +221,7 @@ STAGE = Stage(
     "test_execution_feedback",
     lambda r: f"{r.model}|{r.task_id}",
     sandboxed=True,
-    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
+    reads=(*PROGRAM_RUN_PARTS,),
+    after=("generate_codes", "generate_tests"),
     parallel_chunks=True,
 )

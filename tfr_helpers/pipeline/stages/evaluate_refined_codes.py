@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
@@ -92,6 +93,7 @@ STAGE = Stage(
     "refined_evaluations",
     lambda r: r.feedback_id,
     sandboxed=True,
-    unaffected_by=BASE_STUDY_UNAFFECTED_BY,  # every feedback is refined and evaluated, whatever the screening
+    reads=(*PROGRAM_RUN_PARTS,),
+    after=("generate_tests", "evaluate_code_test_pairs", "refine_codes"),
     parallel_chunks=True,
 )

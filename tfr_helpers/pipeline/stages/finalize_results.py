@@ -7,24 +7,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tfr_helpers.pipeline.arms.controls.results import controls_results
-from tfr_helpers.pipeline.arms.oracle.results import oracle_results
-from tfr_helpers.pipeline.arms.rounds.results import rounds_results
-from tfr_helpers.pipeline.arms.trajectories.results import trajectories_results
+from tfr_helpers.pipeline.arms.declaration import arm_calls, arm_parts
 from tfr_helpers.pipeline.engine.assemble import assemble_results, result_lists
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
 from tfr_helpers.records import (
     CallTotals,
-    ControlsResults,
     ModelCallRecord,
-    OracleRepairResults,
     Results,
     Role,
     SkippedWork,
 )
-from tfr_helpers.records.rounds import RoundsResults
-from tfr_helpers.records.trajectories import TrajectoriesResults
 
 
 @dataclass(frozen=True)
@@ -33,16 +26,10 @@ class RunRecords:
 
     lists: dict[str, list[Any]]
     stage_seconds: dict[str, float]
-    rounds: RoundsResults | None = None
-    """Multi-round backprompting, None unless ``refinement.rounds`` > 1."""
-    oracle_repair: OracleRepairResults | None = None
-    """The oracle-repaired arm, None unless ``refinement.oracle_repair``."""
     skipped: list[SkippedWork] = field(default_factory=list)
     """Tasks a stage excluded in this run, with the reason (a reference failing its own benchmark tests)."""
-    controls: ControlsResults | None = None
-    """The control arm, None unless ``refinement.controls``."""
-    trajectories: TrajectoriesResults | None = None
-    """The replayed trajectories, None unless ``trajectories``."""
+    parts: dict[str, Any] = field(default_factory=dict)
+    """Each arm's part of :class:`Results` by field (``arms.declaration.arm_parts``; None when the arm is off)."""
 
 
 def call_totals(records: RunRecords) -> list[CallTotals]:
@@ -60,19 +47,7 @@ def call_totals(records: RunRecords) -> list[CallTotals]:
             calls[f"screen|{dec.strategy}|{dec.feedback_id}"] = dec.call
     for ref in lists["refinements"]:
         calls[f"refine|{ref.feedback_id}"] = ref.call
-    for chain in records.rounds.chains if records.rounds else []:
-        for step in chain.steps:
-            if step.call is not None:
-                calls[f"round_refine|{chain.chain_id}|{step.round}"] = step.call
-    for suite in records.rounds.round_tests_generated if records.rounds else []:
-        for t in suite.tests:
-            calls[f"round_test|{t.model}|{t.task_id}|{t.kind}|{t.sample_index}"] = t.call
-        for f in suite.failures:
-            calls[f"round_test|{f.model}|{f.task_id}|{f.kind}|{f.sample_index}"] = f.call
-    for ref in records.oracle_repair.refinements if records.oracle_repair else []:
-        calls[f"oracle_refine|{ref.feedback_id}"] = ref.call
-    for ctl in records.controls.refinements if records.controls else []:
-        calls[f"control_{ctl.control}|{ctl.feedback_id}"] = ctl.call
+    calls.update(arm_calls(records.parts))
     sums: dict[tuple[str, Role, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
     for call in calls.values():
         acc = sums[(call.model, call.role, call.stage)]
@@ -119,12 +94,9 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
             records.lists,
             call_totals=call_totals(records),
             stage_seconds=records.stage_seconds,
-            rounds=records.rounds,
-            oracle_repair=records.oracle_repair,
             skipped=records.skipped,
             time_limit=config.sandbox.time_limit.describe(),
-            controls=records.controls,
-            trajectories=records.trajectories,
+            **records.parts,
         )
         ctx.store.write_results(results)
         out.append(results)
@@ -137,11 +109,8 @@ def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
     bundle = RunRecords(
         lists=result_lists(r for stage in records.values() for r in stage),
         stage_seconds=ctx.store.read_json("stage_seconds.json") if seconds.exists() else {},
-        rounds=rounds_results(ctx, records),
-        oracle_repair=oracle_results(ctx, records),
         skipped=[r for stage in records.values() for r in stage if isinstance(r, SkippedWork)],
-        controls=controls_results(ctx, records),
-        trajectories=trajectories_results(ctx, records),
+        parts=arm_parts(ctx.config, records),
     )
     return [bundle]
 

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 from tfr_helpers.models import parse_code
 from tfr_helpers.models.jobs import CallJob, CallResult, task_variables
-from tfr_helpers.models.providers import is_replayed
+from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS, TASK_PARTS
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, item_replies, note_truncation
-from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
 from tfr_helpers.records import GeneratedCode, Task, sample_index_suffix
 from tfr_helpers.replay.units import published_program
 
@@ -100,5 +101,5 @@ STAGE = Stage(
     code_items,
     "generated_codes",
     lambda r: f"{r.model}|{r.task_id}",
-    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
+    reads=(*TASK_PARTS, "models.coders", "code_samples_per_task", *MODEL_CALL_PARTS, "template:codegen"),
 )

@@ -6,13 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfr_helpers.models.jobs import CallResult
-from tfr_helpers.models.providers import is_replayed
+from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.config.fingerprint import TASK_PARTS
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, item_replies
-from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords
-from tfr_helpers.pipeline.steps.test_replies import reply_tests, tester_call
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.steps.tester_replies import TESTER_PARTS, reply_tests, tester_call
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 
 
@@ -112,5 +113,8 @@ STAGE = Stage(
     test_items,
     "generated_tests",
     lambda r: f"{r.model}|{r.task_id}|{r.kind}",
-    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
+    reads=(
+        *TASK_PARTS,
+        *TESTER_PARTS,
+    ),
 )

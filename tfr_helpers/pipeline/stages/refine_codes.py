@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
-from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.refine import RefineJob, refine_jobs, request_refinements
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, Refinement
 
@@ -41,5 +42,6 @@ STAGE = Stage(
     refine_items,
     "refined_codes",
     lambda r: r.feedback_id,
-    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
+    reads=("models.refiner", *MODEL_CALL_PARTS, "template:refine"),
+    after=("generate_codes", "generate_tests", "evaluate_code_test_pairs"),
 )

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS, PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault
-from tfr_helpers.pipeline.engine.stage import BASE_STUDY_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.screening.registry import ScreeningItem, Verdict, resolve_strategy
 from tfr_helpers.pipeline.steps.lookups import code_texts, test_fail_feedback, tests_by_id
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, ScreeningDecision, sample_suffix
@@ -117,5 +118,7 @@ STAGE = Stage(
     screen_items,
     "screening_results",
     lambda r: f"{r.strategy}|{r.feedback_id}",
-    unaffected_by=BASE_STUDY_UNAFFECTED_BY,
+    reads=("models.judge", *MODEL_CALL_PARTS, *PROGRAM_RUN_PARTS, "template:judge", "template:judge_reasoning"),
+    selects=("screening",),
+    after=("generate_codes", "generate_tests", "evaluate_code_test_pairs"),
 )

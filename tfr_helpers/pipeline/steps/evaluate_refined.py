@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.steps.evalplus_tiers import tiers_of
 from tfr_helpers.pipeline.steps.labels import transition_of
-from tfr_helpers.pipeline.steps.test_strength import tiers_of
 from tfr_helpers.pipeline.steps.time_limits import run_benchmark
 from tfr_helpers.records import Refinement, Task
 

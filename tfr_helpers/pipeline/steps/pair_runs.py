@@ -18,7 +18,7 @@ from typing import Any
 from tfr_helpers.benchmarks import benchmark_tests
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.steps.test_strength import corrected_reference, tiers_of
+from tfr_helpers.pipeline.steps.evalplus_tiers import corrected_reference, tiers_of
 from tfr_helpers.pipeline.steps.time_limits import (
     LOAD_BUDGET_FACTOR,
     code_benchmark_specs,

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfr_helpers.benchmarks import benchmark_tests
-from tfr_helpers.pipeline.config.experiment import TimeLimitPolicy
+from tfr_helpers.pipeline.config.sections import TimeLimitPolicy
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.records import ProgramRun, Task, TestOutcome
 from tfr_helpers.sandbox.clock import WALL_GUARD

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfr_helpers.pipeline.arms.controls.control_refine import STAGES as CONTROL_STAGES
+from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import CONTROL_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
@@ -93,6 +94,8 @@ STAGE = Stage(
     "control_evaluations",
     lambda r: control_key(r.control, r.feedback_id),
     sandboxed=True,
-    unaffected_by=CONTROL_ARM_UNAFFECTED_BY,
+    reads=(*PROGRAM_RUN_PARTS,),
+    selects=("refinement.controls",),
+    after=("generate_tests", "evaluate_code_test_pairs", *(stage.name for stage in CONTROL_STAGES)),
     parallel_chunks=True,
 )

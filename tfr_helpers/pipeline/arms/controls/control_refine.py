@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from tfr_helpers.pipeline.arms.controls.requests import REQUESTS
+from tfr_helpers.pipeline.arms.controls.requests import REQUESTS, TEMPLATES
+from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
-from tfr_helpers.pipeline.engine.stage import CONTROL_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.refine import RefineJob, refine_jobs, request_refinements
 from tfr_helpers.records import Control, ControlRefinement, GeneratedCode, GeneratedTest, PairEvaluation
 
@@ -62,7 +63,9 @@ def _stage(control: Control) -> Stage:
         partial(control_items, control),
         f"control_{control}_codes",
         lambda r: r.feedback_id,
-        unaffected_by=CONTROL_ARM_UNAFFECTED_BY,
+        reads=("models.refiner", *MODEL_CALL_PARTS, f"template:{TEMPLATES[control]}"),
+        selects=("refinement.controls",),  # a control's stage has no items unless its control is listed
+        after=("generate_codes", "generate_tests", "evaluate_code_test_pairs"),
     )
 
 

@@ -73,6 +73,9 @@ def placebo_request(item: RefineJob) -> CallJob:
     return CallJob(item.refiner, "refiner", "placebo", variables, item.task, sample_index=index)
 
 
+TEMPLATES = {"resample": "codegen", "retry": "retry", "placebo": "placebo"}
+"""The prompt template each control's request renders."""
+
 REQUESTS: dict[str, Callable[[RefineJob], CallJob]] = {
     "resample": resample_request,
     "retry": retry_request,

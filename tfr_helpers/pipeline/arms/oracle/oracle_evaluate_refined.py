@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline.arms.oracle.oracle_refine_codes import repaired_test
 from tfr_helpers.pipeline.arms.oracle.oracle_repair_tests import repaired_spec
+from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.records import (
@@ -82,6 +83,7 @@ STAGE = Stage(
     "oracle_refined_evaluations",
     lambda r: r.feedback_id,
     sandboxed=True,
-    unaffected_by=ORACLE_ARM_UNAFFECTED_BY,  # every unreliable EBT feedback is in the arm, whatever the screening
+    reads=("refinement.oracle_repair", *PROGRAM_RUN_PARTS),
+    after=("generate_tests", "evaluate_code_test_pairs", "oracle_repair_tests", "oracle_refine_codes"),
     parallel_chunks=True,
 )

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
-from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.lookups import code_texts, tests_by_id
 from tfr_helpers.pipeline.steps.refine import RefineJob, refine_job, request_refinements
 from tfr_helpers.records import GeneratedCode, GeneratedTest, OracleRefinement, RepairedTest
@@ -67,5 +68,6 @@ STAGE = Stage(
     oracle_refine_items,
     "oracle_refined_codes",
     lambda r: r.feedback_id,
-    unaffected_by=ORACLE_ARM_UNAFFECTED_BY,
+    reads=("refinement.oracle_repair", "models.refiner", *MODEL_CALL_PARTS, "template:refine"),
+    after=("generate_codes", "generate_tests", "oracle_repair_tests"),
 )

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 
 from tfr_helpers.pipeline.arms.oracle.rewrite import ineligible, repair_source
 from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import ORACLE_ARM_UNAFFECTED_BY, Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.lookups import code_texts, tests_by_id
 from tfr_helpers.records import (
@@ -198,5 +199,6 @@ STAGE = Stage(
     "oracle_repaired_tests",
     lambda r: r.feedback_id,
     sandboxed=True,
-    unaffected_by=ORACLE_ARM_UNAFFECTED_BY,  # every unreliable EBT feedback is in the arm, whatever the screening
+    reads=("refinement.oracle_repair", *PROGRAM_RUN_PARTS),
+    after=("generate_codes", "generate_tests", "evaluate_code_test_pairs"),
 )

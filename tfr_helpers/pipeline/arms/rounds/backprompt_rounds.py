@@ -14,10 +14,11 @@ from collections.abc import Sequence
 
 from tfr_helpers.pipeline.arms.rounds.chains import ChainJob, chain_items
 from tfr_helpers.pipeline.arms.rounds.step import run_round, state_of
+from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS, PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import decode_records, encode_records, register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
-from tfr_helpers.pipeline.engine.stage import CONTROL_ARM_PARTS, Stage
+from tfr_helpers.pipeline.engine.stage import Stage
 from tfr_helpers.records.rounds import RoundChain, RoundStep
 
 register_record_type(RoundChain)
@@ -99,5 +100,14 @@ STAGE = Stage(
     "round_chains",
     lambda r: r.chain_id,
     sandboxed=True,
-    unaffected_by=("screening", "refinement.oracle_repair", *CONTROL_ARM_PARTS),  # chains read none of them
+    reads=(
+        "refinement.rounds",
+        "refinement.round_tests",
+        "refinement.stop_when_passing",
+        "models.refiner",
+        *MODEL_CALL_PARTS,
+        *PROGRAM_RUN_PARTS,
+        "template:refine",
+    ),
+    after=("generate_codes", "generate_tests", "evaluate_code_test_pairs", "generate_round_tests", "evaluate_round_suites"),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfr_helpers.pipeline.arms.rounds.generate_round_tests import SUITE_UNAFFECTED_BY
+from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
@@ -93,5 +93,6 @@ STAGE = Stage(
     "round_suites",
     lambda r: f"{r.model}|{r.task_id}|r{r.round}",
     sandboxed=True,
-    unaffected_by=SUITE_UNAFFECTED_BY,
+    reads=("refinement.rounds", "refinement.round_tests", *PROGRAM_RUN_PARTS),
+    after=("generate_codes", "generate_round_tests"),
 )

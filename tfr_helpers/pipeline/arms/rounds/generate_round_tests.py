@@ -13,29 +13,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfr_helpers.models.providers import is_replayed
+from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, item_replies
-from tfr_helpers.pipeline.engine.stage import CONTROL_ARM_PARTS, Stage, StageRecords
-from tfr_helpers.pipeline.steps.test_replies import TestPlace, reply_tests, tester_call
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.steps.tester_replies import TESTER_PARTS, TestPlace, reply_tests, tester_call
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 from tfr_helpers.records.rounds import RoundTests
 
 register_record_type(RoundTests)
-
-SUITE_UNAFFECTED_BY = (
-    "screening",
-    "refinement.oracle_repair",
-    "refinement.stop_when_passing",
-    "refinement.rounds",
-    "refinement.round_tests",
-    *CONTROL_ARM_PARTS,
-)
-"""Parts whose change leaves the fresh suites valid: round k's suite does not depend on R, on the suite mode (with
-``same`` there are no items, so no suite is loaded), on stopping, screening, the oracle arm or the controls."""
 
 
 @dataclass(frozen=True)
@@ -130,5 +119,10 @@ STAGE = Stage(
     round_test_items,
     "round_tests",
     lambda r: f"{r.model}|{r.task_id}|{r.kind}|r{r.round}",
-    unaffected_by=SUITE_UNAFFECTED_BY,
+    reads=(
+        "refinement.rounds",
+        "refinement.round_tests",
+        *TESTER_PARTS,
+    ),
+    after=("generate_codes",),
 )

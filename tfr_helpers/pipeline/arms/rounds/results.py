@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfr_helpers.pipeline.config import scope
-from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
 from tfr_helpers.records import GeneratedCode, SkippedWork
 from tfr_helpers.records.rounds import RoundChain, RoundsResults, RoundSuite, RoundTests
@@ -11,19 +11,19 @@ from tfr_helpers.records.rounds import RoundChain, RoundsResults, RoundSuite, Ro
 STAGE = "backprompt_rounds"
 
 
-def rounds_results(ctx: RunContext, records: StageRecords) -> RoundsResults | None:
+def rounds_results(config: ExperimentConfig, records: StageRecords) -> RoundsResults | None:
     """Every chain, fresh suite and reference verdict of the rounds, and the chains not run with the reason.
 
     Returns:
         None when ``refinement.rounds`` is 1 (the base study: nothing runs, ``results.json`` is unchanged).
     """
-    settings = ctx.config.refinement
+    settings = config.refinement
     if settings.rounds < 2:
         return None
     not_run = [
         SkippedWork(model=coder, stage=STAGE, reason=scope.NO_REFINER)
-        for coder in ctx.config.models.coder_names
-        if not scope.refines(ctx.config, coder)
+        for coder in config.models.coder_names
+        if not scope.refines(config, coder)
     ]
     not_run += [
         SkippedWork(
@@ -33,7 +33,7 @@ def rounds_results(ctx: RunContext, records: StageRecords) -> RoundsResults | No
             reason=f"not run: code sample {c.sample_index} has no usable code",
         )
         for c in records_of(records, "generate_codes", GeneratedCode)
-        if not c.code and scope.refines(ctx.config, c.model)
+        if not c.code and scope.refines(config, c.model)
     ]
     return RoundsResults(
         rounds=settings.rounds,

@@ -20,10 +20,10 @@ from tfr_helpers.pipeline.arms.rounds.chains import ChainJob, SuiteEntry
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
+from tfr_helpers.pipeline.steps.evalplus_tiers import tiers_of
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.labels import transition_of
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
-from tfr_helpers.pipeline.steps.test_strength import tiers_of
 from tfr_helpers.pipeline.steps.time_limits import run_benchmark
 from tfr_helpers.records import ModelCallRecord, ProgramRun, TierVerdicts, code_index_suffix
 from tfr_helpers.records.rounds import RoundAction, RoundStep

@@ -29,11 +29,12 @@ from tfr_helpers.pipeline.arms.trajectories.step_class import (
     logged_specs,
     outcome_of,
 )
+from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.steps.evalplus_tiers import tiers_of
 from tfr_helpers.pipeline.steps.labels import cause_of, transition_of
-from tfr_helpers.pipeline.steps.test_strength import tiers_of
 from tfr_helpers.pipeline.steps.time_limits import LOAD_BUDGET_FACTOR, run_benchmark
 from tfr_helpers.records import ProgramRun, Task, TierVerdicts
 from tfr_helpers.records.trajectories import (
@@ -263,6 +264,7 @@ STAGE = Stage(
     step_items,
     "trajectory_steps",
     lambda r: r.key,
+    reads=("trajectories", *PROGRAM_RUN_PARTS),
     sandboxed=True,
     parallel_chunks=True,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tfr_helpers.pipeline.engine.context import RunContext
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
 from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectorySetInfo, TrajectoryStepEvaluation
 from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
@@ -42,12 +42,12 @@ def trajectories_part(
     )
 
 
-def trajectories_results(ctx: RunContext, records: StageRecords) -> TrajectoriesResults | None:
+def trajectories_results(config: ExperimentConfig, records: StageRecords) -> TrajectoriesResults | None:
     """The sets, every judged step and the steps the readers left out; None when no set is configured."""
-    if not ctx.config.trajectories:
+    if not config.trajectories:
         return None
     return trajectories_part(
-        ctx.config.trajectories,
+        config.trajectories,
         records_of(records, "evaluate_trajectory_steps", TrajectoryStepEvaluation),
         records_of(records, "screen_trajectory_steps", TrajectoryStepScreening),
     )

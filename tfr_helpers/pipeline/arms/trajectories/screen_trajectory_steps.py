@@ -18,6 +18,7 @@ from tfr_helpers.pipeline.arms.trajectories.evaluate_trajectory_steps import ste
 from tfr_helpers.pipeline.arms.trajectories.results import SCREENING_CHECKPOINT
 from tfr_helpers.pipeline.arms.trajectories.screening_items import SCREENED_CLASSES, step_items, step_program
 from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
@@ -106,5 +107,7 @@ STAGE = Stage(
     screen_step_items,
     SCREENING_CHECKPOINT,
     lambda r: step_key(r.dataset, r.task_id, r.step),
+    reads=("trajectories", "screening", *PROGRAM_RUN_PARTS),
+    after=("evaluate_trajectory_steps",),
     sandboxed=True,
 )

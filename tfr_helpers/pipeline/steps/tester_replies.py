@@ -10,12 +10,26 @@ from collections.abc import Callable
 
 from tfr_helpers.models import parse_tests
 from tfr_helpers.models.jobs import CallJob, CallResult, task_variables
+from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import note_truncation
 from tfr_helpers.records import GeneratedTest, ModelCallRecord, Task, TestGenerationFailure, TestKind
 
 TestPlace = Callable[[int], tuple[str, str]]
 """A test's index -> its test id and its artifact name under ``<model>/<task>/``."""
+
+TESTER_PARTS = (
+    "models.coders",
+    "models.tester",
+    "test_samples_per_task",
+    "ebts_per_task",
+    "pbts_per_task",
+    *MODEL_CALL_PARTS,
+    "template:ebt",
+    "template:pbt",
+)
+"""What a tester's suites depend on (a stage asking for them declares these among its reads): who writes them, how
+many of each kind, the call's settings and the two test templates."""
 
 
 def tester_call(tester: str, task: Task, kind: TestKind, count: int | None, sample_index: int) -> CallJob:

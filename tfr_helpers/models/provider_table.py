@@ -4,7 +4,7 @@ their replies are simulated or replayed.
 The built-in providers are listed in :data:`_BUILTIN` by import path, so their SDKs load only when used. A new
 provider is one module that calls :func:`register_provider`; a package outside tfr makes that module load by
 declaring it in the ``tfr.providers`` entry point group (``[project.entry-points."tfr.providers"]
-replay = "mypkg.replay"``). :func:`tfr_helpers.models.registry.make_provider` builds one.
+replay = "mypkg.replay"``). :func:`tfr_helpers.models.provider_builder.make_provider` builds one.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ _BUILTIN = (
         key_default="EMPTY",
         base_url_required=True,
     ),
-    ProviderEntry("sim", "tfr_helpers.models.registry:sim_provider", simulated=True),
+    ProviderEntry("sim", "tfr_helpers.models.provider_builder:sim_provider", simulated=True),
 )
 
 

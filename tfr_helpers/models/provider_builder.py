@@ -1,4 +1,4 @@
-"""Building a provider from its entry in the provider table (:mod:`tfr_helpers.models.providers`).
+"""Building a provider from its entry in the provider table (:mod:`tfr_helpers.models.provider_table`).
 
 Every model provider is one entry, ``name -> factory(settings) -> Provider``; :func:`make_provider` builds one.
 The table says which names are valid in a model spec (:func:`known_providers`) and whether a model's outputs are
@@ -11,7 +11,7 @@ import importlib
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.base import Provider
-from tfr_helpers.models.providers import (
+from tfr_helpers.models.provider_table import (
     PROVIDERS,
     ProviderEntry,
     _entries,

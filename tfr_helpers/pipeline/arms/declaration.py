@@ -1,0 +1,71 @@
+"""Arm registry: each arm of the study is declared once, as one :class:`Arm` (its stages, its part of ``Results``,
+its call accounting), and its consumers iterate over the registered arms instead of naming them.
+
+The study's arms are listed in :data:`tfr_helpers.pipeline.study.ARMS`, which registers them; an arm's stages run in
+its place of that list. ``finalize_results``, the view of a run in progress and the call totals read them from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
+from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.records import ModelCallRecord
+
+CallsOf = Callable[[Any], Iterable[tuple[str, ModelCallRecord]]]
+"""``calls(part) -> (key, call)`` pairs: every model call the arm's part of ``Results`` holds, each under a key that
+names one response once (a response stored twice is counted once)."""
+
+
+def no_calls(part: Any) -> Iterable[tuple[str, ModelCallRecord]]:
+    """The call accounting of an arm that calls no model."""
+    return ()
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm of the study.
+
+    Attributes:
+        name: The arm's name.
+        stages: Its stages, in the order they run.
+        field: The field of :class:`~tfr_helpers.records.Results` its part fills.
+        results: ``results(config, records_by_stage) -> part``, None when the configuration leaves the arm off.
+        calls: Its call accounting (:data:`CallsOf`).
+    """
+
+    name: str
+    stages: tuple[Stage, ...]
+    field: str
+    results: Callable[[ExperimentConfig, StageRecords], Any]
+    calls: CallsOf = no_calls
+
+
+_REGISTRY: dict[str, Arm] = {}
+
+
+def register_arm(arm: Arm) -> Arm:
+    """Register (or replace) an arm; returns it."""
+    _REGISTRY[arm.name] = arm
+    return arm
+
+
+def registered_arms() -> list[Arm]:
+    """Every registered arm, in the order registered."""
+    return list(_REGISTRY.values())
+
+
+def arm_parts(config: ExperimentConfig, records: StageRecords) -> dict[str, Any]:
+    """Each registered arm's part of ``Results`` by field (None when the arm is off), from the records by stage:
+    for ``finalize_results`` and for the view of a run in progress."""
+    return {arm.field: arm.results(config, records) for arm in registered_arms()}
+
+
+def arm_calls(parts: dict[str, Any]) -> Iterable[tuple[str, ModelCallRecord]]:
+    """Every model call the arms' parts hold, keyed (:data:`CallsOf`)."""
+    for arm in registered_arms():
+        if parts.get(arm.field) is not None:
+            yield from arm.calls(parts[arm.field])

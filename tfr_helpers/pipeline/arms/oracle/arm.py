@@ -1,0 +1,24 @@
+"""The oracle-repaired arm, declared once: its stages, its part of ``Results``, its calls."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tfr_helpers.pipeline.arms.declaration import Arm
+from tfr_helpers.pipeline.arms.oracle import oracle_evaluate_refined, oracle_refine_codes, oracle_repair_tests
+from tfr_helpers.pipeline.arms.oracle.results import oracle_results
+from tfr_helpers.records import ModelCallRecord, OracleRepairResults
+
+
+def oracle_calls(part: OracleRepairResults) -> Iterable[tuple[str, ModelCallRecord]]:
+    """One refinement call per repaired feedback."""
+    return ((f"oracle_refine|{ref.feedback_id}", ref.call) for ref in part.refinements)
+
+
+ARM = Arm(
+    "oracle",
+    (oracle_repair_tests.STAGE, oracle_refine_codes.STAGE, oracle_evaluate_refined.STAGE),
+    "oracle_repair",
+    oracle_results,
+    oracle_calls,
+)
