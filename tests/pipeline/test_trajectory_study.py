@@ -88,9 +88,10 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
         "unspecified my_logs [real, bigcodebench+humaneval]: 7 steps (1 unusable in the log); reliable 2, "
         "unreliable 1, mixed 1, not_reproduced 2, not_evaluable 1"
     )
-    assert printed[1].startswith(
-        "  all steps with a verdict, all steps: 6 steps, 6 tasks; P(Pass->Fail | passed) 33.3% ["
-    ) and printed[1].endswith("(2/3, 3 tasks)")
+    every = next(x for x in printed if x.startswith("  all steps with a verdict:"))
+    assert every.startswith("  all steps with a verdict: 6 steps, 6 tasks; P(Pass->Fail | passed) 33.3% [")
+    assert every.endswith("(2/3, 3 tasks)")
+    assert printed[1].startswith("  judged (reliable, unreliable or mixed), all steps: 4 steps, 4 tasks;")
     assert "unreliable steps: 1 steps, 1 tasks; P(Pass->Fail | passed) 100.0%" in analyzed.output
     assert sum("removed" in x for x in printed) == 4  # harness fault, not reproduced, not evaluable, unusable
     assert "P(Pass->Fail | passed)" in to_latex(trajectories_table(results), "tab:rq2_trajectories")

@@ -87,6 +87,33 @@ def test_a_bad_line_or_a_wrong_entry_point_loses_only_its_own_steps(tmp_path: Pa
     assert any("entry point 'not_strlen'" in u.reason for u in found.unusable)
 
 
+def test_an_attempt_runs_after_the_prompts_imports_as_the_benchmark_runs_a_completion(tmp_path: Path) -> None:
+    # MultiPL-E's prompt imports the typing names of its signature; the second attempt relies on that import
+    prompt = 'from typing import List\n\ndef add(lst: List[int]) -> int:\n    """Sum the even elements."""\n'
+    first = "from typing import List\n\ndef add(lst: List[int]) -> int:\n    return sum(lst)\n"
+    second = (
+        "from __future__ import annotations\ndef add(lst: List[int]) -> int:\n    return sum(x for x in lst if x % 2 == 0)\n"
+    )
+    row = {
+        "name": "HumanEval_85_add",
+        "prompt": prompt,
+        "implementations": [first, second],
+        "test_feedback": ["Tested passed:\n\nTests failed:\nassert add([1, 2]) == 2 # output: 3", ""],
+    }
+    (tmp_path / "log.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    (trajectory,) = load_trajectories(str(tmp_path)).trajectories
+    assert trajectory.preamble == "from typing import List"
+    assert trajectory.attempts[1].code == second  # the logged code itself is kept as logged
+    program = trajectory.program(1)
+    assert program.startswith("from __future__ import annotations\nfrom typing import List\n")  # future first
+    namespace: dict[str, object] = {}
+    exec(compile(program, "attempt-1", "exec", dont_inherit=True), namespace)  # noqa: S102 (the test's own program)
+    assert namespace["add"]([1, 2, 4]) == 6  # type: ignore[operator]
+    with pytest.raises(NameError):  # the logged code alone: the NameError an evaluation without the prompt met
+        alone = second.replace("from __future__ import annotations\n", "")
+        exec(compile(alone, "alone", "exec", dont_inherit=True), {})  # noqa: S102
+
+
 def test_import_format_takes_given_tests_and_rejects_a_bad_line(tmp_path: Path) -> None:
     line = {
         "task_id": "HumanEval/23",

@@ -80,6 +80,21 @@ class Trajectory(Record):
     attempts: list[TrajectoryAttempt]
     usable_steps: list[int] = Field(default_factory=list)
     """Indices k of the steps (attempt k -> k+1) that can be judged."""
+    preamble: str = ""
+    """Import lines of the prompts: the benchmark task's and the one the model was given (a log's ``prompt``,
+    e.g. MultiPL-E's ``from typing import List``). A benchmark runs its prompt and the completion together, so a
+    logged whole function may rely on them; every attempt runs after them (:meth:`program`)."""
+
+    def program(self, k: int) -> str:
+        """Attempt ``k`` as it runs: the preamble, then its code (a ``from __future__`` import of the code kept
+        first, where Python requires it)."""
+        code = self.attempts[k].code
+        if not self.preamble:
+            return code
+        lines = code.split("\n")
+        future = [line for line in lines if line.startswith("from __future__ import")]
+        rest = [line for line in lines if not line.startswith("from __future__ import")]
+        return "\n".join([*future, self.preamble, *rest])
 
 
 class TrajectorySet(Record):

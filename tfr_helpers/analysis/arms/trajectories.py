@@ -198,9 +198,10 @@ def rq2_rows(results: Results) -> pd.DataFrame:
 
 
 def headline(results: Results) -> pd.DataFrame:
-    """Per set: steps, classes, and P(Pass->Fail | passed) over all steps with a verdict, with its interval."""
+    """Per set: steps, classes, and P(Pass->Fail | passed) over the judged steps (:data:`JUDGED_GROUP`, the answer
+    rows' population), with its interval."""
     classes = step_classes(results)
     rq2 = rq2_rows(results)
-    top = rq2[(rq2["step_class"] == "all steps with a verdict") & (rq2["position"] == "all")]
+    top = rq2[(rq2["step_class"] == JUDGED_GROUP) & (rq2["position"] == "all")]
     out = classes.merge(top[["dataset", *[f"pass_fail_{c}" for c in SHARE_COLUMNS]]], on="dataset", how="left")
     return out.replace({np.nan: None})

@@ -148,17 +148,20 @@ def _rate(row: dict[str, Any], prefix: str) -> str:
     return f"{row[f'{prefix}pct']}%{interval} ({k}/{n}, {row[f'{prefix}clusters']} tasks)"
 
 
-RATE_LINES = [("all steps with a verdict", p) for p in ("all", "first", "later")]
+RATE_LINES = [(JUDGED_GROUP, p) for p in ("all", "first", "later")]
 RATE_LINES += [(c, "all") for c in ("reliable", "unreliable", "mixed", "not_reproduced")]
-"""The RQ2 rows ``tfr analyze`` prints per set: every step with a verdict (all, first steps, later steps), then
-each step class."""
+RATE_LINES += [("all steps with a verdict", "all")]
+"""The RQ2 rows ``tfr analyze`` prints per set: the judged steps (all, first steps, later steps: the population of
+the answer rows, notebook 02's first rows), then each step class, then every step with a verdict (the judged steps
+and the not reproduced ones together)."""
 CLASSES = ("reliable", "unreliable", "mixed", "not_reproduced", "not_evaluable")
 
 
 def headline_lines(summary: dict[str, Any]) -> list[str]:
     """The lines ``tfr analyze`` prints per set, from summary.json's ``trajectories`` section: the steps and their
-    classes; P(Pass->Fail | passed) and P(Fail->Pass | failed) with their task-clustered intervals, over every step
-    with a verdict (all, first steps, later steps) and per step class; and the steps each kind of fault removed."""
+    classes; P(Pass->Fail | passed) and P(Fail->Pass | failed) with their task-clustered intervals, over the judged
+    steps (all, first steps, later steps), per step class and over every step with a verdict; and the steps each
+    kind of fault removed."""
     section = summary.get("trajectories")
     if not section:
         return []
@@ -174,7 +177,8 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
             row = rq2.get((r["dataset"], group, position))
             if row is None:
                 continue
-            label = f"{group}, {position} steps" if group == "all steps with a verdict" else f"{group} steps"
+            label = f"{group}, {position} steps" if group == JUDGED_GROUP else group
+            label = f"{label} steps" if group in CLASSES else label
             lines.append(
                 f"  {label}: {row['steps']} steps, {row['tasks']} tasks; P(Pass->Fail | passed) "
                 f"{_rate(row, 'pass_fail_')}; P(Fail->Pass | failed) {_rate(row, 'fail_pass_')}"

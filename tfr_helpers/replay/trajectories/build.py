@@ -42,6 +42,19 @@ class LoggedRow:
     entry_point: str | None
     """The entry point the log names (None: not logged, the benchmark's is used)."""
     attempts: tuple[TrajectoryAttempt, ...]
+    prompt: str = ""
+    """The prompt the model was given, where logged (only its import lines are used)."""
+
+
+_IMPORT = re.compile(r"^(?:import [\w., ]+|from [\w.]+ import [\w., *]+)\s*$")
+
+
+def preamble(*prompts: str) -> str:
+    """The top-level, one-line import statements of ``prompts`` (``from __future__`` imports left out), in order and
+    each once: what a benchmark's prompt puts before the completion it runs."""
+    lines = [line.rstrip() for text in prompts for line in text.split("\n")]
+    kept = [line for line in lines if _IMPORT.match(line) and not line.startswith("from __future__")]
+    return "\n".join(dict.fromkeys(kept))
 
 
 def _tasks(benchmark: str) -> dict[str, Task]:
@@ -107,6 +120,7 @@ def build_trajectories(dataset: str, rows: Sequence[LoggedRow]) -> tuple[list[Tr
                 entry_point=task.entry_point,
                 attempts=list(row.attempts),
                 usable_steps=usable,
+                preamble=preamble(task.description, task.signature, row.prompt),
             )
         )
     return trajectories, unusable

@@ -8,9 +8,11 @@ One JSON object per line, one task per object (docs/replay.md). The fields read:
 - ``test_cases``: the unittest modules a unittest-format feedback names tests of;
 - ``task_id``, else ``name`` (``BigCodeBench/13`` or MultiPL-E's ``HumanEval_85_add``), and ``entry_point``.
 
-``is_solved`` (the logging harness's own verdict: in the BigCodeBench runs it never ran the tests), ``solution``,
-``prompt`` and ``reflections`` are not read. A line that is not a JSON object, or lacks ``implementations``, makes
-all of its steps unusable with the reason; the rest of the log still loads.
+``is_solved`` (the logging harness's own verdict: in the BigCodeBench runs it never ran the tests), ``solution``
+and ``reflections`` are not read; of ``prompt``, only its import lines (the trajectory's preamble: MultiPL-E's
+prompts import the ``typing`` names their signatures use, and a logged function may rely on them). A line that is
+not a JSON object, or lacks ``implementations``, makes all of its steps unusable with the reason; the rest of the
+log still loads.
 """
 
 from __future__ import annotations
@@ -94,7 +96,15 @@ def read_reflexion_log(path: Path, dataset: str) -> tuple[list[Trajectory], list
             if not isinstance(name, str):
                 raise ValueError("neither 'task_id' nor 'name' is a string")
             entry = row.get("entry_point")
-            rows.append(LoggedRow(name, entry if isinstance(entry, str) else None, row_attempts(row)))
+            prompt = row.get("prompt")
+            rows.append(
+                LoggedRow(
+                    name,
+                    entry if isinstance(entry, str) else None,
+                    row_attempts(row),
+                    prompt if isinstance(prompt, str) else "",
+                )
+            )
         except ValueError as exc:  # json.JSONDecodeError is a ValueError
             bad.append(UnusableStep(dataset=dataset, task=f"{path.name}:{lineno}", step=-1, reason=f"bad line: {exc}"))
     trajectories, unusable = build_trajectories(dataset, rows)

@@ -163,7 +163,7 @@ TRAJECTORY_SETS: dict[str, DatasetSpec] = {
 }
 """Every shipped trajectory set, by name (``replay:<name>`` in ``trajectories``)."""
 
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 """Version of the trajectory readers' rules; bump when a loaded step could change."""
 
 _MEMORY: dict[tuple[object, ...], TrajectorySet] = {}

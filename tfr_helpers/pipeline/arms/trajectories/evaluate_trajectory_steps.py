@@ -79,6 +79,16 @@ class StepJob:
         """Attempt k + 1: the code written after the feedback (and the reflection)."""
         return self.trajectory.attempts[self.step + 1]
 
+    @property
+    def before(self) -> str:
+        """Attempt k as it runs (the trajectory's preamble, then its code)."""
+        return self.trajectory.program(self.step)
+
+    @property
+    def after(self) -> str:
+        """Attempt k + 1 as it runs."""
+        return self.trajectory.program(self.step + 1)
+
 
 def step_items(ctx: RunContext, records: StageRecords) -> list[StepJob]:
     """One job per usable step of every configured set, in configuration, log and step order."""
@@ -130,11 +140,11 @@ def evaluate_trajectory_steps(items: Sequence[StepJob], ctx: RunContext) -> list
         task = tasks[item.key]
         if not isinstance(task, Task):
             continue
-        jobs += [(item.attempt.code, task), (item.next_attempt.code, task)]
+        jobs += [(item.before, task), (item.after, task)]
         specs = logged_specs(failing(item.attempt.tests)) if item.attempt.feedback_format != "harness_fault" else []
         if specs:
             where[item.key] = len(logged_jobs)
-            logged_jobs += [(p, specs) for p in (item.attempt.code, task.reference, item.next_attempt.code)]
+            logged_jobs += [(p, specs) for p in (item.before, task.reference, item.after)]
     bench, tiers = _benchmark(ctx, jobs, "trajectories: benchmark tests")
     logged = ctx.run_programs(logged_jobs, desc="trajectories: logged tests", generated=True)
     reruns = _reference_reruns(ctx, {at: (logged_jobs[at + 1], logged[at + 1]) for at in where.values()})
@@ -153,7 +163,7 @@ def _evaluate(
     tiers: Tiers,
     runs: LoggedRuns | None,
 ) -> TrajectoryStepEvaluation:
-    attempt, nxt = item.attempt, item.next_attempt
+    attempt = item.attempt
     head: dict[str, Any] = {
         "dataset": item.dataset,
         "model": item.model,
@@ -164,13 +174,13 @@ def _evaluate(
     }
     if isinstance(task, str):
         return TrajectoryStepEvaluation(**head, step_class="not_evaluable", reason=task)
-    before, after = bench[(attempt.code, task.task_id)], bench[(nxt.code, task.task_id)]
+    before, after = bench[(item.before, task.task_id)], bench[(item.after, task.task_id)]
     transition: dict[str, Any] = {
         "benchmark_before": before.passed,
         "benchmark_after": after.passed,
         "transition": transition_of(before.passed, after.passed),
-        "tiers_before": tiers.get((attempt.code, task.task_id)),
-        "tiers_after": tiers.get((nxt.code, task.task_id)),
+        "tiers_before": tiers.get((item.before, task.task_id)),
+        "tiers_after": tiers.get((item.after, task.task_id)),
     }
     if attempt.feedback_format == "harness_fault":
         return TrajectoryStepEvaluation(**head, step_class="not_reproduced", reason=HARNESS_FAULT_REASON, **transition)

@@ -29,8 +29,7 @@ def trajectory_coder(model: str) -> str:
 
 def step_program(trajectory: Trajectory, step: int) -> tuple[str, list[object]]:
     """The sandbox job that reruns a step's logged failing tests on the code before (the evaluation's own job)."""
-    attempt = trajectory.attempts[step]
-    return attempt.code, logged_specs(failing(attempt.tests))
+    return trajectory.program(step), logged_specs(failing(trajectory.attempts[step].tests))
 
 
 def screening_item(
@@ -62,7 +61,7 @@ def screening_item(
         call=call,
     )
     feedback = Feedback(feedback_id=test_id, test_id=test_id, text=attempt.feedback or "")
-    return ScreeningItem(feedback, view, coder, "", attempt.code, generated, outcome)
+    return ScreeningItem(feedback, view, coder, "", trajectory.program(step), generated, outcome)
 
 
 def step_items(
