@@ -67,10 +67,17 @@ def test_a_changed_template_text_refuses_the_resume_naming_the_template(
 
 
 def test_a_changed_sandbox_limit_refuses_the_resume_naming_it(pipeline_env: Path, tmp_path: Path) -> None:
+    # no stage holding records runs a program yet: the change is safe and the run goes on under it
     run_dir = tmp_path / "run"
-    run_stages(config(), run_dir, stages="generate_codes", progress=False)
-    with pytest.raises(RunDirError, match=r"config key 'sandbox\.timeout_s': 10\.0 -> 5\.0"):
-        run_stages(config(sandbox={"timeout_s": 5}), run_dir, stages="generate_codes", progress=False)
+    run_stages(config(ebts_per_task=1), run_dir, stages="generate_codes", progress=False)
+    run_stages(config(ebts_per_task=1, sandbox={"timeout_s": 5}), run_dir, stages="generate_codes", progress=False)
+    # once a stage that runs programs holds records, the same kind of change is refused, naming the key and the stage
+    stages = ["generate_tests", "evaluate_code_test_pairs"]
+    run_stages(config(ebts_per_task=1, sandbox={"timeout_s": 5}), run_dir, stages=stages, progress=False)
+    with pytest.raises(RunDirError, match=r"config key 'sandbox\.timeout_s': 5\.0 -> 10\.0") as err:
+        run_stages(config(ebts_per_task=1), run_dir, stages="generate_codes", progress=False)
+    assert "sandbox.timeout_s in evaluate_code_test_pairs)" in str(err.value)
+    assert "generate_codes" not in str(err.value) and "generate_tests" not in str(err.value)
 
 
 def test_a_new_simulator_version_refuses_the_resume(

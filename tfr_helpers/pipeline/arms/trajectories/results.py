@@ -6,7 +6,12 @@ from collections.abc import Sequence
 
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
-from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectorySetInfo, TrajectoryStepEvaluation
+from tfr_helpers.records.trajectories import (
+    TrajectoriesResults,
+    TrajectorySetInfo,
+    TrajectoryStepEvaluation,
+    step_key,
+)
 from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
 from tfr_helpers.replay.trajectories.sets import load_trajectories
 
@@ -22,6 +27,16 @@ def trajectories_part(
     """The sets named by ``entries`` (loaded: their identity and the steps their readers left out), the steps and
     their screening."""
     sets = [load_trajectories(entry) for entry in entries]
+    order = {
+        step_key(s.name, t.task_id, k): i
+        for i, (s, t, k) in enumerate((s, t, k) for s in sets for t in s.trajectories for k in t.usable_steps)
+    }
+
+    def place(r: TrajectoryStepEvaluation | TrajectoryStepScreening) -> int:
+        return order.get(step_key(r.dataset, r.task_id, r.step), len(order))
+
+    steps = sorted(steps, key=place)  # the stage's item order, whatever order its chunks were checkpointed in
+    screening = sorted(screening or [], key=place)
     return TrajectoriesResults(
         sets=[
             TrajectorySetInfo(
@@ -37,7 +52,7 @@ def trajectories_part(
             for s in sets
         ],
         steps=steps,
-        screening=screening or [],
+        screening=screening,
         unusable=[u for s in sets for u in s.unusable],
     )
 
