@@ -10,8 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
 from tfr_helpers.analysis.notebook_headlines import headline_lines
 from tfr_helpers.views.run_details import details_html
 
@@ -35,6 +33,8 @@ def record_headline(values: dict[str, Any]) -> None:
 
 def read_headline(notebook: Path) -> dict[str, Any]:
     """The headline numbers recorded in an executed notebook (merged, later cells win; empty if none)."""
+    import nbformat  # here, not at import: reading a notebook is the CLI's business, and nbformat costs a kernel ~1 s
+
     nb = nbformat.read(str(notebook), as_version=4)
     found: dict[str, Any] = {}
     for cell in nb.cells:
