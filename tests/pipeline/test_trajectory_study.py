@@ -57,6 +57,10 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
     assert got == EXPECTED
     by_task = {s.task_id: s for s in part.steps}
     assert [v.cause for v in by_task["HumanEval/53"].tests] == ["wrong_expected_value"]
+    # the code the wrong assert broke: the benchmark test it now fails, with the failing comparison
+    broken = by_task["HumanEval/53"].failure_after or ""
+    assert broken.split("\n")[0].endswith(": failed") and "expected" in broken
+    assert by_task["HumanEval/13"].failure_after is None  # kept passing
     assert [(v.reproduced, v.on_reference) for v in by_task["HumanEval/45"].tests] == [(True, "passed"), (True, "failed")]
     assert by_task["HumanEval/55"].tests[0].name == "TestFibTen.test_ten"
     assert "psutil" in by_task["BigCodeBench/17"].reason

@@ -214,6 +214,15 @@ class TestOutcome(Record):
     reads from ``/proc/<pid>/schedstat``; None where not measured (a kernel or ``/proc`` without it, a record
     from before). ``duration_s - wait_s`` is the test's own time, by which the sandbox judges its budget."""
 
+    def text(self) -> str:
+        """The outcome in a few lines: status, exception and message, expected and actual values."""
+        lines = [f"{self.name}: {self.status}"]
+        if self.exc_type:
+            lines.append(f"{self.exc_type}: {(self.message or '').strip()[:600]}")
+        if self.expected is not None or self.actual is not None:
+            lines.append(f"expected {self.expected}, actual {self.actual}")
+        return "\n".join(lines)
+
 
 class ProgramRun(Record):
     """One program executed against a list of tests: one outcome per test, in order."""
@@ -231,6 +240,16 @@ class ProgramRun(Record):
     def passed(self) -> bool:
         """True when the program loaded and every test passed."""
         return self.load_error is None and bool(self.outcomes) and all(o.status == "passed" for o in self.outcomes)
+
+    def failure_text(self) -> str:
+        """The first test the program failed, with its message ("passed every ..." when none failed)."""
+        if self.load_error is not None:
+            return "the program did not load\n" + self.load_error.text()
+        failed = [o for o in self.outcomes if o.status != "passed"]
+        if not failed:
+            return "passed every benchmark test" if self.outcomes else "no benchmark test ran"
+        more = f"\n({len(failed) - 1} more failing benchmark tests)" if len(failed) > 1 else ""
+        return failed[0].text() + more
 
 
 class Usage(Record):

@@ -154,6 +154,8 @@ class TrajectoryStepEvaluation(Record):
     tiers_after: TierVerdicts | None = None
     logged_tests_after: bool | None = None
     """The code after passes every reproduced failing test of the feedback (the generated-test diagnostic)."""
+    failure_after: str | None = None
+    """The first benchmark test the code after failed, with its message (None when it passed or has no verdict)."""
 
     @property
     def key(self) -> str:

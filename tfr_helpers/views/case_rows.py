@@ -75,27 +75,12 @@ def cap(text: str | None) -> str:
 
 def outcome_text(outcome: TestOutcome | None) -> str:
     """An execution record in a few lines: status, exception and message, expected and actual values."""
-    if outcome is None:
-        return "not run"
-    lines = [f"{outcome.name}: {outcome.status}"]
-    if outcome.exc_type:
-        lines.append(f"{outcome.exc_type}: {(outcome.message or '').strip()[:600]}")
-    if outcome.expected is not None or outcome.actual is not None:
-        lines.append(f"expected {outcome.expected}, actual {outcome.actual}")
-    return "\n".join(lines)
+    return "not run" if outcome is None else outcome.text()
 
 
 def failing_test(run: ProgramRun | None) -> str:
     """The first benchmark test a program failed, with its message ("passed" when none failed)."""
-    if run is None:
-        return "not recorded"
-    if run.load_error is not None:
-        return "the program did not load\n" + outcome_text(run.load_error)
-    failed = [o for o in run.outcomes if o.status != "passed"]
-    if not failed:
-        return "passed every benchmark test" if run.outcomes else "no benchmark test ran"
-    more = f"\n({len(failed) - 1} more failing benchmark tests)" if len(failed) > 1 else ""
-    return outcome_text(failed[0]) + more
+    return "not recorded" if run is None else run.failure_text()
 
 
 def read_run(run_dir: Path, rel: str | None) -> ProgramRun | None:

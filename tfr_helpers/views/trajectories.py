@@ -100,6 +100,7 @@ def step_html(trajectory: Trajectory, step: TrajectoryStepEvaluation) -> str:
     body = (
         _details("code diff (attempt k -> k+1)", diff_html(before.code, after.code), open_=True)
         + _details("failing tests, with tfr's verdicts", table, open_=True)
+        + (_details("the benchmark test the code after failed", _pre(step.failure_after)) if step.failure_after else "")
         + _details(f"feedback shown to the model ({step.feedback_format})", _pre(before.feedback))
     )
     return _details(head, body, open_=True)

@@ -153,7 +153,7 @@ def failing_tests_text(step: TrajectoryStepEvaluation, attempt: TrajectoryAttemp
 
 def transition_text(step: TrajectoryStepEvaluation) -> str:
     """The benchmark verdicts of the code before and after, the plus tier where there is one, the generated-test
-    diagnostic, and what the records do not hold (which benchmark test failed after)."""
+    diagnostic, and the benchmark test the code after failed, with its message."""
     if step.transition is None:
         return f"no benchmark verdict: {step.reason or 'the task was not judged'}"
     lines = [f"benchmark tests: code before {_verdict(step.benchmark_before)}, code after {_verdict(step.benchmark_after)}"]
@@ -168,7 +168,9 @@ def transition_text(step: TrajectoryStepEvaluation) -> str:
             + " the feedback's reproduced failing tests"
         )
     if step.benchmark_after is False:
-        lines.append("which benchmark test failed after: not kept in the trajectory records (the verdict only)")
+        lines.append(
+            "the benchmark test the code after failed: " + (step.failure_after or "not recorded (a run from before)")
+        )
     return "\n".join(lines)
 
 

@@ -181,6 +181,7 @@ def _evaluate(
         "transition": transition_of(before.passed, after.passed),
         "tiers_before": tiers.get((item.before, task.task_id)),
         "tiers_after": tiers.get((item.after, task.task_id)),
+        "failure_after": None if after.passed else after.failure_text(),
     }
     if attempt.feedback_format == "harness_fault":
         return TrajectoryStepEvaluation(**head, step_class="not_reproduced", reason=HARNESS_FAULT_REASON, **transition)
