@@ -77,3 +77,18 @@ def test_no_comparison_pairs_a_simulated_with_a_real_row(mixed: Results) -> None
     assert "no simulated row is compared with a real one" in text
     with pytest.raises(MixedSourcesError):
         check_comparable(mixed, "sim:default", "sim:alt")
+
+
+def test_the_browsable_cases_count_the_tasks_their_feedback_is_on(mixed: Results) -> None:
+    # the case browser's row and RQ1's row of one model name the same tasks: those with test-fail feedback; a task
+    # whose generated tests all passed has pairs but no feedback
+    quiet = next(p.task_id for p in mixed.pair_evaluations if p.model == "sim:alt")
+    pairs = [
+        p.model_copy(update={"feedback": None}) if (p.model, p.task_id) == ("sim:alt", quiet) else p
+        for p in mixed.pair_evaluations
+    ]
+    res = mixed.model_copy(update={"pair_evaluations": pairs})
+    (row,) = [a for a in report_answers(res, "cases") if a.kind == "cases_browsable" and a.model == "sim:alt"]
+    with_feedback = {p.task_id for p in pairs if p.model == "sim:alt" and p.feedback is not None}
+    assert quiet not in with_feedback and row.clusters == len(with_feedback)
+    assert row.value == sum(p.model == "sim:alt" and p.feedback is not None for p in pairs)

@@ -231,7 +231,8 @@ def _cases_rows(results: Results) -> list[Answer]:
         feedback = sum(p.model == model and p.feedback is not None for p in results.pair_evaluations)
         attempts = sum(r.model == model for r in results.refinements)
         note = f"{attempts:,} refinement attempts" if attempts else "no refinement attempt: feedback, code and test shown"
-        row = {"n": feedback, "clusters": len({p.task_id for p in results.pair_evaluations if p.model == model})}
+        tasks = {p.task_id for p in results.pair_evaluations if p.model == model and p.feedback is not None}
+        row = {"n": feedback, "clusters": len(tasks)}  # the tasks the browsable feedback is on, as in RQ1's rows
         answer = share_answer(results, kind, model, row, note=note)
         out.append(replace(answer, value=float(feedback), percent=False, n=None))
     return out
