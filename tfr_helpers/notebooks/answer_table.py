@@ -3,6 +3,7 @@ marked as a demo; a real model without an answer gets its reason instead of a ze
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,11 +20,17 @@ def _table(rows: Sequence[tuple[str, Answer]]) -> list[str]:
         text = text.split(" (")[0] if len(text) > MEASURE_WIDTH else text
         return text if len(text) <= MEASURE_WIDTH else text[: MEASURE_WIDTH - 3] + "..."
 
+    seen = Counter((report, a.model, a.measure) for report, a in rows)
+
+    def model(report: str, a: Answer) -> str:
+        """The model, with the first part of its note (RQ1's: the benchmark) when it has several such rows."""
+        return f"{a.model} ({a.note.split(';')[0]})" if seen[(report, a.model, a.measure)] > 1 and a.note else a.model
+
     cells = [("", "model", "measure", "answer [95% CI]", "of")]
     cells += [
         (
             report,
-            a.model,
+            model(report, a),
             short(a.measure) if a.value is not None else f"no answer: {a.note}",
             a.number() if a.value is not None else "",
             a.units(),
