@@ -16,7 +16,7 @@ import os
 import resource
 import time
 
-from tfr_helpers.sandbox.worker import LIGHT_PRELOAD, PRELOAD  # what a worker imports itself (not the pool's records)
+from tfr_helpers.sandbox.preload import LIGHT_PRELOAD, PRELOAD  # what a worker imports itself (not the pool's records)
 
 KINDS = {"light": LIGHT_PRELOAD, "hypothesis": (*LIGHT_PRELOAD, "hypothesis"), "heavy": PRELOAD}
 """The preloads of each kind of worker (``routing.HYPOTHESIS_PRELOAD`` for the hypothesis workers)."""

@@ -151,16 +151,16 @@ def breakdown(n: int, suite: str) -> None:
     import select
     import tempfile
 
-    from tfr_helpers.sandbox import privileges, runner, worker
+    from tfr_helpers.sandbox import preload, privileges, runner, worker
     from tfr_helpers.sandbox.spec import Limits, TestSpec
 
-    for name in worker.LIGHT_PRELOAD:
+    for name in preload.LIGHT_PRELOAD:
         __import__(name)
     import gc
 
     gc.collect()
     gc.freeze()
-    uid, _lock = (None, None) if os.geteuid() != 0 else worker.acquire_uid()
+    uid, _lock = (None, None) if os.geteuid() != 0 else privileges.acquire_uid()
     privileges.set_subreaper()
     w = worker.Worker(uid)
     program, test = TRIVIAL

@@ -19,8 +19,8 @@ from pathlib import Path
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.records import GeneratedCode, GeneratedTest
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
+from tfr_helpers.sandbox.preload import PRELOAD
 from tfr_helpers.sandbox.routing import HYPOTHESIS_PRELOAD
-from tfr_helpers.sandbox.worker import PRELOAD
 
 
 def _records(run: Path, name: str) -> list[object]:

@@ -49,7 +49,7 @@ from tfr_helpers.fsutil import path_name
 from tfr_helpers.records import ProgramRun, Task
 from tfr_helpers.replay import ReplayDataset, ReplayTask
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
-from tfr_helpers.sandbox.worker import LIGHT_PRELOAD
+from tfr_helpers.sandbox.preload import LIGHT_PRELOAD
 
 PACKED_RESULT = "CodeTPackedResult"
 """Exception the packed run's report snippet raises, carrying one ``0``/``1`` per test as its message."""

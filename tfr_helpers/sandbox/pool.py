@@ -25,12 +25,12 @@ from tqdm.auto import tqdm
 
 from tfr_helpers.errors import SandboxError
 from tfr_helpers.records import Isolation, ProgramRun, TestOutcome
+from tfr_helpers.sandbox.preload import LIGHT_PRELOAD
 from tfr_helpers.sandbox.privileges import RLIMIT_NAMES
 from tfr_helpers.sandbox.routing import HEAVY, HYPOTHESIS, HYPOTHESIS_PRELOAD, imports, job_timing, proc_cpu, waits
 from tfr_helpers.sandbox.routing import WAITS as WAITS
 from tfr_helpers.sandbox.spec import Limits, TestSpec
 from tfr_helpers.sandbox.view import hidden_paths
-from tfr_helpers.sandbox.worker import LIGHT_PRELOAD
 from tfr_helpers.sandbox.worker_env import HASH_SEED as HASH_SEED  # re-exported: the users of the pool
 from tfr_helpers.sandbox.worker_env import _network_prefix, _worker_env
 from tfr_helpers.sandbox.worker_env import bytecode_dir as bytecode_dir

@@ -6,14 +6,17 @@ interpreter and packages back world-traversable. Only when no view could be buil
 namespace) does the child keep CAP_DAC_READ_SEARCH, including as an ambient capability for subprocesses,
 because the interpreter may live under root's home (mode 700); ``docs/sandbox.md`` says what that capability
 exposes, and the fallback is recorded in :class:`~tfr_helpers.records.Isolation`. ``PR_SET_NO_NEW_PRIVS`` stops
-setuid binaries from regaining root.
+setuid binaries from regaining root. Each worker runs its programs as a uid of its own, locked for its lifetime
+(:func:`acquire_uid`).
 """
 
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
 import resource
+from typing import Any
 
 from tfr_helpers.sandbox.spec import Limits
 
@@ -21,6 +24,8 @@ PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE = 8, 
 PR_SET_CHILD_SUBREAPER = 36
 CAP_DAC_READ_SEARCH = 2
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
+UID_RANGE = range(61000, 61256)
+LOCK_DIR = "/tmp/tfr-sandbox-locks"
 
 
 def _load_libc() -> ctypes.CDLL:
@@ -131,6 +136,21 @@ def apply_rlimits(limits: Limits, cpu_s: int) -> list[str]:
 
 
 RLIMIT_NAMES = ["AS", "CPU", "NPROC", "FSIZE", "NOFILE", "CORE"]
+
+
+def acquire_uid() -> tuple[int, Any]:
+    """Lock a free sandbox uid for this worker's lifetime (one uid per worker, across all sandboxes)."""
+    os.makedirs(LOCK_DIR, mode=0o755, exist_ok=True)
+    for uid in UID_RANGE:
+        # read-only: a file open for writing on a mount keeps the view from remounting it read-only (EBUSY)
+        fd = os.open(os.path.join(LOCK_DIR, f"uid-{uid}.lock"), os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        return uid, fd
+    raise RuntimeError(f"no free sandbox uid in {UID_RANGE}")
 
 
 def kill_uid(uid: int) -> None:

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfr_helpers.records import ProgramRun
+from tfr_helpers.sandbox.preload import LIGHT_PRELOAD
 from tfr_helpers.sandbox.spec import TestSpec
-from tfr_helpers.sandbox.worker import LIGHT_PRELOAD
 
 HEAVY = re.compile(r"^\s*(?:import|from)\s+(?:numpy|pandas|matplotlib|scipy|sklearn|seaborn)\b", re.M)
 """Programs or tests importing these go to the heavy workers (which preload them and Hypothesis)."""

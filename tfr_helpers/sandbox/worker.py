@@ -3,6 +3,8 @@
 Started by :class:`tfr_helpers.sandbox.pool.Sandbox` as
 ``[unshare -n -m] python -I -m tfr_helpers.sandbox.worker``.
 Protocol on its original stdin/stdout: one JSON job per line in, one JSON result per line out.
+Before its first job it imports its preloads and, when warm, warms Hypothesis (:mod:`tfr_helpers.sandbox.preload`);
+it runs its programs as a uid of its own (:func:`~tfr_helpers.sandbox.privileges.acquire_uid`).
 Per program: fresh working directory, fork, child drops privileges and applies rlimits, then runs the tests
 (:mod:`tfr_helpers.sandbox.runner`). The worker judges each phase (the program's load, one test) by the
 child's *own* time, wall time minus its wait for a CPU (:mod:`tfr_helpers.sandbox.clock`), with
@@ -18,7 +20,6 @@ from __future__ import annotations
 import _signal  # the C module: signal.signal's enum conversions cost a forked child ~60 page faults
 import argparse
 import dataclasses
-import fcntl
 import gc
 import importlib
 import json
@@ -35,56 +36,9 @@ from typing import Any
 
 from tfr_helpers.sandbox import privileges, runner, view  # runner: imported once here, not per child
 from tfr_helpers.sandbox.clock import PhaseClock, Reading
+from tfr_helpers.sandbox.preload import PRELOAD, TABLES_ENV, warm_local_constants, warm_unicode_tables
 from tfr_helpers.sandbox.spec import Limits
 
-LIGHT_PRELOAD = (
-    "unittest",
-    "collections",
-    "itertools",
-    "functools",
-    "math",
-    "re",
-    "json",
-    "random",
-    "datetime",
-    "typing",
-    "string",
-    "heapq",
-    "bisect",
-    "statistics",
-    "fractions",
-    "decimal",
-    "copy",
-    "operator",
-    "hashlib",
-)
-"""Preloads of the light workers (HumanEval/MBPP-style programs): stdlib only, to keep forks cheap."""
-
-PRELOAD = (
-    *LIGHT_PRELOAD,
-    "numpy",
-    "pandas",
-    "matplotlib",
-    "matplotlib.pyplot",
-    "scipy",
-    "scipy.stats",
-    "sklearn",
-    # the sklearn/scipy submodules BigCodeBench imports most (importing them costs a child ~80 ms each time)
-    "sklearn.preprocessing",
-    "sklearn.linear_model",
-    "sklearn.decomposition",
-    "sklearn.model_selection",
-    "sklearn.metrics",
-    "scipy.optimize",
-    "seaborn",
-    "hypothesis",
-    "unittest.mock",
-)
-"""Preloads of the heavy workers (BigCodeBench programs and Hypothesis tests): the light ones plus the
-third-party libraries."""
-
-UID_RANGE = range(61000, 61256)
-LOCK_DIR = "/tmp/tfr-sandbox-locks"
 LINE_CAP = 1 << 20
 TMPFS_MB = 1024
 VIEW_ROOT = "/tmp/tfr-sandbox"
@@ -92,21 +46,6 @@ _CHILD_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TZ")
 _CHILD_SIGNALS = tuple(
     (int(sig), int(signal.SIG_DFL)) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGCHLD)
 ) + ((int(signal.SIGXFSZ), int(signal.SIG_IGN)),)
-
-
-def acquire_uid() -> tuple[int, Any]:
-    """Lock a free sandbox uid for this worker's lifetime (one uid per worker, across all sandboxes)."""
-    os.makedirs(LOCK_DIR, mode=0o755, exist_ok=True)
-    for uid in UID_RANGE:
-        # read-only: a file open for writing on a mount keeps the view from remounting it read-only (EBUSY)
-        fd = os.open(os.path.join(LOCK_DIR, f"uid-{uid}.lock"), os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue
-        return uid, fd
-    raise RuntimeError(f"no free sandbox uid in {UID_RANGE}")
 
 
 class Worker:
@@ -378,65 +317,6 @@ class Worker:
         return {"outcomes": outcomes, "load_error": load_error, "duration_s": time.monotonic() - t0}
 
 
-TABLES_ENV = "TFR_HYPOTHESIS_TABLES"
-"""Environment variable of a warm worker naming where Hypothesis keeps its Unicode tables (``pool._worker_env``)."""
-
-
-def warm_unicode_tables(home: str | None) -> None:
-    """Compute once, in the worker, the Unicode tables behind ``st.text()`` / ``st.characters()``.
-
-    A forked child cannot keep Hypothesis's on-disk cache (its view hides it), so without this every child
-    that draws text recomputes the category map and the characters UTF-8 can encode: ~1.5 s of CPU. Pure
-    functions of the Unicode database: loaded from (or written to) Hypothesis's own cache files in ``home``
-    (the worker's cache directory; a temporary one when unset), the same values a child computes. Called
-    before the filesystem view is mounted, which would hide ``home``.
-    """
-    if "hypothesis" not in sys.modules:
-        return
-    try:
-        from hypothesis import configuration  # this Hypothesis version's internals (ImportError below)
-        from hypothesis import strategies as st
-        from hypothesis.internal import charmap
-    except ImportError:  # another Hypothesis version: its children compute the tables themselves
-        return
-    scratch = None if home else tempfile.mkdtemp(prefix="tfr-hypothesis-")
-    configuration.set_hypothesis_home_dir(home or scratch)
-    try:
-        charmap.charmap()
-        charmap.categories()
-        charmap.intervals_from_codec("utf-8")
-        st.text().validate()
-        st.characters().validate()
-    except Exception:  # noqa: BLE001 - an optimisation only
-        pass
-    finally:
-        configuration.set_hypothesis_home_dir(None)  # children use Hypothesis's own default again
-        if scratch:
-            shutil.rmtree(scratch, ignore_errors=True)
-
-
-def warm_local_constants() -> None:
-    """Collect, once in the worker, Hypothesis's constants of the local modules loaded so far.
-
-    Hypothesis draws some examples from the constants of the *local* modules in ``sys.modules`` and scans
-    every module it has not seen on its first draw in a process (~2,000 preloaded modules per child). Called
-    after the filesystem view is mounted, so the worker reads exactly the files its children could (the
-    sandbox's own source stays hidden); a child then scans only the modules it adds (the program, its tests,
-    their imports) and draws from the same union as before: every example, and so every verdict, is unchanged
-    (``tests/sandbox/test_warm_workers.py``).
-    """
-    if "hypothesis" not in sys.modules:
-        return
-    try:
-        from hypothesis.internal.conjecture.providers import _get_local_constants  # version-specific (below)
-    except ImportError:  # another Hypothesis version: its children do the scan themselves
-        return
-    try:
-        _get_local_constants()
-    except Exception:  # noqa: BLE001 - an optimisation only
-        pass
-
-
 def main() -> None:
     """Entry point: ``python -m tfr_helpers.sandbox.worker [--no-uid] [--preload a,b]``."""
     parser = argparse.ArgumentParser()
@@ -461,7 +341,7 @@ def main() -> None:
         warm_unicode_tables(os.environ.get(TABLES_ENV))
     gc.collect()
     gc.freeze()  # preloaded objects stay out of the children's collections: fewer copy-on-write faults
-    uid, _lock = (None, None) if args.no_uid or os.geteuid() != 0 else acquire_uid()
+    uid, _lock = (None, None) if args.no_uid or os.geteuid() != 0 else privileges.acquire_uid()
     privileges.set_subreaper()
     worker = Worker(uid, json.loads(args.hide) if args.hide else None, args.mount_ns)
     sys.dont_write_bytecode = True  # the preloads' bytecode may be cached (pool._worker_env): programs write none

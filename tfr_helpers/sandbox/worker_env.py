@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tfr_helpers.sandbox.worker import TABLES_ENV
+from tfr_helpers.sandbox.preload import TABLES_ENV
 
 
 def _network_prefix() -> tuple[list[str], list[str]]:
@@ -53,7 +53,7 @@ def _worker_env(warm: bool = False) -> dict[str, str]:
     :func:`bytecode_dir` (``PYTHONPYCACHEPREFIX``), so later workers load numpy, pandas, scipy, sklearn and
     Hypothesis in ~2 s of CPU instead of compiling them for ~8 s when the environment sets
     ``PYTHONDONTWRITEBYTECODE`` (or the venv holds no bytecode), and keep Hypothesis's Unicode tables beside
-    it (``worker.warm_unicode_tables``). Programs never write bytecode either way.
+    it (``preload.warm_unicode_tables``). Programs never write bytecode either way.
     """
     keep = ("PATH", "LANG", "LC_ALL", "TZ", "VIRTUAL_ENV")
     env = {k: os.environ[k] for k in keep if k in os.environ}

@@ -24,7 +24,7 @@ from tfr_helpers.records import ProgramRun, Task
 from tfr_helpers.replay.trajectories.sets import load_trajectories
 from tfr_helpers.sandbox import Limits
 from tfr_helpers.sandbox.cache import ExecutionCache
-from tfr_helpers.sandbox.worker import LIGHT_PRELOAD as SANDBOX_LIGHT_PRELOAD
+from tfr_helpers.sandbox.preload import LIGHT_PRELOAD as SANDBOX_LIGHT_PRELOAD
 
 LIGHT_PRELOAD = (*SANDBOX_LIGHT_PRELOAD, "hypothesis")
 """Worker preload for runs without BigCodeBench: the light workers' stdlib set plus Hypothesis (for PBTs)."""

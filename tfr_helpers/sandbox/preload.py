@@ -1,0 +1,119 @@
+"""What a fork-server worker loads before it forks: its preloaded modules and, when warm, Hypothesis's state.
+
+A worker (:mod:`tfr_helpers.sandbox.worker`) imports :data:`LIGHT_PRELOAD` or :data:`PRELOAD` (or the list its
+pool names) once at start-up, so that a forked child finds them loaded. A warm worker also computes, once, what
+every child that draws with Hypothesis would otherwise compute again: the Unicode tables behind ``st.text()``
+(:func:`warm_unicode_tables`) and the constants of the local modules loaded so far (:func:`warm_local_constants`).
+Neither changes a drawn example. This module imports only the standard library: the parent side reads the
+preload lists without importing the worker.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+
+LIGHT_PRELOAD = (
+    "unittest",
+    "collections",
+    "itertools",
+    "functools",
+    "math",
+    "re",
+    "json",
+    "random",
+    "datetime",
+    "typing",
+    "string",
+    "heapq",
+    "bisect",
+    "statistics",
+    "fractions",
+    "decimal",
+    "copy",
+    "operator",
+    "hashlib",
+)
+"""Preloads of the light workers (HumanEval/MBPP-style programs): stdlib only, to keep forks cheap."""
+
+PRELOAD = (
+    *LIGHT_PRELOAD,
+    "numpy",
+    "pandas",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "scipy",
+    "scipy.stats",
+    "sklearn",
+    # the sklearn/scipy submodules BigCodeBench imports most (importing them costs a child ~80 ms each time)
+    "sklearn.preprocessing",
+    "sklearn.linear_model",
+    "sklearn.decomposition",
+    "sklearn.model_selection",
+    "sklearn.metrics",
+    "scipy.optimize",
+    "seaborn",
+    "hypothesis",
+    "unittest.mock",
+)
+"""Preloads of the heavy workers (BigCodeBench programs and Hypothesis tests): the light ones plus the
+third-party libraries."""
+
+TABLES_ENV = "TFR_HYPOTHESIS_TABLES"
+"""Environment variable of a warm worker naming where Hypothesis keeps its Unicode tables (``pool._worker_env``)."""
+
+
+def warm_unicode_tables(home: str | None) -> None:
+    """Compute once, in the worker, the Unicode tables behind ``st.text()`` / ``st.characters()``.
+
+    A forked child cannot keep Hypothesis's on-disk cache (its view hides it), so without this every child
+    that draws text recomputes the category map and the characters UTF-8 can encode: ~1.5 s of CPU. Pure
+    functions of the Unicode database: loaded from (or written to) Hypothesis's own cache files in ``home``
+    (the worker's cache directory; a temporary one when unset), the same values a child computes. Called
+    before the filesystem view is mounted, which would hide ``home``.
+    """
+    if "hypothesis" not in sys.modules:
+        return
+    try:
+        from hypothesis import configuration  # this Hypothesis version's internals (ImportError below)
+        from hypothesis import strategies as st
+        from hypothesis.internal import charmap
+    except ImportError:  # another Hypothesis version: its children compute the tables themselves
+        return
+    scratch = None if home else tempfile.mkdtemp(prefix="tfr-hypothesis-")
+    configuration.set_hypothesis_home_dir(home or scratch)
+    try:
+        charmap.charmap()
+        charmap.categories()
+        charmap.intervals_from_codec("utf-8")
+        st.text().validate()
+        st.characters().validate()
+    except Exception:  # noqa: BLE001 - an optimisation only
+        pass
+    finally:
+        configuration.set_hypothesis_home_dir(None)  # children use Hypothesis's own default again
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def warm_local_constants() -> None:
+    """Collect, once in the worker, Hypothesis's constants of the local modules loaded so far.
+
+    Hypothesis draws some examples from the constants of the *local* modules in ``sys.modules`` and scans
+    every module it has not seen on its first draw in a process (~2,000 preloaded modules per child). Called
+    after the filesystem view is mounted, so the worker reads exactly the files its children could (the
+    sandbox's own source stays hidden); a child then scans only the modules it adds (the program, its tests,
+    their imports) and draws from the same union as before: every example, and so every verdict, is unchanged
+    (``tests/sandbox/test_warm_workers.py``).
+    """
+    if "hypothesis" not in sys.modules:
+        return
+    try:
+        from hypothesis.internal.conjecture.providers import _get_local_constants  # version-specific (below)
+    except ImportError:  # another Hypothesis version: its children do the scan themselves
+        return
+    try:
+        _get_local_constants()
+    except Exception:  # noqa: BLE001 - an optimisation only
+        pass
