@@ -8,6 +8,8 @@ a signal) leaves the test without a result and the worker records ``crashed``/``
 Known limitation: tests run in the same interpreter as the program, so a program deliberately built to
 fool comparisons (an object whose ``__eq__`` always returns True, or code that walks stack frames to find
 the nonce and the pipe) can still forge a pass. That is outside this study's threat model.
+
+A test that raised is reported as :func:`~tfr_helpers.sandbox.outcome.exc_outcome` builds it.
 """
 
 from __future__ import annotations
@@ -24,14 +26,14 @@ import unittest
 from json.encoder import encode_basestring_ascii as _enc_str
 from typing import Any
 
-from tfr_helpers.sandbox.rewrite import CMP_ATTR, assert_helpers, compile_test, mask_addresses, patch_unittest, safe_repr
+from tfr_helpers.sandbox.outcome import MACHINE_PATHS, exc_outcome, machine_paths
+from tfr_helpers.sandbox.rewrite import assert_helpers, compile_test, patch_unittest
 from tfr_helpers.sandbox.spec import Limits
 
 _REAL_BUILTINS = dict(builtins.__dict__)
 _AssertionError = AssertionError
 _dumps, _write, _perf, _times = json.dumps, os.write, time.perf_counter, os.times
 _random_seed, _sha256 = random.seed, hashlib.sha256  # captured: the code under test may replace them
-MESSAGE_CAP = 2000
 
 
 def _cpu() -> float:
@@ -132,81 +134,6 @@ class Capture:
         return out[0], out[1]
 
 
-def _trim_tb(exc: BaseException, keep: set[str]) -> tuple[str, bool]:
-    """Traceback lines of frames in the program or test files, and whether the program is among them."""
-    lines, in_program, tb = [], False, exc.__traceback__
-    program = next((p for p in keep if p.endswith("solution.py")), "")
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if code.co_filename in keep:
-            in_program = in_program or code.co_filename == program
-            lines.append(f'  File "{os.path.basename(code.co_filename)}", line {tb.tb_lineno}, in {code.co_name}')
-            try:
-                import linecache  # only when a traceback is shown: this module runs in every sandbox child
-
-                src = linecache.getline(code.co_filename, tb.tb_lineno).strip()
-            except Exception:  # noqa: BLE001
-                src = ""
-            if src:
-                lines.append(f"    {src}")
-        tb = tb.tb_next
-    head = "Traceback (most recent call last):\n" if lines else ""
-    return head + "\n".join(lines), in_program
-
-
-_HARNESS_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_MACHINE_PATHS: list[tuple[str, str]] = []
-"""(path prefix, what a message says instead): where this machine keeps the program, Python and the harness."""
-
-
-def machine_paths(workdir: str) -> list[tuple[str, str]]:
-    """The path prefixes that depend on the machine or on where the project lives, longest first: a message
-    names the working directory as ``.``, the interpreter's and the harness's files by a placeholder."""
-    pairs = [(workdir.rstrip("/") + "/", ""), (workdir.rstrip("/"), ".")]
-    for prefix in dict.fromkeys((sys.prefix, sys.base_prefix, sys.exec_prefix)):
-        pairs.append((prefix.rstrip("/") + "/", "<python>/"))
-    pairs.append((_HARNESS_ROOT.rstrip("/") + "/", "<harness>/"))
-    return sorted(pairs, key=lambda p: -len(p[0]))
-
-
-def scrub(text: str) -> str:
-    """``text`` with every machine-dependent path prefix replaced (see :func:`machine_paths`) and every object
-    address masked (:func:`~tfr_helpers.sandbox.rewrite.mask_addresses`)."""
-    for prefix, instead in _MACHINE_PATHS:
-        if prefix in text:
-            text = text.replace(prefix, instead)
-    return mask_addresses(text)
-
-
-def exc_outcome(name: str, exc: BaseException, keep: set[str], **extra: Any) -> dict[str, Any]:
-    """Outcome fields for a test that raised ``exc`` (message and traceback name no machine path)."""
-    message = safe_repr(exc, MESSAGE_CAP) if not str(exc) else str(exc)[:MESSAGE_CAP]
-    notes = getattr(exc, "__notes__", None)
-    if isinstance(notes, list):
-        message = (message + "\n" + "\n".join(str(n) for n in notes))[:MESSAGE_CAP]
-    if isinstance(exc, BaseExceptionGroup):  # e.g. Hypothesis's distinct falsifying examples: say each one
-        for sub in exc.exceptions[:5]:
-            sub_notes = getattr(sub, "__notes__", None)
-            text = "\n".join(str(n) for n in sub_notes) if isinstance(sub_notes, list) else ""
-            message = (message + f"\n{type(sub).__name__}: {str(sub)[:200]}" + (f"\n{text}" if text else ""))[:MESSAGE_CAP]
-    message = scrub(message)
-    tb, in_program = _trim_tb(exc, keep)
-    tb = scrub(tb)
-    exc_type = type(exc).__name__
-    cmp = getattr(exc, CMP_ATTR, None) if isinstance(exc, _AssertionError) else None
-    return dict(
-        name=name,
-        status="failed" if isinstance(exc, _AssertionError) else "error",
-        exc_type=exc_type,
-        message=message,
-        traceback=(tb + f"\n{exc_type}: {message}")[: 4 * MESSAGE_CAP] if tb else None,
-        expected=cmp[1] if cmp else None,
-        actual=cmp[0] if cmp else None,
-        in_code_under_test=in_program,
-        **extra,
-    )
-
-
 class _Result(unittest.TestResult):
     """Keeps the first problem reported for one test method."""
 
@@ -252,7 +179,7 @@ class ProgramRunner:
         self.program_path = os.path.join(workdir, "solution.py")
         self.module = types.ModuleType("solution")
         self.hypothesis_core: Any = None
-        _MACHINE_PATHS[:] = machine_paths(workdir)
+        MACHINE_PATHS[:] = machine_paths(workdir)
         # the run seed alone prefixes every RNG seed of this run (see Limits.seed): a test's draws depend on the
         # test, never on the program under test, so the same test draws the same values on every program
         self.seed_key = (str(self.limits.seed),)
