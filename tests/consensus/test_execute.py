@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tfr_helpers.cli import app
-from tfr_helpers.consensus.execute import PACKED_REPORT, packed_harness, packed_program, task_inputs, verdicts
+from tfr_helpers.consensus.execute import task_inputs, verdicts
+from tfr_helpers.consensus.packed import PACKED_REPORT, packed_harness, packed_program
 from tfr_helpers.replay import ReplayCode, ReplayTask, ReplayTest, ReplayTestSample
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 

@@ -48,9 +48,9 @@ READERS: dict[str, tuple[str, ...]] = {
     "seed": (*CALLS, *RUNS),
     "sandbox": RUNS,
     "plus_tiers": RUNS,
-    # selects screen_feedback's items (one per strategy): recorded decisions stay valid; a trajectory step's record
-    # holds every strategy's decision
-    "screening": ("screen_trajectory_steps",),
+    # selects screen_feedback's items (one per strategy) and screen_trajectory_steps' (keyed by the strategy list):
+    # recorded decisions stay valid, another list's are computed beside them
+    "screening": (),
     "refinement.controls": (),  # selects the control stages' items: a control not listed has none
     "refinement.oracle_repair": ("oracle_repair_tests", "oracle_refine_codes", "oracle_evaluate_refined"),
     "refinement.rounds": ("generate_round_tests", "evaluate_round_suites", "backprompt_rounds"),

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tfr_helpers.pipeline.arms.trajectories.screen_trajectory_steps import trajectory_strategies
-from tfr_helpers.pipeline.arms.trajectories.screening_items import labels, step_items, step_program
+from tfr_helpers.pipeline.arms.trajectories.screening_items import labels, step_items, step_program, trajectory_strategies
 from tfr_helpers.records import Isolation, ProgramRun, TaskView
 from tfr_helpers.records import TestOutcome as Outcome
 from tfr_helpers.records.trajectories import (

@@ -104,3 +104,10 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
     assert "unreliable" in page and "pass -&gt; fail" in page and "wrong_expected_value" in page
     (run / "results.json").unlink()  # before finalize_results: the steps come from the arm's checkpoint
     assert trajectory_results(run).trajectories == part  # the same steps in the same order
+
+    # another screening list on the finished run: accepted, the steps are screened again by it, nothing else reruns
+    again = run_params_study(tmp_path, params | {"screening": ["reject_test_code_errors"]}, shared_benchmarks)
+    rescreened = load_results(again).trajectories
+    assert rescreened is not None and rescreened.steps == part.steps
+    assert {tuple(r.strategies) for r in rescreened.screening} == {("accept_all", "reject_test_code_errors")}
+    assert len(rescreened.screening) == len(part.screening) and trajectory_results(again).trajectories == rescreened

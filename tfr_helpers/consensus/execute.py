@@ -4,14 +4,9 @@ Two execution semantics (:data:`~tfr_helpers.consensus.matrix.Semantics`):
 
 - ``single`` (default): each test is its own unit (``def test_assert_k(): ...``) with its own timeout; a timeout
   or crash loses only that test.
-- ``packed``: CodeT's released form (``CodeT/src/_execution.py``, restated): the program text is followed by
-  one function ``check()`` that runs every unique test of the task, each inside its own ``try`` with a
-  ``timeout`` s alarm, recording True/False, and by the call ``final_result = check()``; the whole run is killed
-  after ``timeout * tests + 0.1`` s. A program whose packed run does not finish, or fails to compile together
-  with the tests (one test illegal in a function body drops every program of the task), is dropped: it does not
-  execute. Tests run in the order first seen (the release iterates a ``set``). The harness is part of the
-  program's module, as in the release (one ``exec`` of program and harness), so the sandbox loads it as plain
-  Python; one short snippet then reports ``final_result``.
+- ``packed``: CodeT's released form (:mod:`tfr_helpers.consensus.packed`): every unique test of the task in one
+  function appended to the program, each with its own alarm; a program whose packed run does not finish, or
+  fails to compile together with the tests, is dropped: it does not execute.
 
 The benchmark verdict of each unique program (its truth) is its run on the benchmark tests; the same sandbox run
 then evaluates the task's test inputs for the outputs matrix (:mod:`tfr_helpers.consensus.outputs`). Results
@@ -33,7 +28,6 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from tfr_helpers.benchmarks import benchmark_tests, load_tasks
-from tfr_helpers.consensus.codeblob import IMPORTS, loads_expression
 from tfr_helpers.consensus.matrix import (
     MATRIX_VERSION,
     Semantics,
@@ -44,6 +38,7 @@ from tfr_helpers.consensus.matrix import (
     save_task,
 )
 from tfr_helpers.consensus.outputs import exposed_inputs, output_cap, outputs_snippet, outputs_source, parse_outputs
+from tfr_helpers.consensus.packed import PACKED_REPORT, PACKED_RESULT, packed_harness, packed_program, packed_source
 from tfr_helpers.errors import DataError, SandboxError
 from tfr_helpers.fsutil import path_name
 from tfr_helpers.records import ProgramRun, Task
@@ -51,10 +46,6 @@ from tfr_helpers.replay import ReplayDataset, ReplayTask
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 from tfr_helpers.sandbox.preload import LIGHT_PRELOAD
 
-PACKED_RESULT = "CodeTPackedResult"
-"""Exception the packed run's report snippet raises, carrying one ``0``/``1`` per test as its message."""
-PACKED_REPORT = f"raise {PACKED_RESULT}(''.join('1' if r is True else '0' for r in final_result))"
-"""The snippet run after the packed program has loaded (the harness ran while it loaded)."""
 OUTPUTS_SPEC = "tfr_outputs"
 """Name of the outputs harness's spec in a program's benchmark run."""
 
@@ -105,64 +96,6 @@ def task_inputs(task: ReplayTask) -> TaskInputs:
     tests = list(zip(index, counts, strict=True))
     inputs = exposed_inputs(index, task.entry_point)
     return TaskInputs(task.task_id, list(programs.items()), tests, units, suites, statements, inputs)
-
-
-def packed_source(tests: Sequence[str], timeout: float) -> str:
-    """CodeT's packed harness for ``tests`` (statements), appended to the program; ends in ``final_result = check()``."""
-    lines = [
-        "import contextlib as _ctl, signal as _sig",
-        "class _PackedTimeout(Exception):",
-        "    pass",
-        f"class {PACKED_RESULT}(Exception):",
-        "    pass",
-        "@_ctl.contextmanager",
-        "def time_limit(seconds):",
-        "    def _handler(signum, frame):",
-        "        raise _PackedTimeout('Timed out!')",
-        "    _sig.setitimer(_sig.ITIMER_REAL, seconds)",
-        "    _sig.signal(_sig.SIGALRM, _handler)",
-        "    try:",
-        "        yield",
-        "    finally:",
-        "        _sig.setitimer(_sig.ITIMER_REAL, 0)",
-        "def check():",
-        "    pass_result = []",
-    ]
-    for test in tests:
-        body = test.strip().replace("\n", "\n            ")
-        lines += [
-            "    try:",
-            f"        with time_limit({timeout}):",
-            f"            {body}",
-            "            pass_result.append(True)",
-            "    except Exception as e:",
-            "        pass_result.append(False)",
-        ]
-    lines += ["    return pass_result", "final_result = check()"]
-    return "\n".join(lines) + "\n"
-
-
-def packed_harness(tests: Sequence[str], timeout: float) -> str:
-    """The text appended to every program of a task: the packed harness, compiled once here.
-
-    Compiling the harness costs far more than running it (a with/try block per test: about 0.1 ms per test, so
-    25 ms for a task with 250 unique tests, per program). It is compiled once per task and appended as its
-    marshalled code object (:mod:`~tfr_helpers.consensus.codeblob`), which the program's module executes: the
-    same bytecode in the same namespace as appending the source. A harness that
-    does not compile (a test illegal inside a function body) is appended as source, so every program of the
-    task fails to load, as in CodeT's release.
-    """
-    source = packed_source(tests, timeout)
-    try:
-        code = compile(source, "<codet packed harness>", "exec")
-    except (SyntaxError, ValueError):
-        return source
-    return f"{IMPORTS}\nexec({loads_expression(code)})\n"
-
-
-def packed_program(program: str, harness: str) -> str:
-    """The program followed by its task's :func:`packed_harness`, as CodeT's release executes it."""
-    return program + "\n" + harness
 
 
 def verdicts(run: ProgramRun, semantics: Semantics, tests: int) -> list[bool] | None:

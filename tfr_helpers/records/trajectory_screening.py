@@ -38,6 +38,14 @@ class TrajectoryStepScreening(Record):
     task_id: str
     step: int
     tests: list[ScreenedFailingTest] = Field(default_factory=list)
+    strategies: list[str] = Field(default_factory=list)
+    """The strategies that decided the step: the run's list when it was screened (part of its checkpoint key, so
+    that another ``screening`` list screens the steps again instead of reusing these decisions)."""
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key: the step's and the strategies'."""
+        return f"{self.dataset}|{self.task_id}|{self.step}|{'+'.join(self.strategies)}"
 
     def screened_out(self, strategy: str) -> bool:
         """The strategy rejects every reproduced failing test of the step (the refinement would not be made)."""

@@ -21,7 +21,7 @@ from tfr_helpers.benchmarks import get_task
 from tfr_helpers.consensus.from_run import RunMatrix, matrices_from_records
 from tfr_helpers.errors import DataError
 from tfr_helpers.models.provider_table import is_simulated
-from tfr_helpers.pipeline.arms.trajectories.screening_items import screening_item
+from tfr_helpers.pipeline.arms.trajectories.screening_items import current_screening, screening_item
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.screening.registry import ScreeningItem
@@ -83,10 +83,12 @@ def examples_from_trajectories(run_dir: Path, execute: Execute) -> list[Example]
     ``trajectory_screening``; the code and the tests come from the sets the run names, their outcomes from the
     checkpoint). Empty when the run screened no step."""
     store = RunStore(run_dir)
-    screened = checkpoint_records(store, "trajectory_screening", TrajectoryStepScreening)
+    config = store.read_json("config.json")["config"]
+    records = checkpoint_records(store, "trajectory_screening", TrajectoryStepScreening)
+    screened = current_screening(records, config.get("screening") or [])
     if not screened:
         return []
-    entries = store.read_json("config.json")["config"].get("trajectories") or []
+    entries = config.get("trajectories") or []
     found = {(t.task_id, s.name): t for s in map(load_trajectories, entries) for t in s.trajectories}
     views: dict[str, TaskView] = {}
     items, labels = [], []

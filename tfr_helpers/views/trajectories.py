@@ -26,6 +26,7 @@ from tfr_helpers.analysis.arms.trajectory_cases import (
     step_title,
 )
 from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, SCREENING_CHECKPOINT, trajectories_part
+from tfr_helpers.pipeline.arms.trajectories.screening_items import current_screening
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import Results
 from tfr_helpers.records.trajectories import Trajectory, TrajectoryStepEvaluation
@@ -45,7 +46,11 @@ def with_trajectories(results: Results, run_dir: str | Path) -> Results:
         return results
     store = RunStore(Path(run_dir))
     steps = checkpoint_records(store, CHECKPOINT, TrajectoryStepEvaluation)
-    screening = checkpoint_records(store, SCREENING_CHECKPOINT, TrajectoryStepScreening)
+    strategies = results.config.get("screening")
+    screening = current_screening(
+        checkpoint_records(store, SCREENING_CHECKPOINT, TrajectoryStepScreening),
+        [str(s) for s in strategies] if isinstance(strategies, list) else [],
+    )
     return results.model_copy(update={"trajectories": trajectories_part(entries, steps, screening)})
 
 

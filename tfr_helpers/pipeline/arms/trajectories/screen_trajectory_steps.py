@@ -16,15 +16,19 @@ from dataclasses import dataclass
 from tfr_helpers.pipeline.arms.trajectories.evaluate_trajectory_steps import StepJob
 from tfr_helpers.pipeline.arms.trajectories.evaluate_trajectory_steps import step_items as all_steps
 from tfr_helpers.pipeline.arms.trajectories.results import SCREENING_CHECKPOINT
-from tfr_helpers.pipeline.arms.trajectories.screening_items import SCREENED_CLASSES, step_items, step_program
-from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.arms.trajectories.screening_items import (
+    SCREENED_CLASSES,
+    step_items,
+    step_program,
+    trajectory_strategies,
+)
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.records import TaskView
-from tfr_helpers.records.trajectories import TrajectoryStepEvaluation, step_key
+from tfr_helpers.records.trajectories import TrajectoryStepEvaluation
 from tfr_helpers.records.trajectory_screening import ScreenedFailingTest, TrajectoryStepScreening
 
 
@@ -34,21 +38,17 @@ class ScreenStepJob:
 
     job: StepJob
     evaluation: TrajectoryStepEvaluation
+    strategies: tuple[str, ...]
 
     @property
     def key(self) -> str:
-        """Checkpoint key (the step's)."""
-        return self.job.key
+        """Checkpoint key: the step's and the strategies' (:attr:`TrajectoryStepScreening.key`)."""
+        return f"{self.job.key}|{'+'.join(self.strategies)}"
 
     @property
     def unit(self) -> tuple[str, str]:
         """The unit a fault of this step blocks (the trajectory arm's: the set and the task)."""
         return self.job.unit
-
-
-def trajectory_strategies(screening: Sequence[str]) -> list[str]:
-    """``accept_all`` and the run's strategies that need no model, in the run's order."""
-    return list(dict.fromkeys(["accept_all", *(s for s in screening if s not in scope.LLM_STRATEGIES)]))
 
 
 def screen_step_items(ctx: RunContext, records: StageRecords) -> list[ScreenStepJob]:
@@ -60,7 +60,8 @@ def screen_step_items(ctx: RunContext, records: StageRecords) -> list[ScreenStep
     }
     if not judged:
         return []
-    return [ScreenStepJob(job, judged[job.key]) for job in all_steps(ctx, records) if job.key in judged]
+    strategies = tuple(trajectory_strategies(ctx.config.screening))
+    return [ScreenStepJob(job, judged[job.key], strategies) for job in all_steps(ctx, records) if job.key in judged]
 
 
 def screen_trajectory_steps(items: Sequence[ScreenStepJob], ctx: RunContext) -> list[TrajectoryStepScreening]:
@@ -79,7 +80,8 @@ def screen_trajectory_steps(items: Sequence[ScreenStepJob], ctx: RunContext) -> 
     views: dict[str, TaskView] = {}
     pairs = [step_items(i.job.trajectory, i.evaluation, run, views) for i, run in zip(items, runs, strict=True)]
     flat = [item for step in pairs for item, _ in step]
-    verdicts = {name: resolve_strategy(name)(flat, ctx) for name in trajectory_strategies(ctx.config.screening)}
+    names = trajectory_strategies(ctx.config.screening)
+    verdicts = {name: resolve_strategy(name)(flat, ctx) for name in names}
     out, at = [], 0
     for i, step in zip(items, pairs, strict=True):
         tests = []
@@ -96,7 +98,11 @@ def screen_trajectory_steps(items: Sequence[ScreenStepJob], ctx: RunContext) -> 
             )
             at += 1
         e = i.evaluation
-        out.append(TrajectoryStepScreening(dataset=e.dataset, model=e.model, task_id=e.task_id, step=e.step, tests=tests))
+        out.append(
+            TrajectoryStepScreening(
+                dataset=e.dataset, model=e.model, task_id=e.task_id, step=e.step, tests=tests, strategies=names
+            )
+        )
     return out
 
 
@@ -106,8 +112,9 @@ STAGE = Stage(
     screen_trajectory_steps,
     screen_step_items,
     SCREENING_CHECKPOINT,
-    lambda r: step_key(r.dataset, r.task_id, r.step),
-    reads=("trajectories", "screening", *PROGRAM_RUN_PARTS),
+    lambda r: r.key,
+    reads=("trajectories", *PROGRAM_RUN_PARTS),
+    selects=("screening",),  # keyed by the strategy list: another list screens again, the old records stay unread
     after=("evaluate_trajectory_steps",),
     sandboxed=True,
 )

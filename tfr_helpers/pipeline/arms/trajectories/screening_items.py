@@ -13,13 +13,35 @@ from collections.abc import Sequence
 
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.pipeline.arms.trajectories.step_class import logged_specs, outcome_of
+from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.screening.registry import ScreeningItem
 from tfr_helpers.records import Feedback, GeneratedTest, ModelCallRecord, ProgramRun, TaskView, TestOutcome
-from tfr_helpers.records.trajectories import LoggedTest, LoggedTestVerdict, Trajectory, TrajectoryStepEvaluation
+from tfr_helpers.records.trajectories import (
+    LoggedTest,
+    LoggedTestVerdict,
+    Trajectory,
+    TrajectoryStepEvaluation,
+    step_key,
+)
+from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
 from tfr_helpers.replay.trajectories.feedback import failing
 
 SCREENED_CLASSES = ("reliable", "unreliable", "mixed")
 """Step classes whose failing tests were reproduced and judged against the reference: the steps screened."""
+
+
+def trajectory_strategies(screening: Sequence[str]) -> list[str]:
+    """``accept_all`` and the run's strategies that need no model, in the run's order: the strategies that screen
+    the trajectory steps (a replayed log has no judge to ask)."""
+    return list(dict.fromkeys(["accept_all", *(s for s in screening if s not in scope.LLM_STRATEGIES)]))
+
+
+def current_screening(records: Sequence[TrajectoryStepScreening], screening: Sequence[str]) -> list[TrajectoryStepScreening]:
+    """The records of the run's current ``screening`` list, one per step (a checkpoint keeps those of an earlier
+    list too; a record from before the list was recorded has none and is kept)."""
+    wanted = trajectory_strategies(screening)
+    kept = {step_key(r.dataset, r.task_id, r.step): r for r in records if r.strategies in ([], wanted)}
+    return list(kept.values())
 
 
 def trajectory_coder(model: str) -> str:
