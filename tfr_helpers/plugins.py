@@ -36,6 +36,18 @@ def load_entry_points(group: str) -> dict[str, object]:
     return loaded
 
 
+_LOADED: dict[str, dict[str, object]] = {}
+"""Group -> its loaded entry points, for :func:`load_entry_points_once`."""
+
+
+def load_entry_points_once(group: str) -> dict[str, object]:
+    """:func:`load_entry_points` of ``group`` the first time a registry asks for it in this process; later calls
+    return the same objects (a group that failed to load fails again, with the same message)."""
+    if group not in _LOADED:
+        _LOADED[group] = load_entry_points(group)
+    return _LOADED[group]
+
+
 def import_object(path: str, what: str) -> object:
     """Import ``module:attribute`` (the attribute may be dotted: ``module:Class.method``).
 

@@ -80,13 +80,13 @@ def test_bad_import_paths_are_config_errors_naming_the_fix(outside_module: None)
 def test_a_strategy_declared_as_a_tfr_screening_entry_point_is_found_by_name(
     outside_module: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tfr_helpers.pipeline.screening.registry as strategies
+    from tfr_helpers import plugins
 
     dist = tmp_path / "plugins" / "tfr_test_screens-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tfr-test-screens\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text(f"[tfr.screening]\nreject_long = {NAME}\n")
-    monkeypatch.setattr(strategies, "_plugins_loaded", False)
+    monkeypatch.setattr(plugins, "_LOADED", {})  # the group is read afresh, now that the plugin is installed
     try:
         assert resolve_strategy("reject_long").__name__ == "reject_long_feedback"
     finally:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from tfr_helpers.benchmarks.sources import DataSource
 from tfr_helpers.errors import DataError
-from tfr_helpers.plugins import load_entry_points
+from tfr_helpers.plugins import load_entry_points_once
 from tfr_helpers.records import Task
 
 if TYPE_CHECKING:
@@ -60,7 +60,6 @@ class BenchmarkEntry:
 
 
 _REGISTRY: dict[str, BenchmarkEntry] = {}
-_plugins_loaded = False
 
 
 def register_benchmark(entry: BenchmarkEntry) -> BenchmarkEntry:
@@ -80,10 +79,7 @@ def register_benchmark(entry: BenchmarkEntry) -> BenchmarkEntry:
 
 def _entries() -> dict[str, BenchmarkEntry]:
     """The registry, after importing the modules named in the ``tfr.benchmarks`` entry point group (once)."""
-    global _plugins_loaded
-    if not _plugins_loaded:
-        _plugins_loaded = True
-        load_entry_points(ENTRY_POINT_GROUP)
+    load_entry_points_once(ENTRY_POINT_GROUP)
     return _REGISTRY
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.plugins import load_entry_points
+from tfr_helpers.plugins import load_entry_points_once
 
 if TYPE_CHECKING:
     from tfr_helpers.models.base import ModelSpec, Provider
@@ -83,9 +83,6 @@ _BUILTIN = (
 _REGISTRY: dict[str, ProviderEntry] = {entry.name: entry for entry in _BUILTIN}
 
 
-_plugins_loaded = False
-
-
 PROVIDERS = tuple(entry.name for entry in _BUILTIN)
 """The built-in providers (:func:`known_providers` adds the registered ones)."""
 
@@ -113,10 +110,7 @@ def register_provider(
 
 def _entries() -> dict[str, ProviderEntry]:
     """The registry, after importing the modules named in the ``tfr.providers`` entry point group (once)."""
-    global _plugins_loaded
-    if not _plugins_loaded:
-        _plugins_loaded = True
-        load_entry_points(ENTRY_POINT_GROUP)
+    load_entry_points_once(ENTRY_POINT_GROUP)
     return _REGISTRY
 
 

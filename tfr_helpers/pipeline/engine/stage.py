@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.config.fingerprint import covers
-from tfr_helpers.plugins import load_entry_points
+from tfr_helpers.plugins import load_entry_points_once
 
 if TYPE_CHECKING:
     from tfr_helpers.pipeline.engine.context import RunContext
@@ -73,7 +73,6 @@ class Stage:
 
 
 _REGISTRY: dict[str, Stage] = {}
-_loaded = False
 
 
 def register_stage(stage: Stage) -> Stage:
@@ -94,10 +93,7 @@ def register_stage(stage: Stage) -> Stage:
 def registered_stages() -> list[Stage]:
     """Every registered stage in run order (the study's, registered by :mod:`tfr_helpers.pipeline.study`, and the
     ``tfr.stages`` plugins, imported once)."""
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        load_entry_points(ENTRY_POINT_GROUP)
+    load_entry_points_once(ENTRY_POINT_GROUP)
     return sorted(_REGISTRY.values(), key=lambda s: s.order)
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.jobs import CallResult
-from tfr_helpers.plugins import import_object, load_entry_points
+from tfr_helpers.plugins import import_object, load_entry_points_once
 from tfr_helpers.records import Decision, Feedback, GeneratedTest, TaskView, TestOutcome, require_view
 
 
@@ -68,7 +68,6 @@ STRATEGIES: dict[str, Strategy] = {}
 
 ENTRY_POINT_GROUP = "tfr.screening"
 """Entry point group of strategies defined outside the package (name -> ``module:function``)."""
-_plugins_loaded = False
 
 
 def register_strategy(name: str) -> Callable[[Strategy], Strategy]:
@@ -97,10 +96,8 @@ def resolve_strategy(name: str) -> Strategy:
         ConfigError: Unknown name (the message lists the known ones and the import-path form), an import path
             that cannot be loaded, or an object that is not callable.
     """
-    global _plugins_loaded
-    if name not in STRATEGIES and not _plugins_loaded:
-        _plugins_loaded = True
-        for ep_name, fn in load_entry_points(ENTRY_POINT_GROUP).items():
+    if name not in STRATEGIES:
+        for ep_name, fn in load_entry_points_once(ENTRY_POINT_GROUP).items():
             if callable(fn):  # an entry naming a module (the built-ins' own) registers its strategies on loading
                 STRATEGIES.setdefault(ep_name, fn)  # type: ignore[arg-type]
     if name in STRATEGIES:
