@@ -36,7 +36,13 @@ from typing import Any
 
 from tfr_helpers.sandbox import privileges, runner, view  # runner: imported once here, not per child
 from tfr_helpers.sandbox.clock import PhaseClock, Reading
-from tfr_helpers.sandbox.preload import PRELOAD, TABLES_ENV, warm_local_constants, warm_unicode_tables
+from tfr_helpers.sandbox.preload import (
+    PRELOAD,
+    TABLES_ENV,
+    collapse_huge_pages,
+    warm_local_constants,
+    warm_unicode_tables,
+)
 from tfr_helpers.sandbox.spec import Limits
 
 LINE_CAP = 1 << 20
@@ -348,6 +354,7 @@ def main() -> None:
     if args.warm:
         warm_local_constants()
         gc.freeze()
+    collapse_huge_pages()  # fewer page table entries for each fork to copy (docs/performance.md)
     fs = dataclasses.asdict(worker.view) if worker.view is not None else None
 
     def reply(obj: dict[str, Any]) -> None:
