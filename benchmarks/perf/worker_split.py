@@ -35,18 +35,31 @@ def _pool_cpu(sandbox: Any) -> dict[str, dict[int, tuple[float, float]]]:
     return {kind: {h.proc.pid: proc_cpu(h.proc.pid) for h in pool.all} for kind, pool in sandbox._pools.items()}  # noqa: SLF001
 
 
+def _huge(pid: int) -> str:
+    """``huge/anonymous`` MiB of a live process (``smaps_rollup``)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            kib = {f[0]: int(f[1]) for f in (line.split() for line in fh) if len(f) == 3}
+    except OSError:
+        return "?"
+    return f"{kib.get('AnonHugePages:', 0) // 1024}/{kib.get('Anonymous:', 0) // 1024}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path)
     parser.add_argument("--every", type=int, default=10, help="keep every N-th job of each kind")
     parser.add_argument("--light", action="store_true", help="leave BigCodeBench out")
+    parser.add_argument("--only", default=None, help="keep only the jobs of this pool (e.g. heavy)")
     parser.add_argument("--label", default=sys.prefix)
     args = parser.parse_args()
     bench, gen = build_jobs(args.run, args.light)
     base = Limits(seed=0, timeout_s=10.0, hypothesis_max_examples=30)
     gen_limits = Limits(seed=0, timeout_s=10.0, hypothesis_max_examples=30, fresh_per_test=True)
-    rounds = (("benchmark", bench[:: args.every], base), ("generated", gen[:: args.every], gen_limits))
     with Sandbox(base, workers=2) as sandbox:
+        if args.only:
+            bench, gen = ([j for j in jobs if sandbox._pool_for(*j) is sandbox._pools[args.only]] for jobs in (bench, gen))  # noqa: SLF001
+        rounds = (("benchmark", bench[:: args.every], base), ("generated", gen[:: args.every], gen_limits))
         warm: dict[str, Any] = {}  # one job per pool, so that every one-per-core worker starts before the clock
         for _, jobs, _ in rounds:
             for job in jobs:
@@ -65,8 +78,11 @@ def main() -> int:
                 counts[kind][1] += len(done)
                 counts[kind][2] += sum(o.duration_s for o in done)
             total_n = sum(c[1] for c in counts.values()) or 1
-            print(f"{args.label} {name}: {len(jobs)} jobs, {total_n} executions, wall {wall:.1f} s, "
-                  f"load {os.getloadavg()[0]:.1f}", flush=True)
+            print(
+                f"{args.label} {name}: {len(jobs)} jobs, {total_n} executions, wall {wall:.1f} s, "
+                f"load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
             for kind in sandbox._pools:  # noqa: SLF001
                 user = sum(u - before[kind].get(pid, (0.0, 0.0))[0] for pid, (u, _) in after[kind].items())
                 system = sum(s - before[kind].get(pid, (0.0, 0.0))[1] for pid, (_, s) in after[kind].items())
@@ -75,13 +91,28 @@ def main() -> int:
                 if not n_jobs and not user and not system:
                     continue
                 per = max(int(n), 1)
-                print(f"  {kind:<15} jobs {int(n_jobs):5d} exec {int(n):5d} own {own:7.2f} s | CPU user {user:7.2f} s "
-                      f"sys {system:7.2f} s | per exec user {1000 * user / per:6.2f} sys {1000 * system / per:6.2f} ms"
-                      f" | started {started}", flush=True)
+                print(
+                    f"  {kind:<15} jobs {int(n_jobs):5d} exec {int(n):5d} own {own:7.2f} s | CPU user {user:7.2f} s "
+                    f"sys {system:7.2f} s | per exec user {1000 * user / per:6.2f} sys {1000 * system / per:6.2f} ms"
+                    f" | started {started}",
+                    flush=True,
+                )
             du = self1.ru_utime - self0.ru_utime
             ds = self1.ru_stime - self0.ru_stime
-            print(f"  {'driver':<15} CPU user {du:7.2f} s sys {ds:7.2f} s | per exec user {1000 * du / total_n:6.2f} "
-                  f"sys {1000 * ds / total_n:6.2f} ms", flush=True)
+            print(
+                f"  {'driver':<15} CPU user {du:7.2f} s sys {ds:7.2f} s | per exec user {1000 * du / total_n:6.2f} "
+                f"sys {1000 * ds / total_n:6.2f} ms",
+                flush=True,
+            )
+        print(
+            "  anonymous memory in huge pages per worker (MiB of MiB): "
+            + "; ".join(
+                f"{kind} " + " ".join(_huge(h.proc.pid) for h in pool.all)
+                for kind, pool in sandbox._pools.items()
+                if pool.all  # noqa: SLF001
+            ),
+            flush=True,
+        )
     return 0
 
 

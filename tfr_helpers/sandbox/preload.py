@@ -11,9 +11,11 @@ preload lists without importing the worker.
 from __future__ import annotations
 
 import ctypes
+import errno
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 
 LIGHT_PRELOAD = (
     "unittest",
@@ -124,33 +126,37 @@ def warm_local_constants() -> None:
         pass
 
 
-def collapse_huge_pages() -> int:
-    """Back the worker's private anonymous memory (Python's arenas, the malloc heap) with 2 MiB pages, once,
-    before it forks; returns how many 2 MiB ranges were collapsed (0 where the kernel cannot: before Linux 6.1,
-    THP off).
+def collapse_huge_pages(ranges: Sequence[int] | None = None) -> list[int]:
+    """Back the worker's private anonymous memory (Python's arenas, the malloc heap) with 2 MiB pages before it
+    forks; returns the start of each 2 MiB range so backed (none where the kernel cannot: before Linux 6.1, THP
+    off). Given ``ranges`` (a former call's), collapses those again, and only those.
 
     A fork copies the page table entries of every written private page and the child's exit drops them: for a
-    heavy worker (~147 MiB anonymous, ~37,000 entries) most of a fork's system time. A range backed by one huge
+    heavy worker (~145 MiB anonymous, ~37,000 entries) most of a fork's system time. A range backed by one huge
     page is one entry to copy, whatever the child does afterwards (a write to it copies one 4 KiB page, as
-    before). Only the physical backing changes: the mappings, their sizes (``RLIMIT_AS``) and every byte are the
-    same, so a program's behaviour cannot change.
+    before). A write of the worker itself while a child lives splits its range back into 4 KiB entries: the
+    worker collapses its ranges again after each child (an already collapsed range costs one system call).
+    Only the physical backing changes: the mappings, their sizes (``RLIMIT_AS``) and every byte stay the same,
+    so a program's behaviour cannot change.
     """
     libc = ctypes.CDLL(None, use_errno=True)
     libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-    done = 0
-    try:
-        with open("/proc/self/maps") as fh:
-            maps = fh.read().splitlines()
-    except OSError:
-        return 0
-    for line in maps:
-        fields = line.split()
-        if not fields[1].startswith("rw") or (len(fields) > 5 and fields[5] != "[heap]"):
-            continue
-        lo, hi = (int(x, 16) for x in fields[0].split("-"))
-        for start in range(-(-lo // HUGE_PAGE) * HUGE_PAGE, hi // HUGE_PAGE * HUGE_PAGE, HUGE_PAGE):
-            if libc.madvise(start, HUGE_PAGE, MADV_COLLAPSE) == 0:
-                done += 1
-            elif ctypes.get_errno() not in (22, 16, 12, 11):  # EINVAL (not eligible), EBUSY, ENOMEM, EAGAIN
-                return done  # e.g. no madvise at all: nothing else will work either
+    if ranges is None:
+        ranges = []
+        try:
+            with open("/proc/self/maps") as fh:
+                maps = fh.read().splitlines()
+        except OSError:
+            return []
+        for line in maps:
+            fields = line.split()
+            if fields[1].startswith("rw") and (len(fields) == 5 or fields[5] == "[heap]"):
+                lo, hi = (int(x, 16) for x in fields[0].split("-"))
+                ranges += range(-(-lo // HUGE_PAGE) * HUGE_PAGE, hi // HUGE_PAGE * HUGE_PAGE, HUGE_PAGE)
+    done = []
+    for start in ranges:
+        if libc.madvise(start, HUGE_PAGE, MADV_COLLAPSE) == 0:
+            done.append(start)
+        elif ctypes.get_errno() not in (errno.EINVAL, errno.EBUSY, errno.ENOMEM, errno.EAGAIN):
+            break  # e.g. no madvise at all: nothing else will work either
     return done

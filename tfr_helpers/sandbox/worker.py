@@ -60,6 +60,7 @@ class Worker:
     def __init__(self, uid: int | None, hidden: list[str] | None = None, mount_ns: bool = False) -> None:
         self.uid = uid
         self.view: view.View | None = None
+        self.huge: list[int] = []  # the 2 MiB ranges collapsed before the first fork (preload.collapse_huge_pages)
         self.pid_ns = os.getpid() == 1  # init of its own pid namespace (``unshare -p --fork``, the non-root path)
         if hidden is not None and mount_ns:
             # as root, or as uid 0 of a user namespace (``unshare -r -n -m``) when not root
@@ -225,6 +226,8 @@ class Worker:
             shutil.rmtree(workdir, ignore_errors=True)
             if self.view is not None:  # the private /tmp and /dev/shm: nothing passes to the next program
                 view.sweep(self.root)
+            if self.huge:  # what the worker wrote while the child lived is in 4 KiB pages again
+                collapse_huge_pages(self.huge)
         return state
 
     @staticmethod
@@ -354,7 +357,7 @@ def main() -> None:
     if args.warm:
         warm_local_constants()
         gc.freeze()
-    collapse_huge_pages()  # fewer page table entries for each fork to copy (docs/performance.md)
+    worker.huge = collapse_huge_pages()  # fewer page table entries for each fork to copy (docs/performance.md)
     fs = dataclasses.asdict(worker.view) if worker.view is not None else None
 
     def reply(obj: dict[str, Any]) -> None:
