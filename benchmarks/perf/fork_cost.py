@@ -4,7 +4,10 @@ Imports the modules, freezes the collected objects (as a worker does), then fork
 once, reaping each, and prints the resident memory, the wall time per fork and exit, the ``fork`` call alone, and
 the CPU of the parent and of the reaped children per fork. Run once per worker kind:
 
-``uv run python benchmarks/perf/fork_cost.py light|hypothesis|heavy [-n 100]``
+``uv run python benchmarks/perf/fork_cost.py light|hypothesis|heavy [-n 100] [--huge]``
+
+``--huge`` backs the process's anonymous memory with huge pages first, as a worker does
+(``preload.collapse_huge_pages``), and prints how much of it is.
 """
 
 from __future__ import annotations
@@ -16,7 +19,11 @@ import os
 import resource
 import time
 
-from tfr_helpers.sandbox.preload import LIGHT_PRELOAD, PRELOAD  # what a worker imports itself (not the pool's records)
+from tfr_helpers.sandbox.preload import (
+    LIGHT_PRELOAD,
+    PRELOAD,
+    collapse_huge_pages,
+)  # what a worker imports itself (not the pool's records)
 
 KINDS = {"light": LIGHT_PRELOAD, "hypothesis": (*LIGHT_PRELOAD, "hypothesis"), "heavy": PRELOAD}
 """The preloads of each kind of worker (``routing.HYPOTHESIS_PRELOAD`` for the hypothesis workers)."""
@@ -31,13 +38,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("kind", choices=sorted(KINDS))
     parser.add_argument("-n", type=int, default=100)
+    parser.add_argument("--huge", action="store_true", help="collapse into huge pages first, as a worker does")
     args = parser.parse_args()
     for name in KINDS[args.kind]:
         importlib.import_module(name)
     gc.collect()
     gc.freeze()
+    if args.huge:
+        collapse_huge_pages()
     with open("/proc/self/statm") as fh:
         rss_mb = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    with open("/proc/self/smaps_rollup") as fh:
+        kib = {f[0]: int(f[1]) for f in (line.split() for line in fh) if len(f) == 3}
     (me0, ch0), t0, in_fork = _cpu(), time.perf_counter(), 0.0
     for _ in range(args.n):
         f0 = time.perf_counter()
@@ -49,7 +61,8 @@ def main() -> None:
     (me1, ch1), wall = _cpu(), time.perf_counter() - t0
     n = args.n
     print(
-        f"{args.kind:<10} RSS {rss_mb:5.0f} MiB: per fork and exit {1000 * wall / n:6.2f} ms wall "
+        f"{args.kind:<10} RSS {rss_mb:5.0f} MiB (anonymous {kib['Anonymous:'] // 1024}, in huge pages "
+        f"{kib.get('AnonHugePages:', 0) // 1024}): per fork and exit {1000 * wall / n:6.2f} ms wall "
         f"(the fork call {1000 * in_fork / n:.2f}), CPU parent {1000 * (me1 - me0) / n:.2f} ms, "
         f"child {1000 * (ch1 - ch0) / n:.2f} ms; load {os.getloadavg()[0]:.1f}"
     )
