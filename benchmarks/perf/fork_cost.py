@@ -7,7 +7,9 @@ the CPU of the parent and of the reaped children per fork. Run once per worker k
 ``uv run python benchmarks/perf/fork_cost.py light|hypothesis|heavy [-n 100] [--huge]``
 
 ``--huge`` backs the process's anonymous memory with huge pages first, as a worker does
-(``preload.collapse_huge_pages``), and prints how much of it is.
+(``preload.collapse_huge_pages``), and prints how much of it is; ``--work`` makes each child (of a heavy process)
+build a small DataFrame and a figure before it exits, as a BigCodeBench test might, and the parent collapse again
+after each child, as a worker does.
 """
 
 from __future__ import annotations
@@ -34,18 +36,31 @@ def _cpu() -> tuple[float, float]:
     return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
 
 
+def _work() -> None:
+    """What a child of a heavy worker might do: a small DataFrame, a group-by, a figure."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": np.arange(1000), "b": np.arange(1000) * 2.0})
+    frame.groupby(frame.a % 7).b.sum().to_dict()
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3])
+    plt.close(fig)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("kind", choices=sorted(KINDS))
     parser.add_argument("-n", type=int, default=100)
     parser.add_argument("--huge", action="store_true", help="collapse into huge pages first, as a worker does")
+    parser.add_argument("--work", action="store_true", help="each child builds a DataFrame and a figure (heavy only)")
     args = parser.parse_args()
     for name in KINDS[args.kind]:
         importlib.import_module(name)
     gc.collect()
     gc.freeze()
-    if args.huge:
-        collapse_huge_pages()
+    huge = collapse_huge_pages() if args.huge else []
     with open("/proc/self/statm") as fh:
         rss_mb = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
     with open("/proc/self/smaps_rollup") as fh:
@@ -55,9 +70,13 @@ def main() -> None:
         f0 = time.perf_counter()
         pid = os.fork()
         if pid == 0:
+            if args.work:
+                _work()
             os._exit(0)
         in_fork += time.perf_counter() - f0
         os.waitpid(pid, 0)
+        if huge and args.work:
+            collapse_huge_pages(huge)
     (me1, ch1), wall = _cpu(), time.perf_counter() - t0
     n = args.n
     print(

@@ -66,6 +66,10 @@ third-party libraries."""
 MADV_COLLAPSE = 25
 """``madvise`` advice (Linux 6.1+): back a range with transparent huge pages now, whatever the THP settings."""
 HUGE_PAGE = 2 << 20
+HUGE_MIN_RANGES = 32
+"""A worker collapses its memory only when it has at least this many 2 MiB ranges of it (64 MiB): the heavy
+workers (~75), not the light or hypothesis ones (a few), whose forks are cheap already and whose collapses after
+each child cost more than they save (``docs/performance.md``)."""
 
 TABLES_ENV = "TFR_HYPOTHESIS_TABLES"
 """Environment variable of a warm worker naming where Hypothesis keeps its Unicode tables (``pool._worker_env``)."""
@@ -126,10 +130,11 @@ def warm_local_constants() -> None:
         pass
 
 
-def collapse_huge_pages(ranges: Sequence[int] | None = None) -> list[int]:
+def collapse_huge_pages(ranges: Sequence[int] | None = None, min_ranges: int = 0) -> list[int]:
     """Back the worker's private anonymous memory (Python's arenas, the malloc heap) with 2 MiB pages before it
     forks; returns the start of each 2 MiB range so backed (none where the kernel cannot: before Linux 6.1, THP
-    off). Given ``ranges`` (a former call's), collapses those again, and only those.
+    off; none when it has fewer than ``min_ranges`` candidates). Given ``ranges`` (a former call's), collapses
+    those again, and only those.
 
     A fork copies the page table entries of every written private page and the child's exit drops them: for a
     heavy worker (~145 MiB anonymous, ~37,000 entries) most of a fork's system time. A range backed by one huge
@@ -153,6 +158,8 @@ def collapse_huge_pages(ranges: Sequence[int] | None = None) -> list[int]:
             if fields[1].startswith("rw") and (len(fields) == 5 or fields[5] == "[heap]"):
                 lo, hi = (int(x, 16) for x in fields[0].split("-"))
                 ranges += range(-(-lo // HUGE_PAGE) * HUGE_PAGE, hi // HUGE_PAGE * HUGE_PAGE, HUGE_PAGE)
+        if len(ranges) < min_ranges:
+            return []
     done = []
     for start in ranges:
         if libc.madvise(start, HUGE_PAGE, MADV_COLLAPSE) == 0:

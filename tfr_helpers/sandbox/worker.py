@@ -37,6 +37,7 @@ from typing import Any
 from tfr_helpers.sandbox import privileges, runner, view  # runner: imported once here, not per child
 from tfr_helpers.sandbox.clock import PhaseClock, Reading
 from tfr_helpers.sandbox.preload import (
+    HUGE_MIN_RANGES,
     PRELOAD,
     TABLES_ENV,
     collapse_huge_pages,
@@ -357,7 +358,9 @@ def main() -> None:
     if args.warm:
         warm_local_constants()
         gc.freeze()
-    worker.huge = collapse_huge_pages()  # fewer page table entries for each fork to copy (docs/performance.md)
+    worker.huge = collapse_huge_pages(
+        min_ranges=HUGE_MIN_RANGES
+    )  # fewer page table entries for each fork to copy (docs/performance.md)
     fs = dataclasses.asdict(worker.view) if worker.view is not None else None
 
     def reply(obj: dict[str, Any]) -> None:
