@@ -16,7 +16,7 @@ from tfr_helpers.analysis.figures import (
 )
 from tfr_helpers.analysis.inference.clustered import Interval, Resampler, resampler
 from tfr_helpers.analysis.inference.pairwise import pairwise_comparisons
-from tfr_helpers.analysis.inference.stats import Estimate, Share, bootstrap_ratio, wilson
+from tfr_helpers.analysis.inference.stats import wilson
 from tfr_helpers.analysis.inference_tables import (
     INFERENCE_TABLES,
     rq1_failure_modes_table,
@@ -48,10 +48,7 @@ __all__ = [
     "PLOTS",
     "TABLES",
     "AnalysisOutputs",
-    "Estimate",
-    "Share",
     "analyze",
-    "bootstrap_ratio",
     "build_summary",
     "by_benchmark",
     "four_cases",

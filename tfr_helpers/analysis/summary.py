@@ -50,7 +50,7 @@ INTERVALS = {
     "ratio variance, or a multinomial instance bootstrap for measures of confusion counts)",
     "wilson": "only for a share at 0 or 100 percent (method 'wilson over tasks': the bootstrap has no spread "
     "there, so each task holding the share's denominator counts as one observation); the oracle and rounds "
-    "sections keep their own intervals",
+    "sections use the same bootstrap and rule",
     "tests": "every 'differs' is a task-level permutation test (the two arms or strategies swapped within whole "
     "tasks); below six tasks with a discordant instance there is no p ('too few tasks')",
 }
