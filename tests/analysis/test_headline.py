@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tfr_helpers import analysis, views
-from tfr_helpers.analysis.notebook_headlines import SECTIONS, headline, headline_lines
+from tfr_helpers.analysis.headlines import SECTIONS, headline, headline_lines, headline_numbers
 from tfr_helpers.cli import app
 from tfr_helpers.notebooks.running import NotebookReport, NotebookRunSummary
 from tfr_helpers.pipeline import load_config, run_stages
@@ -146,14 +146,21 @@ def test_the_transitions_figure_keeps_models_apart(mixed: Path) -> None:
 
 
 def test_headline_shares_are_clustered_by_task_never_wilson_over_instances(mixed: Path) -> None:
-    from tfr_helpers.analysis.arms.headline_intervals import headline_numbers
-
     frame = headline_numbers(analysis.load_results(mixed))
     shares = frame[frame["number"].isin(["code_pass_at_1", "unreliable_feedback"])]
     assert len(shares) == 6, shares  # two numbers for each of the three coders
     assert all("bootstrap" in s or "wilson over tasks" in s for s in shares["interval"]), shares["interval"].tolist()
     codet = shares[(shares["model"] == CODET) & (shares["number"] == "unreliable_feedback")].iloc[0]
     assert codet["interval"] == "95% task>code bootstrap over test-fail feedback", codet["interval"]
+
+
+def test_the_notebook_headline_and_the_interval_rows_give_one_unreliable_share(mixed: Path) -> None:
+    results = analysis.load_results(mixed)
+    rows = headline_numbers(results).set_index(["model", "number"])["value"]
+    by_model = headline(results, "rq1")["by_model"]
+    assert by_model and all(
+        numbers["unreliable_pct"] == rows[(model, "unreliable_feedback")] for model, numbers in by_model.items()
+    )
 
 
 def _readme_headlines(run_dir: Path) -> subprocess.CompletedProcess[str]:

@@ -14,9 +14,9 @@ from tfr_helpers.analysis.arms import (
     trajectory_answers,  # noqa: F401  (registers the trajectories' answer rows: notebook 02's first rows)
     trajectory_screening,
 )
+from tfr_helpers.analysis.headlines import SECTIONS, headline
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.clustered import INTERVAL_FORM, METHODS, N_RESAMPLES, SEED
-from tfr_helpers.analysis.notebook_headlines import SECTIONS, headline
 from tfr_helpers.analysis.tables import CAPTIONS, SIMULATED_NOTE, caption
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.tidy.sources import real_note, skipped_frame
@@ -95,7 +95,7 @@ def build_summary(results: Results) -> dict[str, Any]:
         ``{"version", "simulated", "note", "real_note", "run_name", "model_sources", "skipped", "headline",
         "definitions", "intervals", "tables": {name: {"caption", "rows"}}, "populations"}``, JSON-serialisable
         (``skipped``: items per coder, stage and reason; ``headline``: the notebooks' headline numbers per model and
-        source, see :mod:`tfr_helpers.analysis.notebook_headlines`; ``intervals``: the uncertainty method of every interval;
+        source, see :mod:`tfr_helpers.analysis.headlines`; ``intervals``: the uncertainty method of every interval;
         ``populations``: RQ1's unreliable share over all, non-empty and empty solutions, and the tasks with tests;
         ``answers``: each report's headline rows, real first, :mod:`tfr_helpers.analysis.answers`).
     """

@@ -23,7 +23,7 @@ from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Resample
 from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.analysis.inference.units import clustered_rows, samples_per_task, share_columns
 from tfr_helpers.analysis.rq2 import TRANSITIONS
-from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, share_cell
+from tfr_helpers.analysis.tables import BOOTSTRAP, TRANSITION_LABELS, caption_with, headline_row, share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.tidy.sources import source_label, source_of
 from tfr_helpers.pipeline.arms.oracle.rewrite import REASON_KEYS, reason_key
@@ -234,3 +234,26 @@ def oracle_summary(results: Results) -> dict[str, Any] | None:
         "repair_report": {"rows": frame_records(repair_report(results))},
         TABLE: {"caption": caption_with(CAPTION, results), "rows": frame_records(oracle_comparison(results))},
     }
+
+
+HEADLINE_DEFINITIONS = {
+    "oracle_net_change_pp:<scope>": "Oracle-repaired arm (uses the reference: an upper bound): net_change_pp of "
+    "refinement on the repaired feedback, per scope of analysis.oracle.oracle_comparison.",
+    "oracle_diff_vs_original_pp:<scope>": "net_change_pp(oracle-repaired) - net_change_pp(original) on the same "
+    "instances, per scope.",
+}
+"""Definitions of :func:`headline_rows`' numbers."""
+
+
+def headline_rows(results: Results) -> list[dict[str, object]]:
+    """The oracle-repaired arm's net change and its difference from the original feedback, per model and scope."""
+
+    rows = []
+    frame = oracle_comparison(results)
+    for _, r in frame[frame["arm"] != "original"].iterrows():
+        model, scope = r["model"], str(r["scope"]).replace(" ", "_")
+        net = (r["net_change_pp"], r["net_change_low"], r["net_change_high"])
+        rows.append(headline_row(results, model, f"oracle_net_change_pp:{scope}", *net, BOOTSTRAP))
+        diff = (r["diff_vs_original_pp"], r["diff_low"], r["diff_high"])
+        rows.append(headline_row(results, model, f"oracle_diff_vs_original_pp:{scope}", *diff, BOOTSTRAP))
+    return rows
