@@ -6,13 +6,9 @@ from typing import Any
 
 from tfr_helpers.analysis import answers, rq1, rq2, rq3
 from tfr_helpers.analysis.arms import (
-    controls_report,
+    REPORTS,
     evalplus_sensitivity,
-    oracle,
-    rounds,
-    trajectories_report,
     trajectory_answers,  # noqa: F401  (registers the trajectories' answer rows: notebook 02's first rows)
-    trajectory_screening,
 )
 from tfr_helpers.analysis.headlines import SECTIONS, headline
 from tfr_helpers.analysis.inference import pairwise
@@ -117,12 +113,8 @@ def build_summary(results: Results) -> dict[str, Any]:
                 if name in CAPTIONS
             },
         }
-        | ({"oracle_repair": section} if (section := oracle.oracle_summary(results)) else {})
-        | rounds.summary_section(results)
+        | {key: section for arm in REPORTS for key, section in arm.summary_section(results).items()}
         | evalplus_sensitivity.summary_section(results)
-        | controls_report.summary_section(results)
-        | trajectories_report.summary_section(results)
-        | trajectory_screening.summary_section(results)
         | answers.summary_section(results)
         | {
             "populations": {

@@ -29,6 +29,8 @@ from tfr_helpers.analysis.tidy.sources import source_label, source_of
 from tfr_helpers.pipeline.arms.oracle.rewrite import REASON_KEYS, reason_key
 from tfr_helpers.records import RefinedEvaluation, Results
 
+NAME = "oracle_repair"
+"""The arm's configuration key (``refinement.oracle_repair``) and its section of ``summary.json``."""
 TABLE = "rq2_oracle_repair"
 """File stem of the LaTeX table (written only for runs with ``refinement.oracle_repair``)."""
 ARMS = ("original", "oracle-repaired")
@@ -222,18 +224,28 @@ def oracle_table(results: Results) -> Styler:
     return frame.style.set_caption(caption_with(CAPTION, results))
 
 
-def oracle_summary(results: Results) -> dict[str, Any] | None:
-    """The ``oracle_repair`` section of ``summary.json`` (None when the run has no oracle-repaired arm)."""
+def summary_section(results: Results) -> dict[str, Any]:
+    """``{"oracle_repair": {...}}`` for ``summary.json``, or ``{}`` when the run has no oracle-repaired arm."""
     if not present(results):
-        return None
-
-    return {
+        return {}
+    section = {
         "uses_reference": True,
         "note": USES_REFERENCE,
         "definitions": DEFINITIONS,
         "repair_report": {"rows": frame_records(repair_report(results))},
         TABLE: {"caption": caption_with(CAPTION, results), "rows": frame_records(oracle_comparison(results))},
     }
+    return {NAME: section}
+
+
+def tables(results: Results) -> dict[str, Styler]:
+    """The arm's LaTeX table: :data:`TABLE`."""
+    return {TABLE: oracle_table(results)}
+
+
+def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
+    """The arm draws no figure of its own."""
+    return {}
 
 
 HEADLINE_DEFINITIONS = {

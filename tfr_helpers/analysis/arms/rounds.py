@@ -25,6 +25,8 @@ from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
 from tfr_helpers.records.rounds import RoundChain
 
+NAME = "rounds"
+"""The arm's configuration key (``refinement.rounds``) and its section of ``summary.json``."""
 TABLE = "rounds_per_round"
 """Name of the LaTeX table (``analysis/rounds_per_round.tex``)."""
 FIGURE = "rounds_pass_at_1"
@@ -250,7 +252,17 @@ def rounds_summary(results: Results) -> dict[str, Any] | None:
 def summary_section(results: Results) -> dict[str, Any]:
     """``{"rounds": rounds_summary(results)}``, or ``{}`` when the run has no rounds (for ``build_summary``)."""
     section = rounds_summary(results)
-    return {"rounds": section} if section is not None else {}
+    return {NAME: section} if section is not None else {}
+
+
+def tables(results: Results) -> dict[str, Styler]:
+    """The arm's LaTeX table: :data:`TABLE`."""
+    return {TABLE: rounds_table(results)}
+
+
+def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
+    """The arm's figure: pass@1 per round (:data:`FIGURE`)."""
+    return {FIGURE: (plot_rounds, (5.0, 3.5))}
 
 
 def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, ax: Any = None) -> Any:
