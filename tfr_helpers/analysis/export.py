@@ -13,8 +13,9 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import figures
-from tfr_helpers.analysis.arms import REPORTS, evalplus_sensitivity
+from tfr_helpers.analysis.arms import REPORTS
 from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
+from tfr_helpers.analysis.sensitivity import evalplus_strength
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import TABLES, caption_with
 from tfr_helpers.fsutil import atomic_write_text
@@ -130,10 +131,10 @@ def analyze_run(run_dir: Path | str) -> AnalysisOutputs:
     for arm in REPORTS:  # each arm's tables, only for runs that hold the arm
         for stem, table in (arm.tables(results) if arm.present(results) else {}).items():
             tables[stem] = atomic_write_text(out_dir / f"{stem}.tex", to_latex(table, f"tab:{stem}"))
-    if evalplus_sensitivity.present(results):  # EvalPlus's tiers or corrected reference in the records
-        tables[evalplus_sensitivity.TABLE] = atomic_write_text(
-            out_dir / f"{evalplus_sensitivity.TABLE}.tex",
-            to_latex(evalplus_sensitivity.strength_table(results), f"tab:{evalplus_sensitivity.TABLE}"),
+    if evalplus_strength.present(results):  # EvalPlus's tiers or corrected reference in the records
+        tables[evalplus_strength.TABLE] = atomic_write_text(
+            out_dir / f"{evalplus_strength.TABLE}.tex",
+            to_latex(evalplus_strength.strength_table(results), f"tab:{evalplus_strength.TABLE}"),
         )
     written = figures.save_figures(results, out_dir / "figures")
     log.info("analysis of %s written to %s", results.run_name, out_dir)

@@ -7,12 +7,12 @@ from typing import Any
 from tfr_helpers.analysis import answers, rq1, rq2, rq3
 from tfr_helpers.analysis.arms import (
     REPORTS,
-    evalplus_sensitivity,
     trajectory_answers,  # noqa: F401  (registers the trajectories' answer rows: notebook 02's first rows)
 )
 from tfr_helpers.analysis.headlines import SECTIONS, headline
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.clustered import INTERVAL_FORM, METHODS, N_RESAMPLES, SEED
+from tfr_helpers.analysis.sensitivity import evalplus_strength
 from tfr_helpers.analysis.tables import CAPTIONS, SIMULATED_NOTE, caption
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.tidy.sources import real_note, skipped_frame
@@ -114,7 +114,7 @@ def build_summary(results: Results) -> dict[str, Any]:
             },
         }
         | {key: section for arm in REPORTS for key, section in arm.summary_section(results).items()}
-        | evalplus_sensitivity.summary_section(results)
+        | evalplus_strength.summary_section(results)
         | answers.summary_section(results)
         | {
             "populations": {
