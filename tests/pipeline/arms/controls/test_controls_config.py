@@ -10,7 +10,7 @@ import pytest
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 
-from .test_estimate import tfr_estimate
+from tests.pipeline.estimate.test_estimate import tfr_estimate
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,9 @@ from tfr_helpers.pipeline.engine import stage as fp
 from tfr_helpers.pipeline.engine.stage import Stage, registered_stages
 from tfr_helpers.pipeline.engine.store import RunStore
 
-from .conftest import results_json
+from tests.pipeline.conftest import results_json
 
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
+SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "smoke.yaml"
 
 
 def _stage(
