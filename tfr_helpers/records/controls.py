@@ -29,6 +29,11 @@ class ControlRefinement(Refinement):
 
     control: Control
 
+    @property
+    def attempt_key(self) -> str:
+        """Checkpoint key: the control and the feedback instance (:func:`control_key`)."""
+        return control_key(self.control, self.feedback_id)
+
 
 class ControlRefinedEvaluation(RefinedEvaluation):
     """A control attempt's code on the benchmark tests and on the generated test behind the instance."""
