@@ -49,4 +49,5 @@ class ControlsResults(Record):
     refinements: list[ControlRefinement] = Field(default_factory=list)
     refined_evaluations: list[ControlRefinedEvaluation] = Field(default_factory=list)
     refinement_status: dict[str, str] = Field(default_factory=dict)
-    """Coder -> ``run`` or why its feedback has no control attempts (``not run: no refiner``)."""
+    """Coder -> ``run`` or why its feedback has no control attempts (``not run: no refiner``): the coders of
+    ``Results.skipped``'s ``refine_codes`` entries, one source (``pipeline.config.scope.not_refined``)."""
