@@ -10,7 +10,20 @@ from urllib.parse import unquote
 from tfr_helpers.analysis import AnalysisOutputs, write_refinement_cases
 
 LINK = re.compile(r"\]\(([^)]+)\)")
-HEADING = re.compile(r"^### \d+\. (\S+) · (\S+) · (EBT|PBT) `([^`]+)` · (\w+) feedback · (\S+)", re.M)
+TASK = re.compile(r"^#{2,3} (\S+) · (\S+) · .* \((\d+)\)$")
+CELL = re.compile(r"(?<!\\)\|")
+
+
+def case_rows(text: str) -> list[tuple[str, str, int, str, str, list[str]]]:
+    """Every case row of a case file: (model, task, number, test name, reliability, the row's other cells)."""
+    rows, model, task = [], "", ""
+    for line in text.splitlines():
+        if heading := TASK.match(line):
+            model, task = heading.group(1), heading.group(2)
+        elif line.startswith("| #"):
+            cells = [c.strip() for c in CELL.split(line)[1:-1]]
+            rows.append((model, task, int(cells[0][1:]), cells[2].split("`")[1], cells[3], cells[4:]))
+    return rows
 
 
 def _links_resolve(md: Path) -> int:
@@ -24,19 +37,20 @@ def test_every_attempt_is_listed_once(analysed_run: tuple[Path, AnalysisOutputs]
     run, _ = analysed_run
     raw = json.loads((run / "results.json").read_text())
     text = (run / "refinement_cases.md").read_text()
-    headings = HEADING.findall(text)
-    assert len(headings) == len(raw["refined_evaluations"])
+    rows = case_rows(text)
+    assert len(rows) == len(raw["refined_evaluations"])
+    assert [r[2] for r in rows] == list(range(1, len(rows) + 1))  # numbered on across groups and tasks
     tests = {t["test_id"]: t for t in raw["generated_tests"]}
-    listed = sorted((m, task, name) for m, task, _, name, _, _ in headings)
+    listed = sorted((m, task, name) for m, task, _, name, _, _ in rows)
     expected = sorted((e["model"], e["task_id"], tests[e["feedback_id"]]["name"]) for e in raw["refined_evaluations"])
     assert listed == expected
-    assert text.count("| RQ3 | Screening: llm_judge |") == len(raw["refined_evaluations"])
+    assert sum("llm_judge: [" in r[-1][-1] for r in rows) == len(raw["refined_evaluations"])  # its calls, linked
 
 
 def test_attempts_are_grouped_regressions_then_fixes(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
     run, _ = analysed_run
-    headings = HEADING.findall((run / "refinement_cases.md").read_text())
-    keys = [(rel, tr) for *_, rel, tr in headings]
+    rows = case_rows((run / "refinement_cases.md").read_text())
+    keys = [(rel, cells[4].split(";")[0]) for *_, rel, cells in rows]
     rank = [0 if k == ("unreliable", "Pass->Fail") else 1 if k == ("reliable", "Fail->Pass") else 2 for k in keys]
     assert rank == sorted(rank) and rank[0] == 0 and 1 in rank and 2 in rank
 

@@ -1,0 +1,157 @@
+"""The markdown of ``refinement_cases.md`` and ``feedback_cases_<model>.md``: cases grouped per model and task.
+
+A task's block names its artifact folder once, then its code samples (generation and benchmark verdict) and its
+tests once each, then one table row per case (a test-fail feedback): the code sample and test it pairs, the verdicts
+of the code and of the reference, the refinement and what followed, and each screening strategy's decision. CodeT's
+many samples x tests per task stay readable and small: the code and the test are listed once, not once per feedback.
+
+Links are relative to the written file and point only to files that exist: an artifact's own file (a run of the
+former layout), else its stage's log ``artifacts/<stage>.jsonl``; the link's text is the artifact's path under the
+task's folder, the line to look for (a missing artifact is named, not linked).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import quote
+
+from tfr_helpers.analysis.tables import CASE_LABELS, TRANSITION_LABELS
+from tfr_helpers.analysis.tidy.attempts import Attempt
+from tfr_helpers.pipeline.engine.artifact_log import artifact_location
+from tfr_helpers.records import ModelCallRecord, TestOutcome
+
+DECISION_LETTERS = {"accept": "A", "reject": "R", "undecided": "U"}
+"""A screening decision in a case row (``-``: the strategy left no decision on this feedback)."""
+
+
+class Links:
+    """Markdown links relative to the output file, only to files that exist, labelled by path under ``folder``."""
+
+    def __init__(self, run: Path, out: Path) -> None:
+        self.run, self.base = run, out.parent
+        self.folder = ""
+
+    def __call__(self, rel: str | None) -> str:
+        if not rel:
+            return ""
+        label = rel.removeprefix(self.folder) if self.folder else rel
+        target = artifact_location(self.run, rel)  # its own file (an older run), else its stage's artifact log
+        if target is None:
+            return f"`{label}` (missing)"
+        return f"[{label}]({quote(os.path.relpath(target, self.base))})"
+
+    def all(self, *rels: str | None) -> str:
+        """The links of the paths given (empty ones left out), joined by `` · ``."""
+        return " · ".join(x for x in map(self, rels) if x)
+
+    def call(self, call: ModelCallRecord | None) -> str:
+        return self.all(call.prompt_path, call.response_path) if call else ""
+
+
+def cell(text: str) -> str:
+    """``text`` on one line, safe inside a table cell."""
+    return " ".join(text.replace("|", "\\|").split())
+
+
+def outcome(o: TestOutcome | None) -> str:
+    if o is None:
+        return "no outcome"
+    return o.status + (f" ({o.exc_type})" if o.exc_type else "")
+
+
+def _row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
+    return [_row(header), _row(["---"] * len(header)), *(_row([cell(c) for c in r]) for r in rows)]
+
+
+def _folder(attempts: Sequence[Attempt]) -> str:
+    """The task's artifact folder (``<model dir>/<task dir>/``), from its first code path; empty when unknown."""
+    path = next((a.code.code_path for a in attempts if a.code and a.code.code_path), None)
+    return path.rsplit("/", 1)[0] + "/" if path and "/" in path else ""
+
+
+def _samples(attempts: Sequence[Attempt], link: Links) -> list[str]:
+    rows: dict[int, list[str]] = {}
+    for a in attempts:
+        if a.pair.code_index in rows:
+            continue
+        before = "pass" if a.before and a.before.passed else "fail" if a.before else "not recorded"
+        generation = " · ".join(x for x in (link.call(a.code.call), link(a.code.code_path)) if x) if a.code else ""
+        run = link(a.before.run_path) if a.before else ""
+        rows[a.pair.code_index] = [str(a.pair.code_index), before, generation or "record missing", run]
+    return _table(("Code sample", "Benchmark", "Generation (prompt · response · code)", "Benchmark run"), list(rows.values()))
+
+
+def _tests(attempts: Sequence[Attempt], link: Links) -> list[str]:
+    rows: dict[str, list[str]] = {}
+    for a in attempts:
+        t = a.test
+        if t is None or t.test_id in rows:
+            continue
+        generation = " · ".join(x for x in (link.call(t.call), link(t.test_path)) if x)
+        rows[t.test_id] = [f"{t.kind.upper()} `{t.name}`", generation or "no artifacts"]
+    return _table(("Test", "Generation (prompt · response · test)"), list(rows.values())) if rows else []
+
+
+def _screening(a: Attempt, strategies: Sequence[str], link: Links) -> tuple[str, str]:
+    """The decisions as letters in ``strategies``' order, and the model calls of the strategies that made one."""
+    letters = "".join(DECISION_LETTERS.get(a.decisions[s].decision, "?") if s in a.decisions else "-" for s in strategies)
+    calls = [f"{s}: {link.call(d.call)}" for s, d in sorted(a.decisions.items()) if d.call is not None]
+    return letters, "; ".join(calls)
+
+
+def case_row(number: int, a: Attempt, strategies: Sequence[str], link: Links, refined: bool) -> list[str]:
+    """One case's row: its number, code sample, test, feedback, verdicts, refinement (``refined``) and screening."""
+    pair = a.pair
+    test = f"{pair.kind.upper()} `{a.test.name}`" if a.test else f"{pair.kind.upper()} (test record missing)"
+    verdicts = f"{outcome(pair.generated)} · {outcome(pair.reference)}"
+    verdicts += f" · {outcome(pair.reference_rerun)}" if pair.reference_rerun else ""
+    case = CASE_LABELS[pair.case] + (f", {pair.cause.replace('_', ' ')}" if pair.cause else "")
+    row = [f"#{number}", str(pair.code_index), test, a.reliability, case, verdicts, link(pair.record_path)]
+    if refined:
+        r, ev = a.refinement, a.refined
+        links = " · ".join(x for x in (link.call(r.call), link(r.code_path)) if x) if r else ""
+        links = " · ".join(x for x in (links, link(ev.benchmark_run_path) if ev else "") if x)
+        after = (
+            f"{TRANSITION_LABELS[ev.transition]}; generated test after: {outcome(ev.generated_test_after)}"
+            if ev
+            else "not evaluated"
+        )
+        row += [links or "no artifacts", after]
+    letters, calls = _screening(a, strategies, link)
+    return [*row, letters or "none", calls]
+
+
+def task_block(
+    heading: str, attempts: Sequence[Attempt], first: int, strategies: Sequence[str], link: Links, refined: bool
+) -> list[str]:
+    """The markdown of one model's task: heading, folder, code samples, tests, then a row per case from ``first``."""
+    link.folder = _folder(attempts)
+    header = ["Case", "Code sample", "Test", "Feedback", "Case type", "Code · reference (· rerun)", "Execution record"]
+    header += ["Refinement (prompt · response · code · benchmark run)", "After refinement"] if refined else []
+    header += ["Screening", "Screening calls (prompt · response)"]
+    rows = [case_row(first + i, a, strategies, link, refined) for i, a in enumerate(attempts)]
+    where = f"Artifacts under `{link.folder}`." if link.folder else "Artifact paths as recorded."
+    out = [heading, "", where, "", *_samples(attempts, link), "", *_tests(attempts, link), "", *_table(header, rows), ""]
+    link.folder = ""
+    return out
+
+
+def legend(strategies: Sequence[str]) -> list[str]:
+    """The lines that explain a case file's columns (the screening letters, where the artifacts are)."""
+    order = ", ".join(f"{i + 1}. `{s}`" for i, s in enumerate(strategies)) or "none ran"
+    return [
+        "Per model and task: its code samples and tests once, then one row per test-fail feedback (a case). "
+        "Each artifact links to its own file or to its stage's log under `artifacts/`, where the line to look for "
+        "is the path shown (under the task's folder).",
+        "",
+        f"Screening: one letter per strategy, in this order: {order} "
+        "(A accept, R reject, U undecided, - no decision). Every decision's record is a line of the "
+        "`screen_feedback` log.",
+        "",
+    ]
