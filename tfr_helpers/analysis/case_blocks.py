@@ -6,8 +6,9 @@ of the code and of the reference, the refinement and what followed, and each scr
 many samples x tests per task stay readable and small: the code and the test are listed once, not once per feedback.
 
 Links are relative to the written file and point only to files that exist: an artifact's own file (a run of the
-former layout), else its stage's log ``artifacts/<stage>.jsonl``; the link's text is the artifact's path under the
-task's folder, the line to look for (a missing artifact is named, not linked).
+former layout), else its stage's log ``artifacts/<stage>.jsonl`` as a reference link (``[code.py][generate_codes]``,
+the target defined once at the end of the file); the link's text is the artifact's path under the task's folder, the
+line to look for (a missing artifact is named, not linked).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ class Links:
     def __init__(self, run: Path, out: Path) -> None:
         self.run, self.base = run, out.parent
         self.folder = ""
+        self.logs: dict[str, str] = {}
+        """Reference name -> relative target of every stage log linked so far."""
 
     def __call__(self, rel: str | None) -> str:
         if not rel:
@@ -40,7 +43,15 @@ class Links:
         target = artifact_location(self.run, rel)  # its own file (an older run), else its stage's artifact log
         if target is None:
             return f"`{label}` (missing)"
-        return f"[{label}]({quote(os.path.relpath(target, self.base))})"
+        relative = quote(os.path.relpath(target, self.base))
+        if target == self.run / rel:
+            return f"[{label}]({relative})"
+        self.logs.setdefault(target.stem, relative)
+        return f"[{label}][{target.stem}]"
+
+    def definitions(self) -> list[str]:
+        """The reference definitions of the stage logs linked (the last lines of a case file)."""
+        return [f"[{name}]: {target}" for name, target in sorted(self.logs.items())]
 
     def all(self, *rels: str | None) -> str:
         """The links of the paths given (empty ones left out), joined by `` · ``."""
@@ -75,7 +86,15 @@ def _folder(attempts: Sequence[Attempt]) -> str:
     return path.rsplit("/", 1)[0] + "/" if path and "/" in path else ""
 
 
-def _samples(attempts: Sequence[Attempt], link: Links) -> list[str]:
+def shared_records(attempts: Sequence[Attempt]) -> dict[int, str]:
+    """Code sample -> the one execution record all its cases share (CodeT: one record per sample for all its tests)."""
+    paths: dict[int, set[str | None]] = {}
+    for a in attempts:
+        paths.setdefault(a.pair.code_index, set()).add(a.pair.record_path)
+    return {i: next(iter(p)) for i, p in paths.items() if len(p) == 1 and None not in p and len(attempts) > 1}
+
+
+def _samples(attempts: Sequence[Attempt], link: Links, shared: dict[int, str]) -> list[str]:
     rows: dict[int, list[str]] = {}
     for a in attempts:
         if a.pair.code_index in rows:
@@ -83,8 +102,10 @@ def _samples(attempts: Sequence[Attempt], link: Links) -> list[str]:
         before = "pass" if a.before and a.before.passed else "fail" if a.before else "not recorded"
         generation = " · ".join(x for x in (link.call(a.code.call), link(a.code.code_path)) if x) if a.code else ""
         run = link(a.before.run_path) if a.before else ""
-        rows[a.pair.code_index] = [str(a.pair.code_index), before, generation or "record missing", run]
-    return _table(("Code sample", "Benchmark", "Generation (prompt · response · code)", "Benchmark run"), list(rows.values()))
+        record = link(shared.get(a.pair.code_index)) or "one per case"
+        rows[a.pair.code_index] = [str(a.pair.code_index), before, generation or "record missing", run, record]
+    header = ("Code sample", "Benchmark", "Generation (prompt · response · code)", "Benchmark run", "Execution record")
+    return _table(header, list(rows.values()))
 
 
 def _tests(attempts: Sequence[Attempt], link: Links) -> list[str]:
@@ -105,14 +126,17 @@ def _screening(a: Attempt, strategies: Sequence[str], link: Links) -> tuple[str,
     return letters, "; ".join(calls)
 
 
-def case_row(number: int, a: Attempt, strategies: Sequence[str], link: Links, refined: bool) -> list[str]:
-    """One case's row: its number, code sample, test, feedback, verdicts, refinement (``refined``) and screening."""
+def case_row(
+    number: int, a: Attempt, strategies: Sequence[str], link: Links, refined: bool, shared: dict[int, str]
+) -> list[str]:
+    """One case's row: its number, code sample, test, case type, verdicts, refinement (``refined``) and screening."""
     pair = a.pair
     test = f"{pair.kind.upper()} `{a.test.name}`" if a.test else f"{pair.kind.upper()} (test record missing)"
-    verdicts = f"{outcome(pair.generated)} · {outcome(pair.reference)}"
-    verdicts += f" · {outcome(pair.reference_rerun)}" if pair.reference_rerun else ""
+    verdicts = [outcome(o) for o in (pair.generated, pair.reference, pair.reference_rerun) if o is not None]
+    verdicts_text = f"all: {verdicts[0]}" if len(set(verdicts)) == 1 else " · ".join(verdicts)
     case = CASE_LABELS[pair.case] + (f", {pair.cause.replace('_', ' ')}" if pair.cause else "")
-    row = [f"#{number}", str(pair.code_index), test, a.reliability, case, verdicts, link(pair.record_path)]
+    record = "the sample's" if pair.code_index in shared else link(pair.record_path)
+    row = [f"#{number}", str(pair.code_index), test, case, verdicts_text, record]
     if refined:
         r, ev = a.refinement, a.refined
         links = " · ".join(x for x in (link.call(r.call), link(r.code_path)) if x) if r else ""
@@ -132,12 +156,14 @@ def task_block(
 ) -> list[str]:
     """The markdown of one model's task: heading, folder, code samples, tests, then a row per case from ``first``."""
     link.folder = _folder(attempts)
-    header = ["Case", "Code sample", "Test", "Feedback", "Case type", "Code · reference (· rerun)", "Execution record"]
+    header = ["Case", "Code sample", "Test", "Feedback (case)", "Code · reference (· rerun)", "Execution record"]
     header += ["Refinement (prompt · response · code · benchmark run)", "After refinement"] if refined else []
     header += ["Screening", "Screening calls (prompt · response)"]
-    rows = [case_row(first + i, a, strategies, link, refined) for i, a in enumerate(attempts)]
+    shared = shared_records(attempts)
+    rows = [case_row(first + i, a, strategies, link, refined, shared) for i, a in enumerate(attempts)]
     where = f"Artifacts under `{link.folder}`." if link.folder else "Artifact paths as recorded."
-    out = [heading, "", where, "", *_samples(attempts, link), "", *_tests(attempts, link), "", *_table(header, rows), ""]
+    samples = _samples(attempts, link, shared)
+    out = [heading, "", where, "", *samples, "", *_tests(attempts, link), "", *_table(header, rows), ""]
     link.folder = ""
     return out
 

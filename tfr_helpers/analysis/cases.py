@@ -80,7 +80,7 @@ def render_refinement_cases(results: Results, run_dir: Path, out: Path) -> str:
         lines += [f"## {title} ({len(group)})", ""]
         lines += _blocks(results, group, number, link, refined=True, level="###")
         number += len(group)
-    return "\n".join(lines)
+    return "\n".join([*lines, *link.definitions(), ""])
 
 
 def feedback_file_name(model: str) -> str:
@@ -106,7 +106,7 @@ def render_feedback_cases(results: Results, model: str, attempts: list[Attempt],
     lines += legend(_strategies(results))
     ordered = sorted(attempts, key=lambda a: (a.model, a.task_id, a.feedback_id))
     lines += _blocks(results, ordered, 1, link, refined=False, level="##")
-    return "\n".join(lines)
+    return "\n".join([*lines, *link.definitions(), ""])
 
 
 def write_refinement_cases(run_dir: Path | str, out: Path | str | None = None) -> Path:
