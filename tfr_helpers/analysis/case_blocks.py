@@ -80,6 +80,13 @@ def _table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
     return [_row(header), _row(["---"] * len(header)), *(_row([cell(c) for c in r]) for r in rows)]
 
 
+def _listing(header: Sequence[str], rows: list[list[str]]) -> list[str]:
+    """A table, or for one row a line of ``header: value`` pairs (a task with one code sample, one test)."""
+    if len(rows) != 1:
+        return _table(header, rows)
+    return ["; ".join(f"{h}: {v}" for h, v in zip(header, rows[0], strict=True) if v)]
+
+
 def _folder(attempts: Sequence[Attempt]) -> str:
     """The task's artifact folder (``<model dir>/<task dir>/``), from its first code path; empty when unknown."""
     path = next((a.code.code_path for a in attempts if a.code and a.code.code_path), None)
@@ -88,10 +95,10 @@ def _folder(attempts: Sequence[Attempt]) -> str:
 
 def shared_records(attempts: Sequence[Attempt]) -> dict[int, str]:
     """Code sample -> the one execution record all its cases share (CodeT: one record per sample for all its tests)."""
-    paths: dict[int, set[str | None]] = {}
+    paths: dict[int, set[str]] = {}
     for a in attempts:
-        paths.setdefault(a.pair.code_index, set()).add(a.pair.record_path)
-    return {i: next(iter(p)) for i, p in paths.items() if len(p) == 1 and None not in p and len(attempts) > 1}
+        paths.setdefault(a.pair.code_index, set()).add(a.pair.record_path or "")
+    return {i: next(iter(p)) for i, p in paths.items() if len(p) == 1 and "" not in p and len(attempts) > 1}
 
 
 def _samples(attempts: Sequence[Attempt], link: Links, shared: dict[int, str]) -> list[str]:
@@ -105,7 +112,7 @@ def _samples(attempts: Sequence[Attempt], link: Links, shared: dict[int, str]) -
         record = link(shared.get(a.pair.code_index)) or "one per case"
         rows[a.pair.code_index] = [str(a.pair.code_index), before, generation or "record missing", run, record]
     header = ("Code sample", "Benchmark", "Generation (prompt · response · code)", "Benchmark run", "Execution record")
-    return _table(header, list(rows.values()))
+    return _listing(header, list(rows.values()))
 
 
 def _tests(attempts: Sequence[Attempt], link: Links) -> list[str]:
@@ -116,7 +123,7 @@ def _tests(attempts: Sequence[Attempt], link: Links) -> list[str]:
             continue
         generation = " · ".join(x for x in (link.call(t.call), link(t.test_path)) if x)
         rows[t.test_id] = [f"{t.kind.upper()} `{t.name}`", generation or "no artifacts"]
-    return _table(("Test", "Generation (prompt · response · test)"), list(rows.values())) if rows else []
+    return _listing(("Test", "Generation (prompt · response · test)"), list(rows.values())) if rows else []
 
 
 def _screening(a: Attempt, strategies: Sequence[str], link: Links) -> tuple[str, str]:
