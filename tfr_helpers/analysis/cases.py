@@ -1,24 +1,205 @@
-"""``refinement_cases.md``: every refinement attempt traced as Setup -> RQ1 -> RQ2 -> RQ3 with artifact links.
+"""``refinement_cases.md`` and ``feedback_cases_<model>.md``: every test-fail feedback traced with artifact links.
 
 Attempts are grouped like the base study's worked examples: regressions (Pass->Fail) after unreliable
 feedback first, then fixes (Fail->Pass) after reliable feedback, then all the others; within a group, per model
-and task (:mod:`tfr_helpers.analysis.case_blocks`: the code and tests once, then a row per attempt).
+and task.
+
+A task's block names its artifact folder once, then its code samples (generation and benchmark verdict) and its
+tests once each, then one table row per case (a test-fail feedback): the code sample and test it pairs, the verdicts
+of the code and of the reference, the refinement and what followed, and each screening strategy's decision. CodeT's
+many samples x tests per task stay readable and small: the code and the test are listed once, not once per feedback.
+
+Links are relative to the written file and point only to files that exist: an artifact's own file (a run of the
+former layout), else its stage's log ``artifacts/<stage>.jsonl`` as a reference link (``[code.py][generate_codes]``,
+the target defined once at the end of the file); the link's text is the artifact's path under the task's folder, the
+line to look for (a missing artifact is named, not linked).
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from itertools import groupby
 from pathlib import Path
+from urllib.parse import quote
 
 from tfr_helpers.analysis.arms.trajectory_cases import set_label, write_trajectory_cases
-from tfr_helpers.analysis.case_blocks import Links, legend, task_block
-from tfr_helpers.analysis.tables import SIMULATED_NOTE
+from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.analysis.tidy.sources import real_note, skip_reason, source_label
 from tfr_helpers.fsutil import atomic_write_text
+from tfr_helpers.pipeline.engine.artifact_log import artifact_location
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
-from tfr_helpers.records import Results
+from tfr_helpers.records import ModelCallRecord, Results, TestOutcome
+
+DECISION_LETTERS = {"accept": "A", "reject": "R", "undecided": "U"}
+"""A screening decision in a case row (``-``: the strategy left no decision on this feedback)."""
+
+
+class Links:
+    """Markdown links relative to the output file, only to files that exist, labelled by path under ``folder``."""
+
+    def __init__(self, run: Path, out: Path) -> None:
+        self.run, self.base = run, out.parent
+        self.folder = ""
+        self.logs: dict[str, str] = {}
+        """Reference name -> relative target of every stage log linked so far."""
+
+    def __call__(self, rel: str | None) -> str:
+        if not rel:
+            return ""
+        label = rel.removeprefix(self.folder) if self.folder else rel
+        target = artifact_location(self.run, rel)  # its own file (an older run), else its stage's artifact log
+        if target is None:
+            return f"`{label}` (missing)"
+        relative = quote(os.path.relpath(target, self.base))
+        if target == self.run / rel:
+            return f"[{label}]({relative})"
+        name = target.stem if self.logs.get(target.stem, relative) == relative else relative  # two logs, one stem
+        self.logs[name] = relative
+        return f"[{label}][{name}]"
+
+    def definitions(self) -> list[str]:
+        """The reference definitions of the stage logs linked (the last lines of a case file)."""
+        return [f"[{name}]: {target}" for name, target in sorted(self.logs.items())]
+
+    def all(self, *rels: str | None) -> str:
+        """The links of the paths given (empty ones left out), joined by `` · ``."""
+        return " · ".join(x for x in map(self, rels) if x)
+
+    def call(self, call: ModelCallRecord | None) -> str:
+        return self.all(call.prompt_path, call.response_path) if call else ""
+
+
+def cell(text: str) -> str:
+    """``text`` on one line, safe inside a table cell."""
+    return " ".join(text.replace("|", "\\|").split())
+
+
+def outcome(o: TestOutcome | None) -> str:
+    if o is None:
+        return "no outcome"
+    return o.status + (f" ({o.exc_type})" if o.exc_type else "")
+
+
+def _row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
+    return [_row(header), _row(["---"] * len(header)), *(_row([cell(c) for c in r]) for r in rows)]
+
+
+def _listing(header: Sequence[str], rows: list[list[str]]) -> list[str]:
+    """A table, or for one row a line of ``header: value`` pairs (a task with one code sample, one test)."""
+    if len(rows) != 1:
+        return _table(header, rows)
+    return ["; ".join(f"{h}: {v}" for h, v in zip(header, rows[0], strict=True) if v)]
+
+
+def _folder(attempts: Sequence[Attempt]) -> str:
+    """The task's artifact folder (``<model dir>/<task dir>/``), from its first code path; empty when unknown."""
+    path = next((a.code.code_path for a in attempts if a.code and a.code.code_path), None)
+    return path.rsplit("/", 1)[0] + "/" if path and "/" in path else ""
+
+
+def shared_records(attempts: Sequence[Attempt]) -> dict[int, str]:
+    """Code sample -> the one execution record all its cases share (CodeT: one record per sample for all its tests)."""
+    paths: dict[int, set[str]] = {}
+    for a in attempts:
+        paths.setdefault(a.pair.code_index, set()).add(a.pair.record_path or "")
+    return {i: next(iter(p)) for i, p in paths.items() if len(p) == 1 and "" not in p and len(attempts) > 1}
+
+
+def _samples(attempts: Sequence[Attempt], link: Links, shared: dict[int, str]) -> list[str]:
+    rows: dict[int, list[str]] = {}
+    for a in attempts:
+        if a.pair.code_index in rows:
+            continue
+        before = "pass" if a.before and a.before.passed else "fail" if a.before else "not recorded"
+        generation = " · ".join(x for x in (link.call(a.code.call), link(a.code.code_path)) if x) if a.code else ""
+        run = link(a.before.run_path) if a.before else ""
+        record = link(shared.get(a.pair.code_index)) or "one per case"
+        rows[a.pair.code_index] = [str(a.pair.code_index), before, generation or "record missing", run, record]
+    header = ("Code sample", "Benchmark", "Generation (prompt · response · code)", "Benchmark run", "Execution record")
+    return _listing(header, list(rows.values()))
+
+
+def _tests(attempts: Sequence[Attempt], link: Links) -> list[str]:
+    rows: dict[str, list[str]] = {}
+    for a in attempts:
+        t = a.test
+        if t is None or t.test_id in rows:
+            continue
+        generation = " · ".join(x for x in (link.call(t.call), link(t.test_path)) if x)
+        rows[t.test_id] = [f"{t.kind.upper()} `{t.name}`", generation or "no artifacts"]
+    return _listing(("Test", "Generation (prompt · response · test)"), list(rows.values())) if rows else []
+
+
+def _screening(a: Attempt, strategies: Sequence[str], link: Links) -> tuple[str, str]:
+    """The decisions as letters in ``strategies``' order, and the model calls of the strategies that made one."""
+    letters = "".join(DECISION_LETTERS.get(a.decisions[s].decision, "?") if s in a.decisions else "-" for s in strategies)
+    calls = [f"{s}: {link.call(d.call)}" for s, d in sorted(a.decisions.items()) if d.call is not None]
+    return letters, "; ".join(calls)
+
+
+def case_row(
+    number: int, a: Attempt, strategies: Sequence[str], link: Links, refined: bool, shared: dict[int, str]
+) -> list[str]:
+    """One case's row: its number, code sample, test, case type, verdicts, refinement (``refined``) and screening."""
+    pair = a.pair
+    test = f"{pair.kind.upper()} `{a.test.name}`" if a.test else f"{pair.kind.upper()} (test record missing)"
+    verdicts = [outcome(o) for o in (pair.generated, pair.reference, pair.reference_rerun) if o is not None]
+    verdicts_text = f"all: {verdicts[0]}" if len(set(verdicts)) == 1 else " · ".join(verdicts)
+    case = CASE_LABELS[pair.case] + (f", {pair.cause.replace('_', ' ')}" if pair.cause else "")
+    record = "the sample's" if pair.code_index in shared else link(pair.record_path)
+    row = [f"#{number}", str(pair.code_index), test, case, verdicts_text, record]
+    if refined:
+        r, ev = a.refinement, a.refined
+        links = " · ".join(x for x in (link.call(r.call), link(r.code_path)) if x) if r else ""
+        links = " · ".join(x for x in (links, link(ev.benchmark_run_path) if ev else "") if x)
+        after = (
+            f"{TRANSITION_LABELS[ev.transition]}; generated test after: {outcome(ev.generated_test_after)}"
+            if ev
+            else "not evaluated"
+        )
+        row += [links or "no artifacts", after]
+    letters, calls = _screening(a, strategies, link)
+    return [*row, letters or "none", calls]
+
+
+def task_block(
+    heading: str, attempts: Sequence[Attempt], first: int, strategies: Sequence[str], link: Links, refined: bool
+) -> list[str]:
+    """The markdown of one model's task: heading, folder, code samples, tests, then a row per case from ``first``."""
+    link.folder = _folder(attempts)
+    header = ["Case", "Code sample", "Test", "Feedback (case)", "Code · reference (· rerun)", "Execution record"]
+    header += ["Refinement (prompt · response · code · benchmark run)", "After refinement"] if refined else []
+    header += ["Screening", "Screening calls (prompt · response)"]
+    shared = shared_records(attempts)
+    rows = [case_row(first + i, a, strategies, link, refined, shared) for i, a in enumerate(attempts)]
+    where = f"Artifacts under `{link.folder}`." if link.folder else "Artifact paths as recorded."
+    samples = _samples(attempts, link, shared)
+    out = [heading, "", where, "", *samples, "", *_tests(attempts, link), "", *_table(header, rows), ""]
+    link.folder = ""
+    return out
+
+
+def legend(strategies: Sequence[str]) -> list[str]:
+    """The lines that explain a case file's columns (the screening letters, where the artifacts are)."""
+    order = ", ".join(f"{i + 1}. `{s}`" for i, s in enumerate(strategies)) or "none ran"
+    return [
+        "Per model and task: its code samples and tests once, then one row per test-fail feedback (a case). "
+        "Each artifact links to its own file or to its stage's log under `artifacts/`, where the line to look for "
+        "is the path shown (under the task's folder).",
+        "",
+        f"Screening: one letter per strategy, in this order: {order} "
+        "(A accept, R reject, U undecided, - no decision). Every decision's record is a line of the "
+        "`screen_feedback` log.",
+        "",
+    ]
+
 
 GROUPS = (
     ("Regressions (Pass->Fail) after unreliable feedback", "regression"),
