@@ -12,7 +12,7 @@ from tfr_helpers.models.sim import SimProvider
 from tfr_helpers.records import Task
 
 os.environ.setdefault(
-    "TFR_BENCHMARK_DIR", str(Path(__file__).resolve().parents[3] / "shared" / "benchmarks")
+    "TFR_BENCHMARK_DIR", str(Path(__file__).resolve().parents[4] / "shared" / "benchmarks")
 )  # the snapshots beside the clone, as in .ci/run
 
 ROLES = {
