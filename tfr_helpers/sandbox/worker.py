@@ -358,9 +358,8 @@ def main() -> None:
     if args.warm:
         warm_local_constants()
         gc.freeze()
-    worker.huge = collapse_huge_pages(
-        min_ranges=HUGE_MIN_RANGES
-    )  # fewer page table entries for each fork to copy (docs/performance.md)
+    # a heavy worker's memory in 2 MiB pages: fewer page table entries for each fork to copy (docs/performance.md)
+    worker.huge = collapse_huge_pages(min_ranges=HUGE_MIN_RANGES)
     fs = dataclasses.asdict(worker.view) if worker.view is not None else None
 
     def reply(obj: dict[str, Any]) -> None:
