@@ -4,7 +4,7 @@ Imports the modules, freezes the collected objects (as a worker does), then fork
 once, reaping each, and prints the resident memory, the wall time per fork and exit, the ``fork`` call alone, and
 the CPU of the parent and of the reaped children per fork. Run once per worker kind:
 
-``uv run python benchmarks/perf/fork_cost.py light|hypothesis|heavy [-n 100] [--huge]``
+``uv run python benchmarks/perf/fork_cost.py light|hypothesis|heavy|numpy-pandas [-n 100] [--huge]``
 
 ``--huge`` backs the process's anonymous memory with huge pages first, as a worker does
 (``preload.collapse_huge_pages``), and prints how much of it is; ``--work`` makes each child (of a heavy process)
@@ -27,8 +27,14 @@ from tfr_helpers.sandbox.preload import (
     collapse_huge_pages,
 )  # what a worker imports itself (not the pool's records)
 
-KINDS = {"light": LIGHT_PRELOAD, "hypothesis": (*LIGHT_PRELOAD, "hypothesis"), "heavy": PRELOAD}
-"""The preloads of each kind of worker (``routing.HYPOTHESIS_PRELOAD`` for the hypothesis workers)."""
+KINDS = {
+    "light": LIGHT_PRELOAD,
+    "hypothesis": (*LIGHT_PRELOAD, "hypothesis"),
+    "heavy": PRELOAD,
+    "numpy-pandas": (*LIGHT_PRELOAD, "numpy", "pandas"),
+}
+"""The preloads of each kind of worker (``routing.HYPOTHESIS_PRELOAD`` for the hypothesis workers), and of a
+candidate one (``numpy-pandas``: no worker preloads exactly these yet)."""
 
 
 def _cpu() -> tuple[float, float]:
