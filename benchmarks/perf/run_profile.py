@@ -33,6 +33,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tfr_helpers import logfiles
+from tfr_helpers.pipeline.engine.results_file import read_results_bytes, results_file
+
 ROLE_KIND = {
     "reference_rerun": "rerun",
     "reference_harder": "harder",
@@ -54,19 +57,19 @@ def _inline(value: Any, table: list[Any]) -> Any:
 
 
 def checkpoint_records(path: Path) -> Iterator[dict[str, Any]]:
-    """Every record of a checkpoint file as a plain dict (shared values put back; a torn line skipped)."""
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            data = entry.get("data") or []
-            table = data[0]["values"] if data and data[0].get("type") == "$shared" else []
-            for item in data[1:] if table else data:
-                record = item.get("record")
-                if isinstance(record, dict):
-                    yield _inline(record, table) if table else record
+    """Every record of a checkpoint file (plain or compressed) as a plain dict (shared values put back; a torn
+    line skipped)."""
+    for line in logfiles.read_text(path).splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        data = entry.get("data") or []
+        table = data[0]["values"] if data and data[0].get("type") == "$shared" else []
+        for item in data[1:] if table else data:
+            record = item.get("record")
+            if isinstance(record, dict):
+                yield _inline(record, table) if table else record
 
 
 def outcomes_of(value: Any, kind: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -144,16 +147,15 @@ def execution_costs(log: Path) -> list[float]:
     """Per test execution, the seconds of its job's wall time on its worker (as the pool saw it) outside the own
     time of the job's tests, shared equally by them (the run's ``executions/<stage>.jsonl``)."""
     costs: list[float] = []
-    with open(log, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                entry = json.loads(line)
-                job_s, tests = float(entry["job_s"]), entry["tests"]
-            except (ValueError, KeyError, TypeError):
-                continue
-            if tests:
-                outside = max(0.0, job_s - sum(float(t[1]) for t in tests))
-                costs += [outside / len(tests)] * len(tests)
+    for line in logfiles.read_text(log).splitlines():
+        try:
+            entry = json.loads(line)
+            job_s, tests = float(entry["job_s"]), entry["tests"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        if tests:
+            outside = max(0.0, job_s - sum(float(t[1]) for t in tests))
+            costs += [outside / len(tests)] * len(tests)
     return costs
 
 
@@ -182,7 +184,7 @@ def largest_files(run: Path, n: int = 10) -> list[tuple[int, str]]:
 
 def results_composition(path: Path) -> list[tuple[int, str]]:
     """``results.json``'s bytes per top-level key (the value as written without indentation), largest first."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(read_results_bytes(path).decode("utf-8"))
     return sorted(((len(json.dumps(v, separators=(",", ":"))), k) for k, v in data.items()), reverse=True)
 
 
@@ -197,9 +199,10 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
     lines = [f"# {run}: {workers} sandbox workers; stage wall {sum(seconds.values()):.1f} s"]
     for stage, name in stage_checkpoints():
         path = run / "checkpoints" / f"{name}.jsonl"
-        if not path.exists():
+        where = logfiles.stored(path)
+        if where is None:
             continue
-        ends.append((stage, path.stat().st_mtime))
+        ends.append((stage, where.stat().st_mtime))
         total, by_bench, by_kind = tally_stage(path, benchmarks)
         wall = float(seconds.get(stage, 0.0))
         lines.append(f"\n## {stage}: wall {wall:.1f} s")
@@ -211,7 +214,7 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
                 f"{outside:.1f} worker-s = {1000 * outside / total.n:.1f} ms per execution (mean)"
             )
             log = run / "executions" / f"{stage}.jsonl"
-            if log.exists() and (costs := execution_costs(log)):
+            if logfiles.exists(log) and (costs := execution_costs(log)):
                 q = statistics.quantiles(costs, n=4) if len(costs) > 1 else [costs[0]] * 3
                 lines.append(
                     f"  outside per execution on its worker: median {1000 * q[1]:.2f} ms, quartiles "
@@ -233,7 +236,7 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
     lines.append(f"  {'all':<28} {n_all:>7} files {size_all / 1e6:9.1f} MB")
     lines.append("\n## largest files")
     lines += [f"  {rel:<52} {size / 1e6:9.1f} MB" for size, rel in largest_files(run)]
-    if (run / "results.json").is_file():
-        lines.append(f"\n## results.json ({(run / 'results.json').stat().st_size / 1e6:.1f} MB) by key")
-        lines += [f"  {key:<52} {size / 1e6:9.1f} MB" for size, key in results_composition(run / "results.json")[:8]]
+    if (file := results_file(run)) is not None:
+        lines.append(f"\n## {file.name} ({file.stat().st_size / 1e6:.1f} MB) by key, uncompressed")
+        lines += [f"  {key:<52} {size / 1e6:9.1f} MB" for size, key in results_composition(file)[:8]]
     return lines

@@ -134,6 +134,13 @@ def headline(results: Results, section: str) -> dict[str, Any]:
 def run_paths(run_dir: str | Path) -> Markdown:
     """Links to the main outputs of a run that exist so far."""
     run = Path(run_dir)
-    names = ["results.json", "refinement_cases.md", "analysis/summary.json", "analysis/figures", "notebooks"]
+    names = [
+        "results.json.gz",
+        "results.json",
+        "refinement_cases.md",
+        "analysis/summary.json",
+        "analysis/figures",
+        "notebooks",
+    ]
     found = [f"- `{run / n}`" for n in names if (run / n).exists()]
     return Markdown("\n".join(found) or "_nothing written yet_")

@@ -16,6 +16,7 @@ from tfr_helpers.pipeline.arms.declaration import arm_parts
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.engine.assemble import assemble_results, result_lists
 from tfr_helpers.pipeline.engine.codec import decode_records, load_results
+from tfr_helpers.pipeline.engine.results_file import has_results
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
@@ -30,7 +31,7 @@ def results_so_far(run_dir: str | Path) -> Results:
         RunDirError: ``run_dir`` has no ``config.json``/``tasks.json`` (no stage has run there yet).
     """
     run = shown_run(run_dir)  # a multi-seed run shows its first seed (docs/seeds.md)
-    if (run / "results.json").is_file():
+    if has_results(run):
         return load_results(run)
     try:
         config = json.loads((run / "config.json").read_text(encoding="utf-8"))

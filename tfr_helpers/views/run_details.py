@@ -111,5 +111,12 @@ def details_html(title: str, lines: Sequence[str]) -> str:
 def run_outputs(run_dir: str | Path) -> list[str]:
     """The main outputs of a run written so far, one line each, as a report shows paths."""
     run = Path(run_dir)
-    names = ["results.json", "refinement_cases.md", "analysis/summary.json", "analysis/figures", "notebooks"]
+    names = [
+        "results.json.gz",
+        "results.json",
+        "refinement_cases.md",
+        "analysis/summary.json",
+        "analysis/figures",
+        "notebooks",
+    ]
     return [f"output: {shown_path((run / n).resolve(), run)}" for n in names if (run / n).exists()]
