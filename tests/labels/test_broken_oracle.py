@@ -9,6 +9,7 @@ from tests.labels.conftest import CALL, LIGHT, SMOKE
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.pipeline import load_config
 from tfr_helpers.pipeline.engine.context import Counters, RunContext
+from tfr_helpers.pipeline.engine.results_file import RESULTS_FILE, read_results_bytes
 from tfr_helpers.pipeline.engine.run_summary import summarize
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.stages import evaluate_code_test_pairs as stage
@@ -52,6 +53,6 @@ def test_a_task_whose_reference_fails_its_benchmark_tests_is_reported_and_exclud
     assert reason.startswith("reference fails its own benchmark tests in this run: ") and "timeout" in reason, reason
     assert any(isinstance(r, PairEvaluation) for r in kept), "a sound reference keeps its task"
     assert out[0] in results.skipped and not results.pair_evaluations and not results.benchmark_verdicts
-    assert (tmp_path / "run" / "results.json").read_text().count("reference fails its own benchmark tests") == 1
+    assert read_results_bytes(tmp_path / "run" / RESULTS_FILE).decode().count("reference fails its own benchmark tests") == 1
     lines = summarize(tmp_path / "run", {}, Counters(), results).lines()
     assert any(line.startswith("skipped: sim:default evaluate_code_test_pairs: reference fails") for line in lines)

@@ -17,6 +17,7 @@ import pytest
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline import load_config, run_stages
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
+from tfr_helpers.pipeline.engine.results_file import has_results
 from tfr_helpers.pipeline.engine.stage import stale_stages
 from tfr_helpers.pipeline.study import RUN_ORDER
 
@@ -130,7 +131,7 @@ def test_a_finished_run_accepts_a_change_no_stage_with_records_reads_and_refuses
     # no stage holding records runs programs: a new time limit is accepted, and the stages run on
     again = run_stages(load_config(SMOKE, {**tiny, "sandbox.timeout_s": 5}), run, progress=False)
     assert again.model_calls > 0 and again.sandbox_runs > 0  # refinement's calls and every program run
-    assert (run / "results.json").is_file()
+    assert has_results(run)
     with pytest.raises(RunDirError) as refused:
         run_stages(load_config(SMOKE, {**tiny, "sandbox.timeout_s": 5, "ebts_per_task": 2}), run, progress=False)
     named = str(refused.value).split("records that depend on it: ", 1)[1]
