@@ -17,11 +17,10 @@ from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.models import credentials
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
-from tfr_helpers.pipeline.engine.codec import resolve_shared
 from tfr_helpers.pipeline.engine.faults import RunIncomplete
 from tfr_helpers.pipeline.engine.results_file import has_results
 
-from .conftest import without_timing
+from .conftest import results_json
 from .study_server import RIGHT_KEY, WRONG_KEY, Responder, params, study_tasks
 
 pytestmark = pytest.mark.slow
@@ -42,7 +41,7 @@ def comparable(run_dir: Path) -> Any:
             return [strip(v) for v in data]
         return data
 
-    return strip(without_timing(resolve_shared(json.loads((run_dir / "results.json").read_text()))))
+    return strip(results_json(run_dir))
 
 
 @pytest.fixture(scope="module")

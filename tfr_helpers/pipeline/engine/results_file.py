@@ -18,8 +18,9 @@ FORMER_RESULTS_FILE = "results.json"
 
 
 def results_file(run_dir: Path | str) -> Path | None:
-    """The results file of ``run_dir`` (the compressed one first), or None when the run is not finalized."""
-    for name in (RESULTS_FILE, FORMER_RESULTS_FILE):
+    """The results file of ``run_dir``, or None when the run is not finalized. A plain ``results.json`` comes
+    first: ``write_results`` removes it, so one beside ``results.json.gz`` was written after it (by hand)."""
+    for name in (FORMER_RESULTS_FILE, RESULTS_FILE):
         path = Path(run_dir) / name
         if path.is_file():
             return path
