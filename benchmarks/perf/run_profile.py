@@ -13,9 +13,10 @@ Per stage (its ``stage_seconds.json`` wall time, times the sandbox workers it ha
   as the pool saw it), the median and quartiles of the cost outside the test per execution;
 - user and system CPU of the stage (``stage_cpu.json``: the driver process, the sandbox workers and the programs
   they forked), where the run recorded it;
-- files written in the stage (by modification time between the ends of the stages' checkpoints), their bytes;
-- the largest files of the run directory, and the bytes of ``results.json``'s eight largest top-level keys
-  (each value as written without indentation), where the run has one.
+- files written in the stage, their bytes: its logs by name once they are compressed, else by modification time
+  between the ends of the stages' checkpoints;
+- the largest files of the run directory, and the bytes of the results' eight largest top-level keys (each value
+  as written without indentation, before compression), where the run has them.
 
 An outcome is one execution; outcomes identical in every field (timings included) are one execution shared by
 several records (a run's outcome repeated in several pairs).
@@ -35,6 +36,7 @@ from typing import Any
 
 from tfr_helpers import logfiles
 from tfr_helpers.pipeline.engine.results_file import read_results_bytes, results_file
+from tfr_helpers.pipeline.engine.store import LOG_DIRS
 
 ROLE_KIND = {
     "reference_rerun": "rerun",
@@ -160,13 +162,24 @@ def execution_costs(log: Path) -> list[float]:
 
 
 def files_by_stage(run: Path, ends: list[tuple[str, float]]) -> dict[str, tuple[int, int]]:
-    """Files (count, bytes) whose modification time falls in each stage (after the previous stage's end)."""
+    """Files (count, bytes) per stage: a stage's logs by their names (``artifacts/<stage>.jsonl.gz``,
+    ``checkpoints/<checkpoint>.jsonl.gz``...) once a run's logs are compressed (their times are then those of the
+    compression), else by modification time (after the previous stage's end); other files by time too."""
     out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     order = sorted(ends, key=lambda e: e[1])
+    by_checkpoint = {checkpoint: stage for stage, checkpoint in stage_checkpoints()}
+    compressed = any((run / "checkpoints").glob("*.jsonl.gz"))
     for dirpath, _dirs, files in os.walk(run):
         for name in files:
             st = os.stat(os.path.join(dirpath, name))
-            stage = next((s for s, end in order if st.st_mtime <= end), "after the stages")
+            folder = os.path.relpath(dirpath, run)
+            if compressed and folder in LOG_DIRS:
+                log = name.removesuffix(".gz").removesuffix(".jsonl")
+                stage = by_checkpoint.get(log, log) if folder == "checkpoints" else log
+            elif compressed:
+                stage = "other files"
+            else:
+                stage = next((s for s, end in order if st.st_mtime <= end), "after the stages")
             out[stage][0] += 1
             out[stage][1] += st.st_size
     return {k: (v[0], v[1]) for k, v in out.items()}
@@ -229,7 +242,7 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
                 f"({100 * c['system_s'] / max(1e-9, c['user_s'] + c['system_s']):.0f}% system)"
             )
     files = files_by_stage(run, ends)
-    lines.append("\n## files written")
+    lines.append("\n## files written" + (" (a stage's: its logs; other files apart)" if "other files" in files else ""))
     for stage, (n, size) in sorted(files.items(), key=lambda kv: -kv[1][0]):
         lines.append(f"  {stage:<28} {n:>7} files {size / 1e6:9.1f} MB")
     n_all, size_all = sum(v[0] for v in files.values()), sum(v[1] for v in files.values())
