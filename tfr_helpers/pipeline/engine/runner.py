@@ -297,7 +297,10 @@ def run_stages(
     if ledger:
         summary = dataclasses.replace(summary, undone=ledger.counts())
         raise RunIncomplete(ledger.message(), ledger, summary)
-    store.compress_logs()  # the stages ended cleanly: their logs are kept compressed (a later run reopens them)
+    try:  # the stages ended cleanly: their logs are kept compressed (a later run reopens them)
+        store.compress_logs()
+    except OSError as exc:  # a full disk, say: the logs stay plain and complete, readable as they are
+        log.warning("the run's logs were left uncompressed: %s", exc)
     return summary
 
 
