@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tfr_helpers.pipeline.engine.results_file import RESULTS_FILE, read_results_bytes, results_file
+from tfr_helpers.results_file import RESULTS_FILE, read_results_bytes, results_file
 
 SHARED_KEY = "shared_values"
 # Fields that hold wall-clock, CPU-time and CPU-wait measurements; all else in results.json follows from the inputs.

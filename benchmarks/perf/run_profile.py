@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from tfr_helpers import logfiles
-from tfr_helpers.pipeline.engine.results_file import read_results_bytes, results_file
 from tfr_helpers.pipeline.engine.store import LOG_DIRS
+from tfr_helpers.results_file import read_results_bytes, results_file
 
 ROLE_KIND = {
     "reference_rerun": "rerun",

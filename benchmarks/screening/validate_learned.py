@@ -35,9 +35,9 @@ from sklearn.metrics import brier_score_loss, matthews_corrcoef, roc_auc_score
 from tfr_helpers.analysis import load_results
 from tfr_helpers.analysis.inference.clustered import resampler
 from tfr_helpers.benchmarks import get_task
-from tfr_helpers.pipeline.engine.results_file import has_results
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import GeneratedCode
+from tfr_helpers.results_file import has_results
 from tfr_helpers.sandbox import Limits, Sandbox
 from tfr_helpers.screener.dataset import Example, as_arrays, checkpoint_records, examples_of_runs
 from tfr_helpers.screener.train import best_threshold, fit_linear, out_of_fold

@@ -9,12 +9,12 @@ from tests.labels.conftest import CALL, LIGHT, SMOKE
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.pipeline import load_config
 from tfr_helpers.pipeline.engine.context import Counters, RunContext
-from tfr_helpers.pipeline.engine.results_file import RESULTS_FILE, read_results_bytes
 from tfr_helpers.pipeline.engine.run_summary import summarize
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.stages import evaluate_code_test_pairs as stage
 from tfr_helpers.pipeline.stages.finalize_results import bundle_items, finalize_results
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, SkippedWork
+from tfr_helpers.results_file import RESULTS_FILE, read_results_bytes
 
 SLEEPY = "import time\n\ndef has_close_elements(numbers, threshold):\n    time.sleep(5)\n    return False\n"
 """A reference that cannot answer within the study's 1 s budget, nor alone with three times it."""

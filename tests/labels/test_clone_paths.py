@@ -19,7 +19,7 @@ import yaml
 
 import tfr_helpers
 from tfr_helpers.pipeline.engine.artifact_log import artifact_index, read_artifact
-from tfr_helpers.pipeline.engine.results_file import read_results_bytes, results_file
+from tfr_helpers.results_file import read_results_bytes, results_file
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 
 PROJECT = Path(tfr_helpers.__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ import yaml
 from tests.notebooks.smoke import ROOT
 from tfr_helpers.notebooks import run_notebooks
 from tfr_helpers.pipeline import load_config, run_stages
-from tfr_helpers.pipeline.engine.results_file import has_results
+from tfr_helpers.results_file import has_results
 from tfr_helpers.views import results_so_far
 
 pytestmark = [pytest.mark.slow, pytest.mark.notebooks]

@@ -12,7 +12,7 @@ import pytest
 from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
 from tfr_helpers.analysis.tables import TABLES
 from tfr_helpers.notebooks.running import NOTEBOOKS
-from tfr_helpers.pipeline.engine.results_file import read_results_bytes, results_file
+from tfr_helpers.results_file import read_results_bytes, results_file
 from tfr_helpers.views.offline_browser import unpack
 
 pytestmark = [pytest.mark.slow, pytest.mark.notebooks]

@@ -26,7 +26,7 @@ def results_json(run_dir: Path) -> Any:
     """``results.json`` of a run without timing fields, its shared values put back in place (which values two
     executions share can depend on their timing: equal durations merge)."""
     from tfr_helpers.pipeline.engine.codec import resolve_shared
-    from tfr_helpers.pipeline.engine.results_file import read_results_bytes, results_file
+    from tfr_helpers.results_file import read_results_bytes, results_file
 
     path = results_file(run_dir)
     assert path is not None, f"{run_dir} holds no results"

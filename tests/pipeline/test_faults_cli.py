@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.pipeline.engine.faults import EXIT_INCOMPLETE
-from tfr_helpers.pipeline.engine.results_file import has_results
+from tfr_helpers.results_file import has_results
 
 from .study_server import RIGHT_KEY, WRONG_KEY, Responder, study_tasks, write_params
 

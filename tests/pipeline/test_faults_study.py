@@ -18,7 +18,7 @@ from tfr_helpers.models import credentials
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.engine.faults import RunIncomplete
-from tfr_helpers.pipeline.engine.results_file import has_results
+from tfr_helpers.results_file import has_results
 
 from .conftest import results_json
 from .study_server import RIGHT_KEY, WRONG_KEY, Responder, params, study_tasks

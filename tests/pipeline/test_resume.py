@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.checkpoints import checkpoint_keys
-from tfr_helpers.pipeline.engine.results_file import has_results
+from tfr_helpers.results_file import has_results
 
 from .conftest import results_json
 

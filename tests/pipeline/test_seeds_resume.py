@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from tests.helpers.checkpoints import checkpoint_keys, log_paths
-from tfr_helpers.pipeline.engine.results_file import has_results
 from tfr_helpers.pipeline.engine.seed_dirs import seed_dir
+from tfr_helpers.results_file import has_results
 
 from .conftest import results_json
 from .test_resume import tfr_stage_all

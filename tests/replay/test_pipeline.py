@@ -15,7 +15,7 @@ from tfr_helpers.analysis import analyze, load_results
 from tfr_helpers.errors import ConfigError, DataError
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
-from tfr_helpers.pipeline.engine.results_file import read_results_bytes
+from tfr_helpers.results_file import read_results_bytes
 
 FIXTURE = Path(__file__).parent / "data" / "import3"
 SPEC = f"replay:{FIXTURE}"

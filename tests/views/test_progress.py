@@ -6,7 +6,7 @@ import pytest
 
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline import load_config, run_stages
-from tfr_helpers.pipeline.engine.results_file import has_results
+from tfr_helpers.results_file import has_results
 from tfr_helpers.views import CaseBrowser, results_so_far
 
 pytestmark = pytest.mark.slow  # runs the pipeline stages (sandbox) on 2 tasks

@@ -16,12 +16,12 @@ from tfr_helpers.pipeline.arms.declaration import arm_parts
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.engine.assemble import assemble_results, result_lists
 from tfr_helpers.pipeline.engine.codec import decode_records, load_results
-from tfr_helpers.pipeline.engine.results_file import has_results
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
 from tfr_helpers.pipeline.study import CHECKPOINTS
 from tfr_helpers.records import Results, SkippedWork
+from tfr_helpers.results_file import has_results
 
 
 def results_so_far(run_dir: str | Path) -> Results:

@@ -9,8 +9,8 @@ from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.models.calllog import CallLog, read_call_log
 from tfr_helpers.pipeline.engine.artifact_log import artifact_location, read_artifact
 from tfr_helpers.pipeline.engine.codec import load_results
-from tfr_helpers.pipeline.engine.results_file import results_file
 from tfr_helpers.pipeline.engine.store import RunStore, checkpoint_entries
+from tfr_helpers.results_file import results_file
 
 
 def _store(root: Path) -> RunStore:

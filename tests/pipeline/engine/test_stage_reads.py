@@ -17,9 +17,9 @@ import pytest
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline import load_config, run_stages
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
-from tfr_helpers.pipeline.engine.results_file import has_results
 from tfr_helpers.pipeline.engine.stage import stale_stages
 from tfr_helpers.pipeline.study import RUN_ORDER
+from tfr_helpers.results_file import has_results
 
 SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "smoke.yaml"
 BASE = ("generate_codes", "generate_tests", "evaluate_code_test_pairs", "screen_feedback", "refine_codes")

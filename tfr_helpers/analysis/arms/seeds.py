@@ -28,9 +28,9 @@ from tfr_helpers.analysis.tables import SIMULATED_NOTE
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline.engine.codec import load_results
-from tfr_helpers.pipeline.engine.results_file import has_results
 from tfr_helpers.pipeline.engine.seed_dirs import SEEDS_DIR, is_multi_seed, seed_dir
 from tfr_helpers.records import Results
+from tfr_helpers.results_file import has_results
 
 if TYPE_CHECKING:
     pass

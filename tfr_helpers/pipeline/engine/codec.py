@@ -15,9 +15,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from tfr_helpers.errors import RunDirError
-from tfr_helpers.pipeline.engine.results_file import RESULTS_FILE, read_results_bytes, results_file
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.records import RESULTS_FIELDS, Results
+from tfr_helpers.results_file import RESULTS_FILE, read_results_bytes, results_file
 
 RECORD_TYPES: dict[str, type[BaseModel]] = {cls.__name__: cls for cls in RESULTS_FIELDS}
 """Checkpointed record types by the ``type`` name stored beside each record."""

@@ -6,7 +6,7 @@ import json
 import logging
 from pathlib import Path
 
-from tfr_helpers.pipeline.engine.results_file import has_results
+from tfr_helpers.results_file import has_results
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from tests.pipeline.conftest import results_json
 from tests.pipeline.test_resume import tfr_stage_all
 from tfr_helpers.pipeline.arms.rounds.step import normal_code
 from tfr_helpers.pipeline.engine.codec import load_results
-from tfr_helpers.pipeline.engine.results_file import has_results
 from tfr_helpers.records import Results
+from tfr_helpers.results_file import has_results
 
 PARAMS: dict[str, Any] = {
     "run_name": "rounds",
