@@ -141,9 +141,9 @@ class RunStore:
         path = self.root / EXECUTIONS_DIR / f"{self.stage or 'run'}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._exec_lock:
-            logfiles.prepare_append(path)
-        with self._exec_lock, open(path, "a", encoding="utf-8") as fh:
-            fh.write("".join(json.dumps(t, separators=(",", ":")) + "\n" for t in timings))
+            logfiles.prepare_append(path)  # a finished run's compressed log: appended to in plain form
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write("".join(json.dumps(t, separators=(",", ":")) + "\n" for t in timings))
 
     # checkpoints ---------------------------------------------------------------------------------
     def checkpoint_path(self, name: str) -> Path:
