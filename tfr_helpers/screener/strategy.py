@@ -11,14 +11,16 @@ On a simulated coder's feedback each reasoning says it is a demo (the artefact n
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tfr_helpers.errors import DataError
 from tfr_helpers.models.provider_table import is_simulated
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.screening.registry import ScreeningItem, Verdict, register_strategy
-from tfr_helpers.screener.artefact import Artefact, load_artefact
+from tfr_helpers.screener.artefact import DEFAULT_ARTEFACT, Artefact, load_artefact
 from tfr_helpers.screener.features import FEATURES, extract
 from tfr_helpers.screener.view import views_from_context
 
@@ -35,7 +37,7 @@ def decide(items: Sequence[ScreeningItem], ctx: RunContext, artefact: Artefact) 
         raise DataError(f"screener artefact {artefact.sha256[:12]} was fitted on other features ({differ}); retrain it")
     if not items:
         return []
-    ctx.store.write_json(PROVENANCE_FILE, artefact.provenance())
+    _record_provenance(ctx, artefact.provenance())
     views = views_from_context(items, ctx)
     x = extract(views, lambda jobs: ctx.run_programs(jobs, desc="learned_gold_free: prompt examples"))
     p, folds = artefact.proba(x, [v.task_id for v in views])
@@ -52,7 +54,37 @@ def decide(items: Sequence[ScreeningItem], ctx: RunContext, artefact: Artefact) 
     return out
 
 
+def _record_provenance(ctx: RunContext, provenance: dict[str, Any]) -> None:
+    """Write :data:`PROVENANCE_FILE` unless it already holds ``provenance`` (the stage calls the strategy once per
+    chunk of feedback: an atomic, synced write each time cost the main job about 1,100 of them)."""
+    path = ctx.store.root / PROVENANCE_FILE
+    text = json.dumps(provenance, indent=2, sort_keys=True)  # as RunStore.write_json writes it
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    ctx.store.write_json(PROVENANCE_FILE, provenance)
+
+
+_LOADED: dict[tuple[str, int, int], Artefact] = {}
+"""Checked artefacts by (path, size, mtime): the file is read and its sha256 checked once per state, not per chunk."""
+
+
+def _artefact(path: Path | None) -> Artefact:
+    path = path or DEFAULT_ARTEFACT
+    try:
+        stat = path.stat()
+    except OSError:
+        return load_artefact(path)  # its own message for a missing file
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = load_artefact(path)
+    return _LOADED[key]
+
+
 @register_strategy("learned_gold_free")
 def learned_gold_free(items: Sequence[ScreeningItem], ctx: RunContext, artefact_path: Path | None = None) -> list[Verdict]:
     """Reject feedback the shipped learned screener rates unreliable (docs/screening.md)."""
-    return decide(items, ctx, load_artefact(artefact_path))
+    return decide(items, ctx, _artefact(artefact_path))
