@@ -63,7 +63,8 @@ def main() -> None:
     try:
         run = tmp / "run"
         _copy(args.run, run)
-        before, children, t0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
+        before, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.monotonic()
         run_stages(config, run, "screen_feedback", progress=False)
         wall = time.monotonic() - t0
         after, children_after = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
