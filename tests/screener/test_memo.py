@@ -88,3 +88,35 @@ def test_the_provenance_file_is_written_only_when_it_changes(tmp_path, monkeypat
 @pytest.mark.parametrize("src", ["assert f(1) == 2", "assert (", "\x00"])
 def test_a_test_that_does_not_parse_gives_no_pairs_every_time(src):
     assert assert_pairs(src, "f") == assert_pairs(src, "f") == list(asserts._assert_pairs.__wrapped__(src, "f"))
+
+
+class _Ctx:
+    """What the examples runs use of a run context: its sandbox, here a stub that records each batch."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def run_programs(self, jobs, desc=""):
+        self.batches.append([code for code, _ in jobs])
+        return [SimpleNamespace(load_error=None, outcomes=[SimpleNamespace(status=code)]) for code, _ in jobs]
+
+
+def _item(code: str, prompt: str = PROMPT) -> SimpleNamespace:
+    task = SimpleNamespace(description=prompt, entry_point="f", examples=("assert f(5) == 10",))
+    return SimpleNamespace(code=code, task=task)
+
+
+def test_prepared_examples_runs_are_the_runs_a_chunk_would_make():
+    from tfr_helpers.screener.features import example_job, example_key
+    from tfr_helpers.screener.strategy import _run_examples, prepare
+
+    items = [_item("a"), _item("b"), _item("a"), _item("c", prompt="no examples here")]
+    jobs = [example_job(example_key(i.code, i.task.description, "f", i.task.examples)) for i in items[:2]]
+    ctx, plain = _Ctx(), _Ctx()
+    prepare(items, ctx)  # type: ignore[arg-type]
+    assert ctx.batches == [["a", "b", "c"]]  # each (program, examples) once, in one batch; c has the shown example
+    late = example_job(example_key("d", PROMPT, "f", ("assert f(5) == 10",)))
+    got = _run_examples([*jobs, late], ctx)  # type: ignore[arg-type]
+    assert ctx.batches[1:] == [["d"]]  # only the job not prepared runs now
+    assert got == _run_examples([*jobs, late], plain)  # type: ignore[arg-type]
+    assert _run_examples(jobs, plain) and plain.batches[-1] == ["a", "b"]  # another context: nothing prepared
