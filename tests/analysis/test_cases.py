@@ -10,33 +10,53 @@ from urllib.parse import unquote
 from tfr_helpers.analysis import AnalysisOutputs, write_refinement_cases
 
 LINK = re.compile(r"\]\(([^)]+)\)")
-HEADING = re.compile(r"^### \d+\. (\S+) · (\S+) · (EBT|PBT) `([^`]+)` · (\w+) feedback · (\S+)", re.M)
+REF = re.compile(r"^\[([^\]]+)\]: (\S+)$", re.M)
+USE = re.compile(r"\]\[([^\]]+)\]")
+TASK = re.compile(r"^#{2,3} (\S+) · (\S+) · .* \((\d+)\)$")
+CELL = re.compile(r"(?<!\\)\|")
+
+
+def case_rows(text: str) -> list[tuple[str, str, int, str, str, list[str]]]:
+    """Every case row of a case file: (model, task, number, test name, reliability, the row's other cells)."""
+    rows, model, task = [], "", ""
+    for line in text.splitlines():
+        if heading := TASK.match(line):
+            model, task = heading.group(1), heading.group(2)
+        elif line.startswith("| #"):
+            cells = [c.strip() for c in CELL.split(line)[1:-1]]
+            reliability = re.findall(r"\((\w+)\)", cells[3])[0]  # "Fail/Fail (unreliable), test code error"
+            rows.append((model, task, int(cells[0][1:]), cells[2].split("`")[1], reliability, cells[3:]))
+    return rows
 
 
 def _links_resolve(md: Path) -> int:
-    links = LINK.findall(md.read_text())
-    missing = [t for t in links if not (md.parent / unquote(t)).is_file()]
+    """Every inline link and every reference link's definition resolves; the number of links."""
+    text = md.read_text()
+    links, refs, uses = LINK.findall(text), dict(REF.findall(text)), USE.findall(text)
+    assert set(uses) <= set(refs), set(uses) - set(refs)
+    missing = [t for t in links + list(refs.values()) if not (md.parent / unquote(t)).is_file()]
     assert not missing, missing[:5]
-    return len(links)
+    return len(links) + len(uses)
 
 
 def test_every_attempt_is_listed_once(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
     run, _ = analysed_run
     raw = json.loads((run / "results.json").read_text())
     text = (run / "refinement_cases.md").read_text()
-    headings = HEADING.findall(text)
-    assert len(headings) == len(raw["refined_evaluations"])
+    rows = case_rows(text)
+    assert len(rows) == len(raw["refined_evaluations"])
+    assert [r[2] for r in rows] == list(range(1, len(rows) + 1))  # numbered on across groups and tasks
     tests = {t["test_id"]: t for t in raw["generated_tests"]}
-    listed = sorted((m, task, name) for m, task, _, name, _, _ in headings)
+    listed = sorted((m, task, name) for m, task, _, name, _, _ in rows)
     expected = sorted((e["model"], e["task_id"], tests[e["feedback_id"]]["name"]) for e in raw["refined_evaluations"])
     assert listed == expected
-    assert text.count("| RQ3 | Screening: llm_judge |") == len(raw["refined_evaluations"])
+    assert sum("llm_judge: [" in r[-1][-1] for r in rows) == len(raw["refined_evaluations"])  # its calls, linked
 
 
 def test_attempts_are_grouped_regressions_then_fixes(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
     run, _ = analysed_run
-    headings = HEADING.findall((run / "refinement_cases.md").read_text())
-    keys = [(rel, tr) for *_, rel, tr in headings]
+    rows = case_rows((run / "refinement_cases.md").read_text())
+    keys = [(rel, cells[4].split(";")[0]) for *_, rel, cells in rows]
     rank = [0 if k == ("unreliable", "Pass->Fail") else 1 if k == ("reliable", "Fail->Pass") else 2 for k in keys]
     assert rank == sorted(rank) and rank[0] == 0 and 1 in rank and 2 in rank
 
@@ -60,3 +80,18 @@ def test_missing_artifact_is_named_not_linked(analysed_run: tuple[Path, Analysis
         _links_resolve(out)
     finally:
         victim.write_text(saved)
+
+
+def test_no_case_is_lost_from_the_case_files_or_the_browser(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
+    from tfr_helpers.views.offline_browser import OfflineCaseBrowser, unpack
+
+    run, _ = analysed_run
+    raw = json.loads((run / "results.json").read_text())
+    fails = sorted(p["feedback"]["feedback_id"] for p in raw["pair_evaluations"] if p["feedback"] is not None)
+    files = [run / "refinement_cases.md", *sorted(run.glob("feedback_cases_*.md"))]
+    rows = [case_rows(f.read_text()) for f in files]
+    assert sum(map(len, rows)) == len(fails) > 0  # one row per test-fail feedback, refined or not
+    assert all([r[2] for r in file] == list(range(1, len(file) + 1)) for file in rows)
+    page = OfflineCaseBrowser(run).html()
+    data = unpack(re.findall(r"-data'>([^<]+)</script>", page)[0])
+    assert sorted(data["s"][row[0]] for row in data["rows"] if data["s"][row[1]] != "trajectory step") == fails

@@ -141,3 +141,21 @@ def test_a_log_that_cannot_be_read_leaves_its_steps_browsable(tmp_path: Path) ->
     results = _results().model_copy(update={"config": {"trajectories": [f"replay:{tmp_path / 'gone'}"]}})
     rows = [r for r in case_rows(results, tmp_path) if r.kind == "trajectory step"]
     assert len(rows) == 5 and "could not be read" in rows[0].sections[0].text
+
+
+def test_a_chained_step_names_the_step_above_instead_of_repeating_its_code() -> None:
+    from tfr_helpers.analysis.arms.trajectory_cases import LoggedSets, render_trajectory_cases
+    from tfr_helpers.records.trajectories import Trajectory, TrajectoryAttempt
+
+    codes = ["def f():\n    return 0\n", "def f():\n    return 1\n", "def f():\n    return 2\n"]
+    attempts = [TrajectoryAttempt(index=i, code=c, feedback="f() failed") for i, c in enumerate(codes)]
+    task = Trajectory(dataset=SET, task_id="HumanEval/0", benchmark="humaneval", entry_point="f", attempts=attempts)
+    steps = [_step("HumanEval/0", "reliable", False, False).model_copy(update={"step": k}) for k in (0, 1)]
+    info = TrajectorySetInfo(
+        name=SET, benchmark="humaneval", model="unspecified", protocol="p", source="x", license="l", tasks=1, steps=2
+    )
+    results = bare_results(trajectories=TrajectoriesResults(sets=[info], steps=steps))
+    text = render_trajectory_cases(results, info, LoggedSets({(SET, "HumanEval/0"): task}))
+    assert text.count("return 0") == 2  # the first code before in full and in its diff
+    assert "**Code before (attempt 1)**: the code after in 1. above" in text
+    assert "-    return 0\n+    return 1" in text and "-    return 1\n+    return 2" in text  # every attempt readable

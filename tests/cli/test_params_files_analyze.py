@@ -7,7 +7,6 @@ it is listed instead, with the key it needs in the test id, by a test that check
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from tests.helpers.env import missing
+from tests.helpers.env import replay_dir
 from tfr_helpers.cli.apps import app
 from tfr_helpers.models.provider_table import provider_entry
 from tfr_helpers.pipeline import load_config, run_study
@@ -74,9 +73,7 @@ def finished_run(
 ) -> Iterator[Path]:
     """Every stage of one params file on a few tasks, in its own run directory with its own cache."""
     path: Path = request.param
-    replay = Path(os.environ.get("TFR_REPLAY_DIR") or ROOT.parent / "shared" / "replay")
-    if not (replay / "codet").is_dir():
-        missing(f"replay files not found in {replay}; set TFR_REPLAY_DIR")
+    replay = replay_dir()
     tmp = tmp_path_factory.mktemp(path.stem)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(ROOT)  # the worked example names its files relative to the project

@@ -49,7 +49,7 @@ ELSEWHERE = {
     "stage": "tests/analysis/test_headline.py (the worked example), tests/pipeline (smoke)",
     "analyze": "tests/analysis/test_headline.py",
     "select": "tests/consensus/test_codet_reproduction.py",
-    "evaluate": "tests/benchmarks/test_evalplus_agreement.py (evaluate_samples on HumanEval+ and MBPP+)",
+    "evaluate": "tests/benchmarks/evalplus/test_evalplus_agreement.py (evaluate_samples on HumanEval+ and MBPP+)",
 }
 
 

@@ -48,8 +48,19 @@ def require_executable(name: str, install: str) -> str:
 
 def benchmark_dir() -> Path:
     """The benchmark snapshots (``$TFR_BENCHMARK_DIR``, set by CI to the snapshot directory); else :func:`missing`."""
-    default = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks"
-    path = Path(os.environ.get("TFR_BENCHMARK_DIR") or default)
+    path = Path(os.environ.get("TFR_BENCHMARK_DIR", ""))
+    if not os.environ.get("TFR_BENCHMARK_DIR"):
+        missing("set TFR_BENCHMARK_DIR to the benchmark snapshots")
     if not (path / "mbpp" / "sanitized-mbpp.json").is_file():
         missing(f"benchmark snapshots not found in {path}; set TFR_BENCHMARK_DIR")
+    return path
+
+
+def replay_dir() -> Path:
+    """The published generations (``$TFR_REPLAY_DIR``, set by CI to the snapshot directory); else :func:`missing`."""
+    if not os.environ.get("TFR_REPLAY_DIR"):
+        missing("set TFR_REPLAY_DIR to the published generations")
+    path = Path(os.environ["TFR_REPLAY_DIR"])
+    if not (path / "codet" / "HumanEval_for_code_generation.jsonl").is_file():
+        missing(f"replay files not found in {path}; set TFR_REPLAY_DIR")
     return path

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.env import benchmark_dir
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models import ModelClient, ModelRequest, ModelSettings, make_request
 from tfr_helpers.models import client as client_module
@@ -16,14 +16,14 @@ from tfr_helpers.models.base import ModelSpec, Provider, ProviderReply, Sampling
 from tfr_helpers.models.sim import SimProvider
 from tfr_helpers.records import Task, TaskView
 
-os.environ.setdefault("TFR_BENCHMARK_DIR", str(Path(__file__).resolve().parents[3] / "shared" / "benchmarks"))
-
 SENTINEL = "# SENTINEL-REFERENCE-7f3a"
 
 
 def sentinel_task() -> Task:
     """A real HumanEval task whose reference and benchmark tests carry the sentinel."""
     from tfr_helpers.benchmarks import load_tasks
+
+    benchmark_dir()  # the snapshots ($TFR_BENCHMARK_DIR); missing: skip, or fail in CI
 
     task = load_tasks("humaneval")[0]
     return task.model_copy(update={"reference": f"{task.reference}\n{SENTINEL}\n", "tests": f"{task.tests}\n{SENTINEL}\n"})

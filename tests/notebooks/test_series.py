@@ -12,6 +12,7 @@ import pytest
 from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
 from tfr_helpers.analysis.tables import TABLES
 from tfr_helpers.notebooks.running import NOTEBOOKS
+from tfr_helpers.views.offline_browser import unpack
 
 pytestmark = [pytest.mark.slow, pytest.mark.notebooks]
 
@@ -69,7 +70,7 @@ def test_case_browser_export_embeds_every_case(series) -> None:  # type: ignore[
     html = (series.run_dir / "notebooks" / "04_case_browser.html").read_text()
     found = re.search(r"<script[^>]*tfr-cases-[0-9a-f]+-data[^>]*>(.*?)</script>", html, re.S)
     assert found, "no embedded cases"
-    data = json.loads(found.group(1))
+    data = unpack(found.group(1))
     assert len(data["rows"]) == len(fails)  # every test-fail feedback, not the first 100
     assert sorted(data["s"][row[0]] for row in data["rows"]) == sorted(p["feedback"]["feedback_id"] for p in fails)
 

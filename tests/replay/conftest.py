@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.benchmarks.conftest import LoopbackServer, loopback_server  # noqa: F401 (fixture re-exported)
-from tests.helpers.env import missing
+from tests.helpers.env import replay_dir
 from tfr_helpers.replay import clear_replay_cache
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,10 +24,7 @@ def benchmark_data(shared_benchmarks: Path, monkeypatch: pytest.MonkeyPatch) -> 
 @pytest.fixture(scope="session")
 def shared_replay() -> Path:
     """The published generations (``$TFR_REPLAY_DIR``, set by CI to the snapshot directory); missing -> skip (CI: fail)."""
-    path = Path(os.environ.get("TFR_REPLAY_DIR") or REPO.parent / "shared" / "replay")
-    if not (path / "codet" / "HumanEval_for_code_generation.jsonl").is_file():
-        missing(f"replay files not found in {path}; set TFR_REPLAY_DIR")
-    return path
+    return replay_dir()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from tfr_helpers.analysis.answers import Answer
 from tfr_helpers.records import Results
 from tfr_helpers.views.case_rows import TEXT_CAP, CaseRow, CaseSection, cap, case_rows
 from tfr_helpers.views.headline_box import headline_box_html
-from tfr_helpers.views.offline_browser import browser_html, encode
+from tfr_helpers.views.offline_browser import browser_html, encode, unpack
 from tfr_helpers.views.run_details import PROJECT_ROOT, mask_paths, shown_path
 
 
@@ -83,6 +83,8 @@ def test_the_embedded_json_interns_strings_and_cannot_close_its_script() -> None
     assert data["s"].count(code) == 1 and len(data["rows"]) == 3  # the shared code is stored once
     page = browser_html(rows)
     assert len(re.findall(r"<script", page)) == 2
+    embedded = re.search(r"<script type='application/gzip\+base64'[^>]*>([A-Za-z0-9+/=]+)</script>", page)
+    assert embedded and unpack(embedded.group(1)) == data  # packed for the page, every row intact
     assert cap("x" * (TEXT_CAP + 5)).endswith("(5 more characters)")
 
 

@@ -92,7 +92,10 @@ def test_refinement_cases_name_the_sources(mixed_run: Path) -> None:
     fails = [p for p in results.pair_evaluations if p.model == REPLAY and p.feedback is not None]
     assert f"- [{name}]({name}): {len(fails)} feedback instances of `{REPLAY}`" in text
     cases = (mixed_run / name).read_text()
-    assert cases.count("\n## ") == len(fails) and "| RQ2 | Code refinement | not refined | not run: no refiner |" in cases
+    from tests.analysis.test_cases import case_rows
+
+    assert len(case_rows(cases)) == len(fails)  # one row per feedback instance
+    assert f"{len(fails)} test-fail feedback instances, none refined (not run: no refiner)" in cases
 
 
 def test_a_run_in_progress_already_names_its_sources(mixed_run: Path, tmp_path: Path) -> None:

@@ -29,6 +29,11 @@ class ControlRefinement(Refinement):
 
     control: Control
 
+    @property
+    def attempt_key(self) -> str:
+        """Checkpoint key: the control and the feedback instance (:func:`control_key`)."""
+        return control_key(self.control, self.feedback_id)
+
 
 class ControlRefinedEvaluation(RefinedEvaluation):
     """A control attempt's code on the benchmark tests and on the generated test behind the instance."""
@@ -44,4 +49,5 @@ class ControlsResults(Record):
     refinements: list[ControlRefinement] = Field(default_factory=list)
     refined_evaluations: list[ControlRefinedEvaluation] = Field(default_factory=list)
     refinement_status: dict[str, str] = Field(default_factory=dict)
-    """Coder -> ``run`` or why its feedback has no control attempts (``not run: no refiner``)."""
+    """Coder -> ``run`` or why its feedback has no control attempts (``not run: no refiner``): the coders of
+    ``Results.skipped``'s ``refine_codes`` entries, one source (``pipeline.config.scope.not_refined``)."""

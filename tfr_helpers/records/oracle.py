@@ -67,4 +67,5 @@ class OracleRepairResults(Record):
     refinements: list[OracleRefinement] = Field(default_factory=list)
     refined_evaluations: list[OracleRefinedEvaluation] = Field(default_factory=list)
     refinement_status: dict[str, str] = Field(default_factory=dict)
-    """Coder -> ``run`` or why its repaired feedback was not refined (``not run: no refiner``)."""
+    """Coder -> ``run`` or why its repaired feedback was not refined (``not run: no refiner``): the coders of
+    ``Results.skipped``'s ``refine_codes`` entries, one source (``pipeline.config.scope.not_refined``)."""

@@ -232,6 +232,11 @@ class Refinement(Record):
     call: ModelCallRecord
     code_path: str | None = None
 
+    @property
+    def attempt_key(self) -> str:
+        """Checkpoint key of this attempt (and of its evaluation): the feedback instance it refines."""
+        return self.feedback_id
+
 
 class RefinedEvaluation(Record):
     """RQ2: the refined program on the benchmark tests and on the same generated test."""

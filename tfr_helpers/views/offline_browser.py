@@ -2,12 +2,16 @@
 rendered in the page by a small script, so it works the same in a live notebook and in the exported HTML (no
 kernel, no network, no widget manager).
 
-The JSON interns every string once (a code sample shared by many feedback instances is stored once); a case's
-sections are turned into HTML only when it is opened. See docs/reports.md for the size budget.
+The JSON interns every string once (a code sample shared by many feedback instances is stored once) and is embedded
+gzip-compressed in base64, unpacked by the browser's own ``DecompressionStream`` (near-identical feedback texts of one
+task compress to a few bytes each); a case's sections are turned into HTML only when it is opened. See
+docs/reports.md for the size budget.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import uuid
@@ -27,79 +31,94 @@ SCRIPT = r"""
   var root = document.getElementById("%(id)s");
   if (!root || root.dataset.ready) { return; }
   root.dataset.ready = "1";
-  var data = JSON.parse(document.getElementById("%(id)s-data").textContent);
-  var S = data.s, rows = data.rows, page = %(page)d;
-  var keys = ["model", "source", "benchmark", "kind"].concat(data.facets.map(function (i) { return S[i]; }));
-  function facet(row, key) {
-    var base = {model: 2, source: 3, benchmark: 4, kind: 1}[key];
-    if (base !== undefined) { return S[row[base]]; }
-    var pairs = row[7];
-    for (var i = 0; i < pairs.length; i++) { if (S[pairs[i][0]] === key) { return S[pairs[i][1]]; } }
-    return "(none)";
+  var status = root.querySelector(".tfr-status");
+  if (typeof DecompressionStream === "undefined") {
+    status.textContent = "This browser cannot unpack the embedded cases (it lacks DecompressionStream): open the " +
+      "page in a current Chrome, Edge, Firefox or Safari.";
+    return;
   }
-  function text(row) {
-    if (row.text === undefined) {
-      var parts = [S[row[0]], S[row[5]], S[row[6]]];
-      row[8].forEach(function (s) { parts.push(S[s[1]]); });
-      row.text = parts.join("\n").toLowerCase();
-    }
-    return row.text;
-  }
-  var bar = root.querySelector(".tfr-filters"), selects = {};
-  keys.forEach(function (key) {
-    var values = {};
-    rows.forEach(function (r) { values[facet(r, key)] = 1; });
-    var label = document.createElement("label");
-    label.textContent = key + " ";
-    var select = document.createElement("select");
-    select.className = "tfr-filter";
-    select.dataset.key = key;
-    ["(all)"].concat(Object.keys(values).sort()).forEach(function (v) {
-      var o = document.createElement("option"); o.value = v; o.textContent = v; select.appendChild(o);
-    });
-    select.addEventListener("change", update);
-    label.appendChild(select); bar.appendChild(label); selects[key] = select;
+  status.textContent = "unpacking the cases...";
+  var packed = atob(document.getElementById("%(id)s-data").textContent.trim());
+  var bytes = new Uint8Array(packed.length);
+  for (var b = 0; b < packed.length; b++) { bytes[b] = packed.charCodeAt(b); }
+  var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  new Response(stream).text().then(function (t) { start(JSON.parse(t)); }, function (e) {
+    status.textContent = "The embedded cases could not be unpacked: " + e;
   });
-  var search = root.querySelector(".tfr-search"), list = root.querySelector(".tfr-list");
-  var status = root.querySelector(".tfr-status"), more = root.querySelector(".tfr-more");
-  var detail = root.querySelector(".tfr-detail"), matching = [], shown = 0;
-  search.addEventListener("input", update);
-  more.addEventListener("click", function () { listMore(); });
-  function esc(s) {
-    return s.replace(/[&<>"]/g, function (c) { return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]; });
-  }
-  function update() {
-    var q = search.value.trim().toLowerCase();
-    matching = rows.filter(function (r) {
-      for (var k in selects) { var v = selects[k].value; if (v !== "(all)" && facet(r, k) !== v) { return false; } }
-      return !q || text(r).indexOf(q) >= 0;
+  function start(data) {
+    var S = data.s, rows = data.rows, page = %(page)d;
+    var keys = ["model", "source", "benchmark", "kind"].concat(data.facets.map(function (i) { return S[i]; }));
+    function facet(row, key) {
+      var base = {model: 2, source: 3, benchmark: 4, kind: 1}[key];
+      if (base !== undefined) { return S[row[base]]; }
+      var pairs = row[7];
+      for (var i = 0; i < pairs.length; i++) { if (S[pairs[i][0]] === key) { return S[pairs[i][1]]; } }
+      return "(none)";
+    }
+    function text(row) {
+      if (row.text === undefined) {
+        var parts = [S[row[0]], S[row[5]], S[row[6]]];
+        row[8].forEach(function (s) { parts.push(S[s[1]]); });
+        row.text = parts.join("\n").toLowerCase();
+      }
+      return row.text;
+    }
+    var bar = root.querySelector(".tfr-filters"), selects = {};
+    keys.forEach(function (key) {
+      var values = {};
+      rows.forEach(function (r) { values[facet(r, key)] = 1; });
+      var label = document.createElement("label");
+      label.textContent = key + " ";
+      var select = document.createElement("select");
+      select.className = "tfr-filter";
+      select.dataset.key = key;
+      ["(all)"].concat(Object.keys(values).sort()).forEach(function (v) {
+        var o = document.createElement("option"); o.value = v; o.textContent = v; select.appendChild(o);
+      });
+      select.addEventListener("change", update);
+      label.appendChild(select); bar.appendChild(label); selects[key] = select;
     });
-    list.innerHTML = ""; shown = 0; listMore();
-    status.textContent = matching.length + " matching of " + rows.length + " cases";
-    if (matching.length) { open(matching[0]); } else { detail.innerHTML = "<i>No case matches: widen a filter.</i>"; }
+    var search = root.querySelector(".tfr-search"), list = root.querySelector(".tfr-list");
+    var more = root.querySelector(".tfr-more");
+    var detail = root.querySelector(".tfr-detail"), matching = [], shown = 0;
+    search.addEventListener("input", update);
+    more.addEventListener("click", function () { listMore(); });
+    function esc(s) {
+      return s.replace(/[&<>"]/g, function (c) { return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]; });
+    }
+    function update() {
+      var q = search.value.trim().toLowerCase();
+      matching = rows.filter(function (r) {
+        for (var k in selects) { var v = selects[k].value; if (v !== "(all)" && facet(r, k) !== v) { return false; } }
+        return !q || text(r).indexOf(q) >= 0;
+      });
+      list.innerHTML = ""; shown = 0; listMore();
+      status.textContent = matching.length + " matching of " + rows.length + " cases";
+      if (matching.length) { open(matching[0]); } else { detail.innerHTML = "<i>No case matches: widen a filter.</i>"; }
+    }
+    function listMore() {
+      matching.slice(shown, shown + page).forEach(function (r, i) {
+        var li = document.createElement("li");
+        li.className = "tfr-case";
+        li.textContent = (shown + i + 1) + ". " + S[r[6]] + " · " + S[r[2]] + " · " + S[r[1]];
+        li.addEventListener("click", function () { open(r); });
+        list.appendChild(li);
+      });
+      shown = Math.min(matching.length, shown + page);
+      more.style.display = shown < matching.length ? "" : "none";
+      more.textContent = "list " + Math.min(page, matching.length - shown) + " more";
+    }
+    function open(r) {
+      var out = "<div class='tfr-case-head'><b>" + esc(S[r[5]]) + "</b> · " + esc(S[r[2]]) + " (" + esc(S[r[3]]) +
+        ") · " + esc(S[r[1]]) + " · id " + esc(S[r[0]]) + "<br>" + esc(S[r[6]]) + "</div>";
+      r[8].forEach(function (s) {
+        out += "<details open><summary><b>" + esc(S[s[0]]) + "</b></summary><pre class='tfr-" +
+          (s[2] ? "code" : "text") + "'>" + esc(S[s[1]]) + "</pre></details>";
+      });
+      detail.innerHTML = out;
+    }
+    update();
   }
-  function listMore() {
-    matching.slice(shown, shown + page).forEach(function (r, i) {
-      var li = document.createElement("li");
-      li.className = "tfr-case";
-      li.textContent = (shown + i + 1) + ". " + S[r[6]] + " · " + S[r[2]] + " · " + S[r[1]];
-      li.addEventListener("click", function () { open(r); });
-      list.appendChild(li);
-    });
-    shown = Math.min(matching.length, shown + page);
-    more.style.display = shown < matching.length ? "" : "none";
-    more.textContent = "list " + Math.min(page, matching.length - shown) + " more";
-  }
-  function open(r) {
-    var out = "<div class='tfr-case-head'><b>" + esc(S[r[5]]) + "</b> · " + esc(S[r[2]]) + " (" + esc(S[r[3]]) +
-      ") · " + esc(S[r[1]]) + " · id " + esc(S[r[0]]) + "<br>" + esc(S[r[6]]) + "</div>";
-    r[8].forEach(function (s) {
-      out += "<details open><summary><b>" + esc(S[s[0]]) + "</b></summary><pre class='tfr-" + (s[2] ? "code" : "text") +
-        "'>" + esc(S[s[1]]) + "</pre></details>";
-    });
-    detail.innerHTML = out;
-  }
-  update();
 })();
 """
 
@@ -145,6 +164,16 @@ def encode(rows: Sequence[CaseRow]) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
 
 
+def pack(rows: Sequence[CaseRow]) -> str:
+    """:func:`encode`'s JSON gzip-compressed (level 9, no timestamp: the same rows give the same bytes), in base64."""
+    return base64.b64encode(gzip.compress(encode(rows).encode(), compresslevel=9, mtime=0)).decode("ascii")
+
+
+def unpack(text: str) -> dict:
+    """The JSON payload of :func:`pack`'s text (what the page's script reads)."""
+    return json.loads(gzip.decompress(base64.b64decode(text.strip())))
+
+
 def browser_html(rows: Sequence[CaseRow], title: str = "") -> str:
     """The whole browser: filters, search, the list of matches, the opened case, its data and its script."""
     element = f"tfr-cases-{uuid.uuid4().hex[:10]}"
@@ -157,7 +186,7 @@ def browser_html(rows: Sequence[CaseRow], title: str = "") -> str:
         "<input class='tfr-search' type='search' size='40'></label> <span class='tfr-status'></span>"
         "<ul class='tfr-list'></ul><button class='tfr-more' type='button'>more</button>"
         "<div class='tfr-detail'></div></div>"
-        f"<script type='application/json' id='{element}-data'>{encode(rows)}</script>"
+        f"<script type='application/gzip+base64' id='{element}-data'>{pack(rows)}</script>"
         f"<script>{script}</script>"
     )
 

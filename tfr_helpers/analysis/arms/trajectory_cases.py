@@ -216,7 +216,9 @@ def _fence(text: str, lang: str = "") -> list[str]:
     return [f"{ticks}{lang}", text.rstrip("\n"), ticks]
 
 
-def _step(number: int, step: TrajectoryStepEvaluation, logs: LoggedSets) -> list[str]:
+def _step(number: int, step: TrajectoryStepEvaluation, logs: LoggedSets, previous: int | None) -> list[str]:
+    """A step's table and blocks; its code before is shown in full unless it is the code after of step ``previous``
+    listed just above (the same trajectory's step before: its code before with its diff applied)."""
     before = "n/a" if step.benchmark_before is None else ("pass" if step.benchmark_before else "fail")
     lines = [f"## {number}. {step.task_id} · {step_title(step)}", ""]
     lines += [
@@ -228,7 +230,10 @@ def _step(number: int, step: TrajectoryStepEvaluation, logs: LoggedSets) -> list
         f"| RQ2 | Attempt {step.step + 1} | diff below | {step.transition or 'no verdict'} |",
         "",
     ]
-    for block in step_sections(step, logs):
+    for index, block in enumerate(step_sections(step, logs)):
+        if index == 0 and previous is not None:
+            lines += [f"**{block.title}**: the code after in {previous}. above (that code before, its diff applied).", ""]
+            continue
         lang = ("diff" if block.title.startswith("Diff") else "python") if block.code else ""
         lines += [f"**{block.title}**", "", *_fence(block.text, lang), ""]
     return lines
@@ -247,7 +252,9 @@ def render_trajectory_cases(results: Results, info: TrajectorySetInfo, logs: Log
         "",
     ]
     for number, step in enumerate(steps, start=1):
-        lines += _step(number, step, logs)
+        last = steps[number - 2] if number > 1 else None
+        chained = last is not None and (last.task_id, last.step + 1) == (step.task_id, step.step)
+        lines += _step(number, step, logs, number - 1 if chained and logs.of(step) is not None else None)
     return "\n".join(lines)
 
 

@@ -91,9 +91,23 @@ def refines(config: ExperimentConfig, coder: str) -> bool:
     return not is_replayed(config.models.refiner_for(coder))
 
 
+def not_refined(config: ExperimentConfig, stage: str, coders: Iterable[str] | None = None) -> list[SkippedWork]:
+    """The one record of "this coder was not refined": a :class:`SkippedWork` of ``stage`` with reason
+    :data:`NO_REFINER` for each coder (of ``coders``, default every coder, in that order) without a refiner.
+
+    ``results.json`` states it in the base study's ``skipped`` (stage ``refine_codes``), in the rounds' ``not_run``
+    (stage ``backprompt_rounds``), and as the oracle and control arms' ``refinement_status``
+    (:func:`refinement_status`): all from these records.
+    """
+    names = config.models.coder_names if coders is None else coders
+    return [SkippedWork(model=m, stage=stage, reason=NO_REFINER) for m in names if not refines(config, m)]
+
+
 def refinement_status(config: ExperimentConfig) -> dict[str, str]:
-    """Each coder's refinement status in an arm that refines: ``run``, or :data:`NO_REFINER`."""
-    return {m: "run" if refines(config, m) else NO_REFINER for m in config.models.coder_names}
+    """Each coder's refinement status in an arm that refines: ``run``, or the reason of its :func:`not_refined`
+    record (an arm asks the coder's refiner as ``refine_codes`` does, so it leaves out the same coders)."""
+    status = dict.fromkeys(config.models.coder_names, "run")
+    return status | {skip.model: skip.reason for skip in not_refined(config, "refine_codes")}
 
 
 def judges(config: ExperimentConfig, coder: str) -> bool:
@@ -130,8 +144,7 @@ def skipped_work(config: ExperimentConfig, tasks: Mapping[str, Task]) -> list[Sk
             if kind not in tester.kinds:  # type: ignore[union-attr]
                 reason = f"no {kind} tests: replay dataset {tester.name} holds none"  # type: ignore[union-attr]
                 out.append(SkippedWork(model=coder, stage="generate_tests", reason=reason))
-        if not refines(config, coder):
-            out.append(SkippedWork(model=coder, stage="refine_codes", reason=NO_REFINER))
+        out += not_refined(config, "refine_codes", [coder])
         if not judges(config, coder) and LLM_STRATEGIES & set(config.screening):
             out.append(SkippedWork(model=coder, stage="screen_feedback", reason=NO_JUDGE))
     return out

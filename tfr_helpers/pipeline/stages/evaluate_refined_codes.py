@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
-from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, evaluate_refined
+from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, RefinedJob, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
 from tfr_helpers.records import (
@@ -16,28 +15,12 @@ from tfr_helpers.records import (
     GeneratedTest,
     RefinedEvaluation,
     Refinement,
-    Task,
     sample_suffix,
     split_pair_id,
 )
 
 
-@dataclass(frozen=True)
-class RefinedJob:
-    """Evaluate one refinement; ``before`` is the generated code's benchmark verdict."""
-
-    task: Task
-    refinement: Refinement
-    test: GeneratedTest
-    before: bool
-
-    @property
-    def key(self) -> str:
-        """Checkpoint key."""
-        return self.refinement.feedback_id
-
-
-def evaluate_refined_codes(items: Sequence[RefinedJob], ctx: RunContext) -> list[RefinedEvaluation]:
+def evaluate_refined_codes(items: Sequence[RefinedJob[Refinement]], ctx: RunContext) -> list[RefinedEvaluation]:
     """Run each refined program on its task's benchmark tests and on the generated test behind its feedback.
 
     Args:
@@ -68,7 +51,7 @@ def refined_jobs(
     tests: list[GeneratedTest],
     verdicts: list[BenchmarkVerdict],
     refinements: list[Refinement],
-) -> list[RefinedJob]:
+) -> list[RefinedJob[Refinement]]:
     """One job per refinement, with the generated code's benchmark verdict as ``before``."""
     before = code_verdicts(verdicts)
     test_of = tests_by_id(tests)
@@ -79,7 +62,7 @@ def refined_jobs(
     return jobs
 
 
-def refined_items(ctx: RunContext, records: StageRecords) -> list[RefinedJob]:
+def refined_items(ctx: RunContext, records: StageRecords) -> list[RefinedJob[Refinement]]:
     """One job per refinement, with the generated code's benchmark verdict as ``before``."""
     tests = records_of(records, "generate_tests", GeneratedTest)
     verdicts = records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict)

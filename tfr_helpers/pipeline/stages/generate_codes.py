@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfr_helpers.models import parse_code
 from tfr_helpers.models.jobs import CallJob, CallResult, task_variables
 from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS, TASK_PARTS
-from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.faults import Undone, item_replies, note_truncation
+from tfr_helpers.pipeline.engine.faults import Undone, item_replies
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.steps.code_reply import code_reply
 from tfr_helpers.records import GeneratedCode, Task, sample_index_suffix
 from tfr_helpers.replay.units import published_program
 
@@ -60,24 +59,18 @@ def generate_codes(items: Sequence[CodeJob], ctx: RunContext) -> list[GeneratedC
 
 
 def _code(ctx: RunContext, item: CodeJob, index: int, result: CallResult) -> GeneratedCode:
-    task_id = item.task.task_id
     suffix = sample_index_suffix(index)
-    call = save_call(ctx, item.model, task_id, f"codegen{suffix}", result)
-    parsed = parse_code(result.text or "", item.task.entry_point)
-    code, error = parsed.code, parsed.error
-    if code is None and is_replayed(item.model):
-        code = published_program(result.text or "")  # does not compile: runs, and fails to load
-    durable = not scope.compact_artifacts(ctx.config, item.model)
-    code_path = ctx.store.artifact(item.model, task_id, f"code{suffix}.py", code, durable) if code else None
-    return GeneratedCode(
-        model=item.model,
-        task_id=task_id,
-        sample_index=index,
-        code=code,
-        parse_error=None if code else note_truncation(error or "no code in the response", call),
-        call=call,
-        code_path=code_path,
+    reply = code_reply(
+        ctx,
+        item.model,
+        item.task,
+        result,
+        f"codegen{suffix}",
+        f"code{suffix}.py",
+        durable=not scope.compact_artifacts(ctx.config, item.model),
+        unparsed=published_program if is_replayed(item.model) else None,  # does not compile: runs, fails to load
     )
+    return GeneratedCode(model=item.model, task_id=item.task.task_id, sample_index=index, **reply.fields())
 
 
 def code_jobs(ctx: RunContext) -> list[CodeJob]:

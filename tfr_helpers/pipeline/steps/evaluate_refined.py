@@ -1,7 +1,7 @@
 """A refined program's evaluation: the benchmark tests decide its transition, the generated test its outcome.
 
-One function for every arm that refines: the base study (:mod:`..stages.evaluate_refined_codes`), the
-oracle-repaired arm and the control arm. Each gives its own artifact names and record class; what is run and
+One job class and one function for every arm that refines: the base study (:mod:`..stages.evaluate_refined_codes`),
+the oracle-repaired arm and the control arm. Each gives its own artifact names and record class; what is run and
 how the record's verdict fields are filled is the same everywhere.
 """
 
@@ -9,15 +9,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.steps.evalplus_tiers import tiers_of
 from tfr_helpers.pipeline.steps.labels import transition_of
 from tfr_helpers.pipeline.steps.time_limits import run_benchmark
-from tfr_helpers.records import Refinement, Task
+from tfr_helpers.records import GeneratedTest, Refinement, Task
 
 R = TypeVar("R")
+RefinementT = TypeVar("RefinementT", bound=Refinement)
+
+
+@dataclass(frozen=True)
+class RefinedJob(Generic[RefinementT]):
+    """One refinement attempt to evaluate, in any arm; ``before`` is the generated code's benchmark verdict."""
+
+    task: Task
+    refinement: RefinementT
+    test: GeneratedTest
+    """The generated test behind the feedback (in the oracle arm: the repaired test, with its repaired source)."""
+    before: bool
+
+    @property
+    def key(self) -> str:
+        """Checkpoint key: the attempt's (:attr:`Refinement.attempt_key`)."""
+        return self.refinement.attempt_key
 
 
 @dataclass(frozen=True)

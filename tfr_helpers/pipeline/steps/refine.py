@@ -9,12 +9,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from tfr_helpers.models import parse_code
 from tfr_helpers.models.jobs import CallJob, task_variables
 from tfr_helpers.pipeline.config import scope
-from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
+from tfr_helpers.pipeline.engine.faults import Undone, call_fault
+from tfr_helpers.pipeline.steps.code_reply import code_reply
 from tfr_helpers.pipeline.steps.lookups import code_texts, test_fail_feedback, tests_by_id
 from tfr_helpers.records import Feedback, GeneratedCode, GeneratedTest, PairEvaluation, Task, sample_suffix
 
@@ -93,19 +92,8 @@ def request_refinements(
             out.append(Undone(item.key, fault))
             continue
         call_name, code_path = names(f"{item.test.kind}_{item.test.index}" + sample_suffix(item.feedback.feedback_id))
-        task_id = item.task.task_id
-        call = save_call(ctx, item.model, task_id, call_name, result)
-        parsed = parse_code(result.text or "", item.task.entry_point)
-        path = ctx.store.artifact(item.model, task_id, code_path, parsed.code) if parsed.code else None
+        reply = code_reply(ctx, item.model, item.task, result, call_name, code_path)
         out.append(
-            record(
-                feedback_id=item.feedback.feedback_id,
-                model=item.model,
-                task_id=task_id,
-                code=parsed.code,
-                parse_error=None if parsed.code else note_truncation(parsed.error or "no code in the response", call),
-                call=call,
-                code_path=path,
-            )
+            record(feedback_id=item.feedback.feedback_id, model=item.model, task_id=item.task.task_id, **reply.fields())
         )
     return out

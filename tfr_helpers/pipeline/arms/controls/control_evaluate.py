@@ -8,14 +8,13 @@ behind the feedback instance is kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from tfr_helpers.pipeline.arms.controls.control_refine import STAGES as CONTROL_STAGES
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
-from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, evaluate_refined
+from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, RefinedJob, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
 from tfr_helpers.records import (
@@ -23,29 +22,13 @@ from tfr_helpers.records import (
     ControlRefinedEvaluation,
     ControlRefinement,
     GeneratedTest,
-    Task,
     control_key,
     sample_suffix,
     split_pair_id,
 )
 
 
-@dataclass(frozen=True)
-class ControlJob:
-    """Evaluate one control attempt; ``before`` is the generated code's benchmark verdict."""
-
-    task: Task
-    refinement: ControlRefinement
-    test: GeneratedTest
-    before: bool
-
-    @property
-    def key(self) -> str:
-        """Checkpoint key: the control and the feedback instance."""
-        return control_key(self.refinement.control, self.refinement.feedback_id)
-
-
-def control_evaluate(items: Sequence[ControlJob], ctx: RunContext) -> list[ControlRefinedEvaluation]:
+def control_evaluate(items: Sequence[RefinedJob[ControlRefinement]], ctx: RunContext) -> list[ControlRefinedEvaluation]:
     """Run each control attempt's program on its task's benchmark tests and on the instance's generated test.
 
     Args:
@@ -73,12 +56,12 @@ def control_evaluate(items: Sequence[ControlJob], ctx: RunContext) -> list[Contr
     return evaluate_refined(checks, ctx, "controls", ControlRefinedEvaluation)
 
 
-def control_jobs(ctx: RunContext, records: StageRecords) -> list[ControlJob]:
+def control_jobs(ctx: RunContext, records: StageRecords) -> list[RefinedJob[ControlRefinement]]:
     """One job per control attempt, controls in run order, with the generated code's benchmark verdict."""
     before = code_verdicts(records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict))
     test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
     refs = [r for stage in CONTROL_STAGES for r in records_of(records, stage.name, ControlRefinement)]
-    return [ControlJob(ctx.tasks[r.task_id], r, test_of[split_pair_id(r.feedback_id)[0]], before[_code(r)]) for r in refs]
+    return [RefinedJob(ctx.tasks[r.task_id], r, test_of[split_pair_id(r.feedback_id)[0]], before[_code(r)]) for r in refs]
 
 
 def _code(ref: ControlRefinement) -> tuple[str, str, int]:

@@ -7,7 +7,6 @@ transition from the generated code's verdict; the refined code's outcome on the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from tfr_helpers.pipeline.arms.oracle.oracle_refine_codes import repaired_test
 from tfr_helpers.pipeline.arms.oracle.oracle_repair_tests import repaired_spec
@@ -15,7 +14,7 @@ from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
-from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, evaluate_refined
+from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, RefinedJob, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.records import (
     BenchmarkVerdict,
@@ -23,28 +22,11 @@ from tfr_helpers.records import (
     OracleRefinedEvaluation,
     OracleRefinement,
     RepairedTest,
-    Task,
     sample_suffix,
 )
 
 
-@dataclass(frozen=True)
-class OracleRefinedJob:
-    """Evaluate one oracle-repaired refinement; ``before`` is the generated code's benchmark verdict."""
-
-    task: Task
-    refinement: OracleRefinement
-    test: GeneratedTest
-    """The repaired test (the generated test with its repaired source)."""
-    before: bool
-
-    @property
-    def key(self) -> str:
-        """Checkpoint key: the original feedback's id."""
-        return self.refinement.feedback_id
-
-
-def oracle_evaluate_refined(items: Sequence[OracleRefinedJob], ctx: RunContext) -> list[OracleRefinedEvaluation]:
+def oracle_evaluate_refined(items: Sequence[RefinedJob[OracleRefinement]], ctx: RunContext) -> list[OracleRefinedEvaluation]:
     """Run each refined program on its task's benchmark tests and on its repaired test.
 
     Args:
@@ -62,7 +44,7 @@ def oracle_evaluate_refined(items: Sequence[OracleRefinedJob], ctx: RunContext) 
     return evaluate_refined(checks, ctx, "oracle refined", OracleRefinedEvaluation)
 
 
-def oracle_refined_items(ctx: RunContext, records: StageRecords) -> list[OracleRefinedJob]:
+def oracle_refined_items(ctx: RunContext, records: StageRecords) -> list[RefinedJob[OracleRefinement]]:
     """One job per oracle-repaired refinement, with the generated code's benchmark verdict as ``before``."""
     before = code_verdicts(records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict))
     test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
@@ -71,7 +53,7 @@ def oracle_refined_items(ctx: RunContext, records: StageRecords) -> list[OracleR
     for ref in records_of(records, "oracle_refine_codes", OracleRefinement):
         repair = repair_of[ref.feedback_id]
         test = repaired_test(test_of[repair.test_id], repair)
-        jobs.append(OracleRefinedJob(ctx.tasks[ref.task_id], ref, test, before[(ref.model, ref.task_id, repair.code_index)]))
+        jobs.append(RefinedJob(ctx.tasks[ref.task_id], ref, test, before[(ref.model, ref.task_id, repair.code_index)]))
     return jobs
 
 

@@ -20,11 +20,7 @@ def rounds_results(config: ExperimentConfig, records: StageRecords) -> RoundsRes
     settings = config.refinement
     if settings.rounds < 2:
         return None
-    not_run = [
-        SkippedWork(model=coder, stage=STAGE, reason=scope.NO_REFINER)
-        for coder in config.models.coder_names
-        if not scope.refines(config, coder)
-    ]
+    not_run = scope.not_refined(config, STAGE)
     not_run += [
         SkippedWork(
             model=c.model,

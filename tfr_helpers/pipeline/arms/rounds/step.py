@@ -14,18 +14,17 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfr_helpers.models import parse_code
 from tfr_helpers.models.jobs import CallJob, task_variables
 from tfr_helpers.pipeline.arms.rounds.chains import ChainJob, SuiteEntry
-from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.faults import Undone, call_fault, note_truncation
+from tfr_helpers.pipeline.engine.faults import Undone, call_fault
+from tfr_helpers.pipeline.steps.code_reply import CodeReply, code_reply
 from tfr_helpers.pipeline.steps.evalplus_tiers import tiers_of
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.labels import transition_of
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
 from tfr_helpers.pipeline.steps.time_limits import run_benchmark
-from tfr_helpers.records import ModelCallRecord, ProgramRun, TierVerdicts, code_index_suffix
+from tfr_helpers.records import ProgramRun, TierVerdicts, code_index_suffix
 from tfr_helpers.records.rounds import RoundAction, RoundStep
 
 
@@ -71,8 +70,6 @@ def state_of(item: ChainJob, steps: Sequence[RoundStep]) -> ChainState:
     return ChainState(code, passed, frozenset(seen), bool(steps) and steps[-1].action == "stopped", tiers)
 
 
-Reply = tuple[str, ModelCallRecord, str | None]
-"""A refinement reply: its code (empty when unusable), its call record and the parse error."""
 Failure = tuple[SuiteEntry, str]
 """A failing test of a round's suite and its feedback text."""
 
@@ -129,19 +126,18 @@ def run_round(
         stage="backprompt_rounds",
     )
     out: dict[str, RoundStep | Undone] = {}
-    refined: dict[str, Reply] = {}
+    refined: dict[str, CodeReply] = {}
     for item, result in zip(failing, replies, strict=True):
         fault = call_fault(result)
         if fault is not None:
             out[item.key] = Undone(item.key, fault)
             continue
-        suffix = code_index_suffix(item.code_index)
-        call = save_call(ctx, item.model, item.task.task_id, f"r{k}_refine{suffix}", result)
-        parsed = parse_code(result.text or "", item.task.entry_point)
-        error = None if parsed.code else note_truncation(parsed.error or "no code in the response", call)
-        refined[item.key] = (parsed.code or "", call, error)
-    with_code = [i for i in failing if i.key in refined and refined[i.key][0]]
-    jobs = [(refined[i.key][0], i.task) for i in with_code]
+        # the code is written with its benchmark run (_step)
+        refined[item.key] = code_reply(
+            ctx, item.model, item.task, result, f"r{k}_refine{code_index_suffix(item.code_index)}", None
+        )
+    with_code = [i for i in failing if i.key in refined and refined[i.key].code]
+    jobs = [(refined[i.key].code or "", i.task) for i in with_code]
     bench = run_benchmark(ctx, jobs, f"round {k}: benchmark")  # under the run's time-limit policy
     tiers = tiers_of(ctx, jobs, bench, f"round {k}: EvalPlus tiers")
     runs = {i.key: (run, t) for i, run, t in zip(with_code, bench, tiers, strict=True)}
@@ -159,7 +155,7 @@ def _step(
     k: int,
     state: ChainState,
     failures: list[Failure],
-    reply: Reply | None,
+    reply: CodeReply | None,
     judged: tuple[ProgramRun, TierVerdicts | None] | None,
 ) -> RoundStep:
     """The record of one chain's round k (``judged``: the refined code's benchmark run and tiers)."""
@@ -176,15 +172,15 @@ def _step(
     if reply is None:  # nothing failed
         action: RoundAction = "stopped" if suite and ctx.config.refinement.stop_when_passing else "carried"
         return RoundStep(action=action, benchmark_after=state.passed, tiers_after=state.tiers, **base)  # type: ignore[arg-type]
-    code, call, error = reply
-    common = {**base, "feedback": combine_feedback([t for _, t in failures]), "call": call}
+    code = reply.code
+    common = {**base, "feedback": combine_feedback([t for _, t in failures]), "call": reply.call}
     if not code or judged is None:
         return RoundStep(
             action="no_code",
             benchmark_after=state.passed,
             tiers_after=state.tiers,
             transition="no_code",
-            parse_error=error or "no benchmark run",
+            parse_error=reply.parse_error or "no benchmark run",
             **common,  # type: ignore[arg-type]
         )
     run, tiers = judged

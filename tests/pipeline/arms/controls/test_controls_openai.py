@@ -20,7 +20,7 @@ from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.prompts import render_prompt
 
 pytestmark = pytest.mark.slow
-PARAMS = Path(__file__).resolve().parents[2] / "papermill_params" / "controls_openai.yaml"
+PARAMS = Path(__file__).resolve().parents[4] / "papermill_params" / "controls_openai.yaml"
 REFINE_SYSTEM = "fixes code using test feedback"
 RETRY_SYSTEM = "reviews and fixes code"
 CODEGEN_SYSTEM = "You write correct, self-contained Python 3 code."

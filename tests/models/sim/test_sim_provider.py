@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from tests.models.test_sim_support import ask, tasks
+from tests.models.sim.test_sim_support import ask, tasks
 from tfr_helpers.benchmarks import BENCHMARKS
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.parse import parse_code, parse_decision, parse_tests

@@ -7,15 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.pipeline.conftest import results_json
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline import load_config, run_stages
 from tfr_helpers.pipeline.engine import stage as fp
 from tfr_helpers.pipeline.engine.stage import Stage, registered_stages
 from tfr_helpers.pipeline.engine.store import RunStore
 
-from .conftest import results_json
-
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
+SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "smoke.yaml"
 
 
 def _stage(

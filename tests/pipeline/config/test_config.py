@@ -10,7 +10,7 @@ from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import load_config
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 
-PARAMS = Path(__file__).resolve().parents[2] / "papermill_params"
+PARAMS = Path(__file__).resolve().parents[3] / "papermill_params"
 
 
 @pytest.mark.parametrize("name", ["default", "smoke", "openai", "anthropic", "openai_compatible"])

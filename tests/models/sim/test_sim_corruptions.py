@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.models.test_sim_support import ask, tasks
+from tests.models.sim.test_sim_support import ask, tasks
 from tfr_helpers.models.parse import parse_code, parse_tests
 from tfr_helpers.models.sim import SimProvider
 from tfr_helpers.models.sim.misconception import shared_mutant

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.fake_llm_server import FakeLLMServer
+from tests.pipeline.study_server import MODEL, RIGHT_KEY, Responder, params, study_tasks
 from tfr_helpers.cli.estimate_cmds import parse_fail_rate
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models import credentials
@@ -19,9 +20,7 @@ from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict, load_config
 from tfr_helpers.pipeline.estimate.dry_run import estimate
 
-from .study_server import MODEL, RIGHT_KEY, Responder, params, study_tasks
-
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.slow  # the tests read one study run against the fake provider, or run `tfr estimate`
 FIRST = ["generate_codes", "generate_tests", "evaluate_code_test_pairs"]
 

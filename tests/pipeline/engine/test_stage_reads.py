@@ -20,7 +20,7 @@ from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.stage import stale_stages
 from tfr_helpers.pipeline.study import RUN_ORDER
 
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
+SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "smoke.yaml"
 BASE = ("generate_codes", "generate_tests", "evaluate_code_test_pairs", "screen_feedback", "refine_codes")
 EVALUATIONS = ("evaluate_code_test_pairs", "evaluate_refined_codes", "oracle_evaluate_refined", "control_evaluate")
 PROGRAM_RUNS = (*EVALUATIONS, "screen_feedback", "oracle_repair_tests", "evaluate_round_suites", "backprompt_rounds")

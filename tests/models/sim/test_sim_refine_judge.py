@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.models.test_sim_support import ask, tasks
+from tests.models.sim.test_sim_support import ask, tasks
 from tfr_helpers.benchmarks import benchmark_tests
 from tfr_helpers.models.parse import parse_code, parse_decision
 from tfr_helpers.models.sim import SimProvider, oracle

@@ -17,8 +17,8 @@ from tfr_helpers.records import TestOutcome as Outcome
 from tfr_helpers.replay.trajectories.sets import clear_trajectory_cache
 from tfr_helpers.sandbox import TestSpec
 
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
-LOG = Path(__file__).parents[1] / "replay" / "data" / "reflexion_log"
+SMOKE = Path(__file__).resolve().parents[4] / "papermill_params" / "smoke.yaml"
+LOG = Path(__file__).parents[3] / "replay" / "data" / "reflexion_log"
 
 
 def _context(tmp_path: Path, trajectories: list[str]) -> RunContext:

@@ -9,13 +9,12 @@ from typing import Any
 
 import pytest
 
+from tests.pipeline.conftest import results_json
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import load_config, run_stages
 from tfr_helpers.pipeline.engine import runner as runner_mod
 
-from .conftest import results_json
-
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
+SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "smoke.yaml"
 
 
 @pytest.mark.slow

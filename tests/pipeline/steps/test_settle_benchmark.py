@@ -21,7 +21,7 @@ from tfr_helpers.records import ProgramRun
 from tfr_helpers.records import TestOutcome as Outcome
 from tfr_helpers.sandbox import TestSpec
 
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
+SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "smoke.yaml"
 LIMIT = 1.0
 QUICK = "def f():\n    return 1\n"
 """Passes its test in far less CPU than the limit."""

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from functools import cache
-from pathlib import Path
 
+from tests.helpers.env import benchmark_dir
 from tfr_helpers.models.base import ModelRequest, ModelSpec, SamplingParams
 from tfr_helpers.models.sim import SimProvider
 from tfr_helpers.records import Task
-
-os.environ.setdefault(
-    "TFR_BENCHMARK_DIR", str(Path(__file__).resolve().parents[3] / "shared" / "benchmarks")
-)  # the snapshots beside the clone, as in .ci/run
 
 ROLES = {
     "codegen": "coder",
@@ -30,6 +25,7 @@ def tasks(benchmark: str, n: int = 8) -> tuple[Task, ...]:
     """The first ``n`` tasks of a benchmark (BigCodeBench: of the committed selection)."""
     from tfr_helpers.benchmarks import load_tasks
 
+    benchmark_dir()  # the snapshots ($TFR_BENCHMARK_DIR); missing: skip, or fail in CI
     return tuple(load_tasks(benchmark)[:n])
 
 

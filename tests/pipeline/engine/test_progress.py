@@ -16,7 +16,7 @@ from tfr_helpers.cli.live import LiveProgress
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.pipeline.engine.progress import PROGRESS_FILE, Snapshot, describe, read_snapshot
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SNAP = Snapshot(
     stage="generate_tests",
     done=40,

@@ -16,12 +16,11 @@ import pytest
 import yaml
 
 from tests.helpers.checkpoints import checkpoint_keys
+from tests.pipeline.conftest import results_json
+from tests.pipeline.test_resume import tfr_stage_all
 from tfr_helpers.pipeline.arms.rounds.step import normal_code
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
-
-from .conftest import results_json
-from .test_resume import tfr_stage_all
 
 PARAMS: dict[str, Any] = {
     "run_name": "rounds",

@@ -21,7 +21,7 @@ from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.replay.trajectories.sets import clear_trajectory_cache
 from tfr_helpers.views.trajectories import trajectory_results
 
-LOG_DIR = Path(__file__).parents[1] / "replay" / "data" / "reflexion_log"
+LOG_DIR = Path(__file__).parents[3] / "replay" / "data" / "reflexion_log"
 
 EXPECTED = {  # task -> (format, class, transition, the code after passes the logged failing tests)
     "HumanEval/53": ("asserts", "unreliable", "pass->fail", True),  # a wrong assert on correct code, then broken

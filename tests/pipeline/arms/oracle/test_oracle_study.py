@@ -10,14 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.analysis import test_export
+from tests.pipeline.conftest import results_json
+from tests.pipeline.test_resume import finished_run, kill_then_rerun, shrunk
 from tfr_helpers.analysis import analyze, load_results
 from tfr_helpers.analysis.arms.oracle import TABLE, oracle_comparison, repair_report
 from tfr_helpers.views.progress import results_so_far
 
-from .conftest import results_json
-from .test_resume import finished_run, kill_then_rerun, shrunk
-
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "oracle_smoke.yaml"
+SMOKE = Path(__file__).resolve().parents[4] / "papermill_params" / "oracle_smoke.yaml"
 
 pytestmark = pytest.mark.slow
 

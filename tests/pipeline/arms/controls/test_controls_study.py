@@ -10,14 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.analysis import test_export
+from tests.pipeline.conftest import results_json
+from tests.pipeline.test_resume import finished_run, kill_then_rerun, shrunk
 from tfr_helpers.analysis import analyze, load_results
 from tfr_helpers.analysis.arms.controls_report import FIGURE, TABLE
 
-from .conftest import results_json
-from .test_resume import finished_run, kill_then_rerun, shrunk
-
 pytestmark = pytest.mark.slow
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "controls_smoke.yaml"
+SMOKE = Path(__file__).resolve().parents[4] / "papermill_params" / "controls_smoke.yaml"
 
 
 @pytest.fixture(scope="module")
