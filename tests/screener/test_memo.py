@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tfr_helpers.pipeline.engine.store import RunStore
-from tfr_helpers.screener import asserts
+from tfr_helpers.screener import asserts, features
 from tfr_helpers.screener.asserts import assert_pairs, prompt_examples
 from tfr_helpers.screener.features import extract
 from tfr_helpers.screener.strategy import PROVENANCE_FILE, _record_provenance
@@ -63,9 +63,11 @@ def test_memoised_parses_equal_fresh_ones_and_return_new_lists():
 def test_features_with_the_memo_equal_the_features_without_it(monkeypatch):
     asserts._assert_pairs.cache_clear()
     asserts._prompt_examples.cache_clear()
+    asserts.asserts_in.cache_clear()
     cold, warm = extract(_views(), _execute), extract(_views(), _execute)
     monkeypatch.setattr(asserts, "_assert_pairs", asserts._assert_pairs.__wrapped__)
     monkeypatch.setattr(asserts, "_prompt_examples", asserts._prompt_examples.__wrapped__)
+    monkeypatch.setattr(features, "asserts_in", asserts.asserts_in.__wrapped__)
     plain = extract(_views(), _execute)
     assert np.array_equal(cold, plain) and np.array_equal(warm, plain)
     assert plain.shape == (len(TESTS), len(plain[0])) and plain.any()
@@ -88,6 +90,7 @@ def test_the_provenance_file_is_written_only_when_it_changes(tmp_path, monkeypat
 @pytest.mark.parametrize("src", ["assert f(1) == 2", "assert (", "\x00"])
 def test_a_test_that_does_not_parse_gives_no_pairs_every_time(src):
     assert assert_pairs(src, "f") == assert_pairs(src, "f") == list(asserts._assert_pairs.__wrapped__(src, "f"))
+    assert asserts.asserts_in(src) == asserts.asserts_in(src) == asserts.asserts_in.__wrapped__(src)
 
 
 class _Ctx:

@@ -69,8 +69,9 @@ def assert_pairs(source: str, entry_point: str) -> list[AssertPair]:
     return list(_assert_pairs(source, entry_point))
 
 
+@lru_cache(maxsize=MEMO_SIZE)
 def asserts_in(source: str) -> int:
-    """How many assert statements a test holds (0 when it does not parse)."""
+    """How many assert statements a test holds (0 when it does not parse); memoised like :func:`assert_pairs`."""
     try:
         return sum(isinstance(n, ast.Assert) for n in ast.walk(ast.parse(source)))
     except (SyntaxError, ValueError):
