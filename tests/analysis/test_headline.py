@@ -12,9 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from tfr_helpers import analysis, views
-from tfr_helpers.analysis.notebook_headlines import SECTIONS, headline, headline_lines
+from tfr_helpers.analysis.headlines import SECTIONS, headline, headline_lines, headline_numbers
 from tfr_helpers.cli import app
 from tfr_helpers.notebooks.running import NotebookReport, NotebookRunSummary
+from tfr_helpers.passk import pass_at_k
 from tfr_helpers.pipeline import load_config, run_stages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,14 +147,37 @@ def test_the_transitions_figure_keeps_models_apart(mixed: Path) -> None:
 
 
 def test_headline_shares_are_clustered_by_task_never_wilson_over_instances(mixed: Path) -> None:
-    from tfr_helpers.analysis.arms.headline_intervals import headline_numbers
-
     frame = headline_numbers(analysis.load_results(mixed))
     shares = frame[frame["number"].isin(["code_pass_at_1", "unreliable_feedback"])]
     assert len(shares) == 6, shares  # two numbers for each of the three coders
     assert all("bootstrap" in s or "wilson over tasks" in s for s in shares["interval"]), shares["interval"].tolist()
     codet = shares[(shares["model"] == CODET) & (shares["number"] == "unreliable_feedback")].iloc[0]
     assert codet["interval"] == "95% task>code bootstrap over test-fail feedback", codet["interval"]
+
+
+def test_the_notebook_headline_and_the_interval_rows_give_one_unreliable_share(mixed: Path) -> None:
+    results = analysis.load_results(mixed)
+    rows = headline_numbers(results).set_index(["model", "number"])["value"]
+    by_model = headline(results, "rq1")["by_model"]
+    assert by_model and all(
+        numbers["unreliable_pct"] == rows[(model, "unreliable_feedback")] for model, numbers in by_model.items()
+    )
+
+
+def test_code_pass_at_1_is_the_shared_pass_at_k_estimator_weighted_by_samples(mixed: Path) -> None:
+    """The headline's code pass@1 (a share of code samples, with its interval) is the one pass@k estimator's
+    (``tfr_helpers.passk.pass_at_k``, k = 1) per-task values averaged with each task's samples as weights."""
+    results = analysis.load_results(mixed)
+    rows = headline_numbers(results).set_index(["model", "number"])["value"]
+    verdicts = [v for v in results.benchmark_verdicts if v.subject == "generated"]
+    for model in {v.model for v in verdicts}:
+        per_task: dict[str, list[bool]] = {}
+        for v in verdicts:
+            if v.model == model:
+                per_task.setdefault(v.task_id, []).append(v.passed)
+        counts = [(len(p), sum(p)) for p in per_task.values()]
+        weighted = sum(n * pass_at_k(n, c, 1) for n, c in counts) / sum(n for n, _ in counts)
+        assert rows[(model, "code_pass_at_1")] == pytest.approx(round(100 * weighted, 1)), model
 
 
 def _readme_headlines(run_dir: Path) -> subprocess.CompletedProcess[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tfr_helpers.analysis.arms.oracle import oracle_comparison, oracle_summary, present, repair_report
+from tfr_helpers.analysis.arms.oracle import oracle_comparison, present, repair_report, summary_section
 from tfr_helpers.records import (
     Feedback,
     OracleRefinedEvaluation,
@@ -137,10 +137,8 @@ def test_code_passing_the_repaired_test_is_kept_by_the_oracle_arm() -> None:
 
 
 def test_summary_section_says_it_uses_the_reference_and_is_absent_without_the_arm() -> None:
-    section = oracle_summary(results())
-    assert (
-        section is not None and section["uses_reference"] is True and "reference" in section["rq2_oracle_repair"]["caption"]
-    )
-    assert not present(results(with_arm=False)) and oracle_summary(results(with_arm=False)) is None
+    section = summary_section(results())["oracle_repair"]
+    assert section["uses_reference"] is True and "reference" in section["rq2_oracle_repair"]["caption"]
+    assert not present(results(with_arm=False)) and summary_section(results(with_arm=False)) == {}
     with pytest.raises(ValueError, match="oracle_repair: true"):
         repair_report(results(with_arm=False))

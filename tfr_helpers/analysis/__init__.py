@@ -3,7 +3,6 @@
 Reads only ``results.json`` and the artifacts it points to.
 """
 
-from tfr_helpers.analysis.arms.evalplus_sensitivity import strength_table as sensitivity_test_strength_table
 from tfr_helpers.analysis.arms.trajectory_screening import downstream_table as rq3_trajectory_screening_table
 from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
 from tfr_helpers.analysis.export import AnalysisOutputs, to_latex
@@ -16,7 +15,7 @@ from tfr_helpers.analysis.figures import (
 )
 from tfr_helpers.analysis.inference.clustered import Interval, Resampler, resampler
 from tfr_helpers.analysis.inference.pairwise import pairwise_comparisons
-from tfr_helpers.analysis.inference.stats import Estimate, Share, bootstrap_ratio, wilson
+from tfr_helpers.analysis.inference.stats import wilson
 from tfr_helpers.analysis.inference_tables import (
     INFERENCE_TABLES,
     rq1_failure_modes_table,
@@ -29,6 +28,7 @@ from tfr_helpers.analysis.rq1 import by_benchmark, four_cases, unreliable_causes
 from tfr_helpers.analysis.rq2 import conditional_transitions, generated_test_diagnostic, refinement_outcomes
 from tfr_helpers.analysis.rq3 import screening_and_downstream, undecided_sensitivity
 from tfr_helpers.analysis.runs import analyze
+from tfr_helpers.analysis.sensitivity.evalplus_strength import strength_table as sensitivity_test_strength_table
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import (
     TABLES,
@@ -48,10 +48,7 @@ __all__ = [
     "PLOTS",
     "TABLES",
     "AnalysisOutputs",
-    "Estimate",
-    "Share",
     "analyze",
-    "bootstrap_ratio",
     "build_summary",
     "by_benchmark",
     "four_cases",

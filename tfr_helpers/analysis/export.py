@@ -13,16 +13,9 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import figures
-from tfr_helpers.analysis.arms import (
-    controls,
-    controls_report,
-    evalplus_sensitivity,
-    oracle,
-    rounds,
-    trajectories,
-    trajectories_report,
-)
+from tfr_helpers.analysis.arms import REPORTS
 from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
+from tfr_helpers.analysis.sensitivity import evalplus_strength
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import TABLES, caption_with
 from tfr_helpers.fsutil import atomic_write_text
@@ -135,28 +128,13 @@ def analyze_run(run_dir: Path | str) -> AnalysisOutputs:
         name: atomic_write_text(out_dir / f"{name}.tex", _noted(fn(results), results, f"tab:{name}"))
         for name, fn in (TABLES | INFERENCE_TABLES).items()
     }
-    if oracle.present(results):  # the oracle-repaired arm's table, only for runs that have the arm
-        tables[oracle.TABLE] = atomic_write_text(
-            out_dir / f"{oracle.TABLE}.tex", to_latex(oracle.oracle_table(results), f"tab:{oracle.TABLE}")
-        )
-    if rounds.present(results):  # multi-round backprompting's table, only for runs with rounds
-        tables[rounds.TABLE] = atomic_write_text(
-            out_dir / f"{rounds.TABLE}.tex", to_latex(rounds.rounds_table(results), f"tab:{rounds.TABLE}")
-        )
-    if evalplus_sensitivity.present(results):  # EvalPlus's tiers or corrected reference in the records
-        tables[evalplus_sensitivity.TABLE] = atomic_write_text(
-            out_dir / f"{evalplus_sensitivity.TABLE}.tex",
-            to_latex(evalplus_sensitivity.strength_table(results), f"tab:{evalplus_sensitivity.TABLE}"),
-        )
-    if controls.present(results):  # RQ2 with controls, only for runs that have the control arm
-        tables[controls_report.TABLE] = atomic_write_text(
-            out_dir / f"{controls_report.TABLE}.tex",
-            to_latex(controls_report.controls_table(results), f"tab:{controls_report.TABLE}"),
-        )
-    if trajectories.present(results):  # real refinement trajectories, only for runs that replay them
-        tables[trajectories_report.TABLE] = atomic_write_text(
-            out_dir / f"{trajectories_report.TABLE}.tex",
-            to_latex(trajectories_report.latex_table(results), f"tab:{trajectories_report.TABLE}"),
+    for arm in REPORTS:  # each arm's tables, only for runs that hold the arm
+        for stem, table in (arm.tables(results) if arm.present(results) else {}).items():
+            tables[stem] = atomic_write_text(out_dir / f"{stem}.tex", to_latex(table, f"tab:{stem}"))
+    if evalplus_strength.present(results):  # EvalPlus's tiers or corrected reference in the records
+        tables[evalplus_strength.TABLE] = atomic_write_text(
+            out_dir / f"{evalplus_strength.TABLE}.tex",
+            to_latex(evalplus_strength.strength_table(results), f"tab:{evalplus_strength.TABLE}"),
         )
     written = figures.save_figures(results, out_dir / "figures")
     log.info("analysis of %s written to %s", results.run_name, out_dir)

@@ -23,7 +23,7 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from tfr_helpers.analysis import rq1, rq2, rq3  # noqa: E402
-from tfr_helpers.analysis.arms import controls, controls_report, rounds
+from tfr_helpers.analysis.arms import REPORTS  # noqa: E402
 from tfr_helpers.analysis.inference.units import rows_resampler, share_columns  # noqa: E402
 from tfr_helpers.analysis.interpret import evidence_kind  # noqa: E402
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS, error_bar  # noqa: E402
@@ -194,7 +194,6 @@ FIGSIZES = {
     "rq1_four_cases": (8.0, 4.0),
     "rq2_transitions": (7.0, 4.0),
     "rq3_screening_pr": (5.0, 5.0),
-    "rq2_controls": (9.0, 4.5),
 }
 PLOTS = {
     "rq1_four_cases": plot_four_cases,
@@ -213,15 +212,15 @@ def save_figures(results: Results, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     with sns.axes_style("whitegrid"):
-        extra = {rounds.FIGURE: rounds.plot_rounds} if rounds.present(results) else {}  # runs with rounds only
-        if controls.present(results):  # runs with the control arm only
-            extra[controls_report.FIGURE] = controls_report.plot_controls
-        for stem, plot in {**PLOTS, **extra}.items():
+        sized = {stem: (plot, FIGSIZES[stem]) for stem, plot in PLOTS.items()}
+        for arm in REPORTS:  # each arm's figures, only for runs that hold the arm
+            sized |= arm.figures(results) if arm.present(results) else {}
+        for stem, (plot, size) in sized.items():
             drawn = plot(results) if stem in PLOTS else None  # the base figures: one panel per kind of evidence
             if isinstance(drawn, Figure):
                 fig = drawn
             else:
-                fig, ax = plt.subplots(figsize=FIGSIZES.get(stem, (5, 3.5)))
+                fig, ax = plt.subplots(figsize=size)
                 plot(results, ax=ax)
                 fig.tight_layout()
             for ext in ("png", "pdf"):

@@ -7,11 +7,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tfr_helpers.analysis.arms.headline_intervals import headline_numbers
-from tfr_helpers.analysis.arms.seeds import TABLE, build_seeds_summary, load_seed_results, over_seeds, seeds_headline_table
 from tfr_helpers.analysis.arms.trajectories_report import headline_lines as trajectory_lines
 from tfr_helpers.analysis.export import AnalysisOutputs, analyze_run, to_latex
-from tfr_helpers.analysis.notebook_headlines import headline_lines
+from tfr_helpers.analysis.headlines import headline_lines, headline_numbers
+from tfr_helpers.analysis.seeds.over_seeds import (
+    TABLE,
+    build_seeds_summary,
+    load_seed_results,
+    over_seeds,
+    seeds_headline_table,
+)
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.pipeline.engine.seed_dirs import is_multi_seed, seed_dir
 
@@ -44,7 +49,7 @@ def analyze(run_dir: Path | str) -> AnalysisOutputs:
 
     Args:
         run_dir: A run directory holding ``results.json``; or a multi-seed run (``seeds/<k>/``): then every seed's
-            analysis and ``analysis/summary.json`` and ``seeds_headline.tex`` over seeds (``analysis.arms.seeds``).
+            analysis and ``analysis/summary.json`` and ``seeds_headline.tex`` over seeds (``analysis.seeds.over_seeds``).
 
     Returns:
         The paths written.

@@ -6,17 +6,13 @@ from typing import Any
 
 from tfr_helpers.analysis import answers, rq1, rq2, rq3
 from tfr_helpers.analysis.arms import (
-    controls_report,
-    evalplus_sensitivity,
-    oracle,
-    rounds,
-    trajectories_report,
+    REPORTS,
     trajectory_answers,  # noqa: F401  (registers the trajectories' answer rows: notebook 02's first rows)
-    trajectory_screening,
 )
+from tfr_helpers.analysis.headlines import SECTIONS, headline
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.clustered import INTERVAL_FORM, METHODS, N_RESAMPLES, SEED
-from tfr_helpers.analysis.notebook_headlines import SECTIONS, headline
+from tfr_helpers.analysis.sensitivity import evalplus_strength
 from tfr_helpers.analysis.tables import CAPTIONS, SIMULATED_NOTE, caption
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.tidy.sources import real_note, skipped_frame
@@ -50,7 +46,7 @@ INTERVALS = {
     "ratio variance, or a multinomial instance bootstrap for measures of confusion counts)",
     "wilson": "only for a share at 0 or 100 percent (method 'wilson over tasks': the bootstrap has no spread "
     "there, so each task holding the share's denominator counts as one observation); the oracle and rounds "
-    "sections keep their own intervals",
+    "sections use the same bootstrap and rule",
     "tests": "every 'differs' is a task-level permutation test (the two arms or strategies swapped within whole "
     "tasks); below six tasks with a discordant instance there is no p ('too few tasks')",
 }
@@ -95,7 +91,7 @@ def build_summary(results: Results) -> dict[str, Any]:
         ``{"version", "simulated", "note", "real_note", "run_name", "model_sources", "skipped", "headline",
         "definitions", "intervals", "tables": {name: {"caption", "rows"}}, "populations"}``, JSON-serialisable
         (``skipped``: items per coder, stage and reason; ``headline``: the notebooks' headline numbers per model and
-        source, see :mod:`tfr_helpers.analysis.notebook_headlines`; ``intervals``: the uncertainty method of every interval;
+        source, see :mod:`tfr_helpers.analysis.headlines`; ``intervals``: the uncertainty method of every interval;
         ``populations``: RQ1's unreliable share over all, non-empty and empty solutions, and the tasks with tests;
         ``answers``: each report's headline rows, real first, :mod:`tfr_helpers.analysis.answers`).
     """
@@ -117,12 +113,8 @@ def build_summary(results: Results) -> dict[str, Any]:
                 if name in CAPTIONS
             },
         }
-        | ({"oracle_repair": section} if (section := oracle.oracle_summary(results)) else {})
-        | rounds.summary_section(results)
-        | evalplus_sensitivity.summary_section(results)
-        | controls_report.summary_section(results)
-        | trajectories_report.summary_section(results)
-        | trajectory_screening.summary_section(results)
+        | {key: section for arm in REPORTS for key, section in arm.summary_section(results).items()}
+        | evalplus_strength.summary_section(results)
         | answers.summary_section(results)
         | {
             "populations": {

@@ -128,6 +128,39 @@ def caption_with(text: str, results: Results) -> str:
     return f"{real} {text}" if real else text
 
 
+HEADLINE_COLUMNS = ["model", "source", "number", "value", "low", "high", "interval"]
+"""Columns of a headline row (:mod:`tfr_helpers.analysis.headlines`): one number of one model with its interval."""
+CLUSTERED = "95% {} over {}"
+"""Interval label of a share: its method (``task bootstrap``, ``task>code bootstrap``, or ``wilson over tasks`` at
+0 or 100%) and its instances. Instances of a task are not independent: every share is resampled by task."""
+BOOTSTRAP = "95% bootstrap over tasks"
+PER_CODE = "95% bootstrap over tasks, then code samples; per code sample"
+PER_ATTEMPT = "95% bootstrap over tasks, then code samples; per refinement attempt"
+
+
+def headline_row(
+    results: Results, model: str, number: str, value: object, low: object, high: object, over: str
+) -> dict[str, object]:
+    """One headline row (:data:`HEADLINE_COLUMNS`): ``value`` in percent (or points), its interval and what it is
+    over, the model labelled with its source."""
+    return {
+        "model": model,
+        "source": source_label(results, model),
+        "number": number,
+        "value": value,
+        "low": low,
+        "high": high,
+        "interval": over,
+    }
+
+
+def share_row(results: Results, model: str, number: str, share: Mapping[str, Any], over: str) -> dict[str, object]:
+    """A headline row from :func:`~tfr_helpers.analysis.inference.units.share_columns` (clustered by task, then
+    code sample)."""
+    method = CLUSTERED.format(share["method"], over)
+    return headline_row(results, model, number, share["pct"], share["low"], share["high"], method)
+
+
 def _styler(frame: pd.DataFrame, name: str, results: Results) -> Styler:
     """The table with its own caption only: a report says once, under its first table, what the sources are
     (:func:`tfr_helpers.views.sources_table`); the LaTeX export and summary.json add the note (:func:`caption`)."""

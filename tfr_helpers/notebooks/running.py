@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from tqdm.auto import tqdm
 
-from tfr_helpers.analysis.notebook_headlines import headline_lines
+from tfr_helpers.analysis.headlines import headline_lines
 from tfr_helpers.errors import ConfigError, TfrError
 from tfr_helpers.notebooks.answer_table import summary_answer_lines
 from tfr_helpers.notebooks.html_export import export_html

@@ -6,7 +6,7 @@ A configuration with ``seeds: [k0, k1, ...]`` runs as one full run directory per
       config.json          the multi-seed configuration (``seeds`` set); a changed one is refused as usual
       seeds/<k>/           a complete run of seed k: its own config.json (``seed: k``, ``seeds: null``),
                            checkpoints, artifacts and results.json
-      analysis/            written by ``tfr analyze`` (``tfr_helpers.analysis.arms.seeds``): mean +- SE over seeds
+      analysis/            written by ``tfr analyze`` (``tfr_helpers.analysis.seeds.over_seeds``): mean +- SE over seeds
 
 Seed ``k``'s configuration is the study's with ``seed: k`` and ``seeds: null``, so ``seeds/<k>/`` is exactly the
 run a single-base study with ``seed: k`` makes (same fingerprint, same records): the seed changes the simulated

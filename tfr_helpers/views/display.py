@@ -11,7 +11,7 @@ import pandas as pd
 import yaml
 from IPython.display import HTML, Markdown
 
-from tfr_helpers.analysis.notebook_headlines import headline as analysis_headline
+from tfr_helpers.analysis.headlines import headline as analysis_headline
 from tfr_helpers.analysis.tables import caption_with
 from tfr_helpers.analysis.tidy.sources import skipped_frame, sources_frame
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
@@ -127,7 +127,7 @@ def lines(items: list[str]) -> Markdown:
 
 def headline(results: Results, section: str) -> dict[str, Any]:
     """Headline numbers of one notebook (``setup``, ``rq1``, ``rq2``, ``rq3``), per model and source, computed
-    from the records (:func:`tfr_helpers.analysis.notebook_headlines.headline`)."""
+    from the records (:func:`tfr_helpers.analysis.headlines.headline`)."""
     return analysis_headline(results, section)
 
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tfr_helpers.analysis.notebook_headlines import headline_lines
+from tfr_helpers.analysis.headlines import headline_lines
 from tfr_helpers.views.run_details import details_html
 
 HEADLINE_MIME = "application/vnd.tfr.headline+json"

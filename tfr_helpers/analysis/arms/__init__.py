@@ -1,1 +1,53 @@
-"""The analysis of the study's arms: the oracle-repaired arm, the rounds, repeated seeds and their headline numbers."""
+"""The analysis of the study's arms, one folder entry per arm, and the one interface every arm's report implements.
+
+An arm's report is a module of this folder satisfying :class:`ArmReport`; :data:`REPORTS` lists them. The writers
+(``analysis/export.py``: the ``.tex`` tables; ``analysis/summary.py``: summary.json's sections;
+``analysis/figures.py``: the figures; ``analysis/headlines.py``: the headline rows) loop over :data:`REPORTS` and
+name no arm. Adding an arm's analysis means adding its module(s) here and one entry in :data:`REPORTS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from pandas.io.formats.style import Styler
+
+from tfr_helpers.analysis.arms import controls_report, oracle, rounds, trajectories_report
+from tfr_helpers.records import Results
+
+Plot = Callable[..., Any]
+"""``plot(results, ax=None)``: draws one figure on ``ax`` and returns it."""
+
+
+class ArmReport(Protocol):
+    """What one arm contributes to a run's analysis (each member is a module attribute of the arm's report)."""
+
+    NAME: str
+    """The arm's name (its configuration key)."""
+    HEADLINE_DEFINITIONS: dict[str, str]
+    """Headline number -> definition, for the numbers of :meth:`headline_rows` (``{}`` when it adds none)."""
+
+    def present(self, results: Results) -> bool:
+        """Whether the run holds the arm (every other member is only called when it does)."""
+        ...
+
+    def tables(self, results: Results) -> dict[str, Styler]:
+        """File stem -> table written as ``analysis/<stem>.tex``."""
+        ...
+
+    def summary_section(self, results: Results) -> dict[str, Any]:
+        """The arm's top-level sections of ``summary.json`` (``{}`` when the run does not hold it)."""
+        ...
+
+    def figures(self, results: Results) -> dict[str, tuple[Plot, tuple[float, float]]]:
+        """Figure stem -> (plot, size in inches) saved as ``analysis/figures/<stem>.png`` and ``.pdf``."""
+        ...
+
+    def headline_rows(self, results: Results) -> list[dict[str, object]]:
+        """Rows of :func:`tfr_helpers.analysis.headlines.headline_numbers` (columns ``tables.HEADLINE_COLUMNS``)."""
+        ...
+
+
+REPORTS: tuple[ArmReport, ...] = (rounds, oracle, controls_report, trajectories_report)
+"""Every arm's report, in the order of the headline rows and summary.json's sections."""

@@ -18,6 +18,10 @@ from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
 
+NAME = "controls"
+"""The arm's configuration key (``refinement.controls``) and its section of ``summary.json``."""
+HEADLINE_DEFINITIONS: dict[str, str] = {}
+"""The arm adds no headline row (its numbers are in its table and section)."""
 TABLE = "rq2_controls"
 """File stem of the LaTeX table (written only for runs with ``refinement.controls``)."""
 FIGURE = "rq2_controls"
@@ -98,7 +102,7 @@ def summary_section(results: Results) -> dict[str, Any]:
         return {}
     assert results.controls is not None
     return {
-        "controls": {
+        NAME: {
             "controls": list(results.controls.controls),
             "refinement_status": results.controls.refinement_status,
             "definitions": DEFINITIONS,
@@ -141,3 +145,18 @@ def plot_controls(results: Results, ax: Any = None) -> Any:
     ax.set_title(f"Feedback vs controls{note}", fontsize=9)
     ax.tick_params(axis="x", labelsize=7)
     return ax
+
+
+def tables(results: Results) -> dict[str, Styler]:
+    """The arm's LaTeX table: :data:`TABLE`."""
+    return {TABLE: controls_table(results)}
+
+
+def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
+    """The arm's figure: the controls beside the feedback (:data:`FIGURE`)."""
+    return {FIGURE: (plot_controls, (9.0, 4.5))}
+
+
+def headline_rows(results: Results) -> list[dict[str, object]]:
+    """The arm adds no headline row."""
+    return []

@@ -19,16 +19,18 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.inference.clustered import ratio, resampler
-from tfr_helpers.analysis.inference.stats import N_RESAMPLES, pct
-from tfr_helpers.analysis.inference.units import clustered_rows, share_columns
+from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Resampler, ratio, resampler
+from tfr_helpers.analysis.inference.stats import pct
+from tfr_helpers.analysis.inference.units import clustered_rows, samples_per_task, share_columns
 from tfr_helpers.analysis.rq2 import TRANSITIONS
-from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, share_cell
+from tfr_helpers.analysis.tables import BOOTSTRAP, TRANSITION_LABELS, caption_with, headline_row, share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.tidy.sources import source_label, source_of
 from tfr_helpers.pipeline.arms.oracle.rewrite import REASON_KEYS, reason_key
 from tfr_helpers.records import RefinedEvaluation, Results
 
+NAME = "oracle_repair"
+"""The arm's configuration key (``refinement.oracle_repair``) and its section of ``summary.json``."""
 TABLE = "rq2_oracle_repair"
 """File stem of the LaTeX table (written only for runs with ``refinement.oracle_repair``)."""
 ARMS = ("original", "oracle-repaired")
@@ -98,6 +100,7 @@ def repair_report(results: Results) -> pd.DataFrame:
     units = sorted({(r.model, r.benchmark) for r in arm.repaired_tests})
     for model, bench in units:
         mine = [r for r in arm.repaired_tests if r.model == model and r.benchmark == bench]
+        samples = samples_per_task(results, model)
         repaired = [r for r in mine if r.status == "repaired"]
         reasons = [reason_key(r.reason or "") for r in mine if r.status == "not_repaired"]
         rows.append(
@@ -107,10 +110,10 @@ def repair_report(results: Results) -> pd.DataFrame:
                 "benchmark": bench,
                 "refinement": arm.refinement_status.get(model, "run"),
                 "unreliable_ebt_feedback": len(mine),
-                **share_columns(_rs(mine), [r.status == "repaired" for r in mine], prefix="repaired_"),
+                **share_columns(_rs(mine, samples), [r.status == "repaired" for r in mine], prefix="repaired_"),
                 "not_repaired": len(reasons),
                 **{f"not_repaired_{key}": reasons.count(key) for key in REASON_KEYS},
-                **share_columns(_rs(repaired), [_passes(r) for r in repaired], prefix="code_passes_"),
+                **share_columns(_rs(repaired, samples), [_passes(r) for r in repaired], prefix="code_passes_"),
                 "repaired_feedback": sum(r.feedback is not None for r in repaired),
             }
         )
@@ -121,27 +124,27 @@ def repair_report(results: Results) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def _rs(rows: list[Any]) -> Any:
-    """The cluster resampler (task, then code sample) of records with ``task_id`` and ``code_index``."""
-    return clustered_rows([r.task_id for r in rows], [r.code_index for r in rows])
+def _rs(rows: list[Any], samples: dict[str, int]) -> Resampler:
+    """The cluster resampler (task, then code sample, over all of the coder's ``samples`` per task) of records with
+    ``task_id`` and ``code_index``."""
+    return clustered_rows([r.task_id for r in rows], [r.code_index for r in rows], samples)
 
 
 def _passes(r: Any) -> bool:
     return r.generated is not None and r.generated.status == "passed"
 
 
-def _row(transitions: list[str], tasks: list[str], n_resamples: int, seed: int, codes: list[int]) -> dict[str, Any]:
-    """Attempts, each transition's count and share (clustered by task, then code sample), and the net pass-rate
-    change of one arm on one scope."""
-    rs = resampler(tasks, codes, n_resamples=n_resamples, seed=seed)
-    net = ratio(rs, np.array([_GAIN.get(t, 0) for t in transitions], dtype=float), np.ones(len(tasks)), "atanh")
+def _row(transitions: list[str], rs: Resampler) -> dict[str, Any]:
+    """Attempts, each transition's count and share (clustered by task, then code sample: ``rs``), and the net
+    pass-rate change of one arm on one scope."""
+    net = ratio(rs, np.array([_GAIN.get(t, 0) for t in transitions], dtype=float), np.ones(len(transitions)), "atanh")
     out: dict[str, Any] = {"attempts": len(transitions)}
     for tr in TRANSITIONS:
         out.update(share_columns(rs, [t == tr for t in transitions], prefix=f"{tr}_"))
     return out | {"net_change_pp": pct(net.value), "net_change_low": pct(net.low), "net_change_high": pct(net.high)}
 
 
-def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: int = 0) -> pd.DataFrame:
+def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> pd.DataFrame:
     """Refinement on the original vs the oracle-repaired feedback of the same instances, per model.
 
     Scope ``code fails repaired test``: both arms refined the instance. Scope ``code passes repaired test``: only
@@ -161,7 +164,7 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
     oracle = {e.feedback_id: e for e in arm.refined_evaluations}
     rows = []
     for model in sorted({r.model for r in arm.repaired_tests}):
-        status = arm.refinement_status.get(model, "run")
+        status, samples = arm.refinement_status.get(model, "run"), samples_per_task(results, model)
         repaired = [r for r in arm.repaired_tests if r.model == model and r.status == "repaired"]
         code_of = {r.feedback_id: r.code_index for r in repaired}
         scopes = {
@@ -176,12 +179,12 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
             mine = [oracle[i].transition for i in both] if scope == SCOPES[0] else kept
             tasks = [e.task_id for e in orig]
             codes = [code_of[i] for i in both]
-            o_row = _row([e.transition for e in orig], tasks, n_resamples, seed, codes)
-            r_row = _row(mine, tasks, n_resamples, seed, codes)
+            # one resampler (the cluster bootstrap over tasks, then code samples) for both arms and their difference
+            rs = resampler(tasks, codes, samples_per_task=samples, n_resamples=n_resamples, seed=seed)
+            o_row, r_row = _row([e.transition for e in orig], rs), _row(mine, rs)
             if scope == SCOPES[1]:
                 r_row["attempts"] = 0  # no feedback, no refinement: the generated code is kept
             gains = np.array([_GAIN.get(b, 0) - _GAIN.get(e.transition, 0) for e, b in zip(orig, mine, strict=True)])
-            rs = resampler(tasks, codes, n_resamples=n_resamples, seed=seed)  # the same weights as both arms' rows
             diff = ratio(rs, gains.astype(float), np.ones(len(tasks)), "identity")
             rows.append(head | {"arm": ARMS[0], "instances": len(ids)} | o_row)
             rows.append(
@@ -221,15 +224,48 @@ def oracle_table(results: Results) -> Styler:
     return frame.style.set_caption(caption_with(CAPTION, results))
 
 
-def oracle_summary(results: Results) -> dict[str, Any] | None:
-    """The ``oracle_repair`` section of ``summary.json`` (None when the run has no oracle-repaired arm)."""
+def summary_section(results: Results) -> dict[str, Any]:
+    """``{"oracle_repair": {...}}`` for ``summary.json``, or ``{}`` when the run has no oracle-repaired arm."""
     if not present(results):
-        return None
-
-    return {
+        return {}
+    section = {
         "uses_reference": True,
         "note": USES_REFERENCE,
         "definitions": DEFINITIONS,
         "repair_report": {"rows": frame_records(repair_report(results))},
         TABLE: {"caption": caption_with(CAPTION, results), "rows": frame_records(oracle_comparison(results))},
     }
+    return {NAME: section}
+
+
+def tables(results: Results) -> dict[str, Styler]:
+    """The arm's LaTeX table: :data:`TABLE`."""
+    return {TABLE: oracle_table(results)}
+
+
+def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
+    """The arm draws no figure of its own."""
+    return {}
+
+
+HEADLINE_DEFINITIONS = {
+    "oracle_net_change_pp:<scope>": "Oracle-repaired arm (uses the reference: an upper bound): net_change_pp of "
+    "refinement on the repaired feedback, per scope of analysis.oracle.oracle_comparison.",
+    "oracle_diff_vs_original_pp:<scope>": "net_change_pp(oracle-repaired) - net_change_pp(original) on the same "
+    "instances, per scope.",
+}
+"""Definitions of :func:`headline_rows`' numbers."""
+
+
+def headline_rows(results: Results) -> list[dict[str, object]]:
+    """The oracle-repaired arm's net change and its difference from the original feedback, per model and scope."""
+
+    rows = []
+    frame = oracle_comparison(results)
+    for _, r in frame[frame["arm"] != "original"].iterrows():
+        model, scope = r["model"], str(r["scope"]).replace(" ", "_")
+        net = (r["net_change_pp"], r["net_change_low"], r["net_change_high"])
+        rows.append(headline_row(results, model, f"oracle_net_change_pp:{scope}", *net, BOOTSTRAP))
+        diff = (r["diff_vs_original_pp"], r["diff_low"], r["diff_high"])
+        rows.append(headline_row(results, model, f"oracle_diff_vs_original_pp:{scope}", *diff, BOOTSTRAP))
+    return rows

@@ -19,12 +19,14 @@ from pandas.io.formats.style import Styler
 from tfr_helpers.analysis.inference.clustered import ratio
 from tfr_helpers.analysis.inference.stats import mean_se
 from tfr_helpers.analysis.inference.units import boundary_interval, clustered_rows
-from tfr_helpers.analysis.tables import caption
+from tfr_helpers.analysis.tables import CLUSTERED, caption, headline_row
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
 from tfr_helpers.records.rounds import RoundChain
 
+NAME = "rounds"
+"""The arm's configuration key (``refinement.rounds``) and its section of ``summary.json``."""
 TABLE = "rounds_per_round"
 """Name of the LaTeX table (``analysis/rounds_per_round.tex``)."""
 FIGURE = "rounds_pass_at_1"
@@ -250,7 +252,17 @@ def rounds_summary(results: Results) -> dict[str, Any] | None:
 def summary_section(results: Results) -> dict[str, Any]:
     """``{"rounds": rounds_summary(results)}``, or ``{}`` when the run has no rounds (for ``build_summary``)."""
     section = rounds_summary(results)
-    return {"rounds": section} if section is not None else {}
+    return {NAME: section} if section is not None else {}
+
+
+def tables(results: Results) -> dict[str, Styler]:
+    """The arm's LaTeX table: :data:`TABLE`."""
+    return {TABLE: rounds_table(results)}
+
+
+def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
+    """The arm's figure: pass@1 per round (:data:`FIGURE`)."""
+    return {FIGURE: (plot_rounds, (5.0, 3.5))}
 
 
 def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, ax: Any = None) -> Any:
@@ -298,3 +310,32 @@ def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, 
 def plot_rounds(results: Results, ax: Any = None) -> Any:
     """:func:`plot_pass_at_1_per_round` of one run (the figure ``tfr analyze`` saves as :data:`FIGURE`)."""
     return plot_pass_at_1_per_round(per_round(results), ax=ax)
+
+
+HEADLINE_DEFINITIONS = {
+    "pass_at_1_round:<k>": "Multi-round runs: percent of chains whose code after round k passes the benchmark "
+    "tests (round 0: the generated code), over all the coder's benchmarks (analysis.rounds.per_round).",
+    "suite_precision_round:<k>": "Percent of round k's suite tests that the reference passes.",
+    "collision_round:<k>": "Percent of round k's refined programs equal to a program of an earlier round of the same chain.",
+}
+"""Definitions of :func:`headline_rows`' numbers."""
+
+
+def headline_rows(results: Results) -> list[dict[str, object]]:
+    """Pass@1, suite precision and collision per round (``benchmark == all`` rows), when the run has rounds."""
+
+    rows = []
+    frame = per_round(results)
+    for _, r in frame[frame["benchmark"] == ALL].iterrows():
+        model, k = r["model"], int(r["round"])
+        for number, col, over in (
+            ("pass_at_1_round", "pass", "chains"),
+            ("suite_precision_round", "suite_precision", "suite tests"),
+            ("collision_round", "collision", "refined programs"),
+        ):
+            if k == 0 and number != "pass_at_1_round":
+                continue
+            value = r["pass_at_1" if col == "pass" else col if col != "collision" else "collision_probability"]
+            cells = (100 * value, 100 * r[f"{col}_low"], 100 * r[f"{col}_high"])
+            rows.append(headline_row(results, model, f"{number}:{k}", *cells, CLUSTERED.format(r[f"{col}_method"], over)))
+    return rows

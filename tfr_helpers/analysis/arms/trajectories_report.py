@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from tfr_helpers.analysis.arms import trajectory_screening
 from tfr_helpers.analysis.arms.trajectories import (
     JUDGED_GROUP,
     causes,
@@ -21,6 +22,10 @@ from tfr_helpers.analysis.tables import share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.records import Results
 
+NAME = "trajectories"
+"""The arm's configuration key (``trajectories``) and its section of ``summary.json``."""
+HEADLINE_DEFINITIONS: dict[str, str] = {}
+"""The arm adds no headline row (its own headline is in its section: :func:`headline_lines`)."""
 TABLE = "rq2_trajectories"
 """File stem of the LaTeX table (written only for runs that replay trajectories)."""
 REAL_NOTE = (
@@ -118,12 +123,13 @@ def latex_table(results: Results) -> Styler:
 
 
 def summary_section(results: Results) -> dict[str, Any]:
-    """``{"trajectories": {...}}`` (sets, classes, faults, causes, RQ2 rows, headline), or ``{}`` without the arm."""
+    """``{"trajectories": {...}}`` (sets, classes, faults, causes, RQ2 rows, headline) and, when steps were screened,
+    ``{"trajectory_screening": {...}}`` (:mod:`.trajectory_screening`); ``{}`` without the arm."""
     if not present(results):
         return {}
     assert results.trajectories is not None
     return {
-        "trajectories": {
+        NAME: {
             "note": REAL_NOTE,
             "real": True,
             "definitions": DEFINITIONS,
@@ -136,7 +142,7 @@ def summary_section(results: Results) -> dict[str, Any]:
             TABLE: {"caption": f"{REAL_NOTE} {CAPTION}", "latex_caption": LATEX_CAPTION},
             "provenance": provenance(results),
         }
-    }
+    } | trajectory_screening.summary_section(results)
 
 
 def _rate(row: dict[str, Any], prefix: str) -> str:
@@ -187,3 +193,18 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
             if f["dataset"] == r["dataset"]:
                 lines.append(f"  removed {f['steps']} steps as {f['removed_as']}: {f['fault']}")
     return lines
+
+
+def tables(results: Results) -> dict[str, Styler]:
+    """The arm's LaTeX table: :data:`TABLE` (:func:`latex_table`)."""
+    return {TABLE: latex_table(results)}
+
+
+def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
+    """The arm draws no figure of its own."""
+    return {}
+
+
+def headline_rows(results: Results) -> list[dict[str, object]]:
+    """The arm adds no headline row to :func:`tfr_helpers.analysis.headlines.headline_numbers`."""
+    return []

@@ -40,7 +40,11 @@ INTERVAL_FORM = (
 
 @dataclass(frozen=True)
 class Interval:
-    """A statistic on the full sample with its 95% cluster-bootstrap interval (NaN when undefined)."""
+    """The study's one interval type: a statistic on the full sample with its 95% interval (NaN when undefined).
+
+    The interval is the cluster bootstrap's (:func:`draws_interval`) or, for a share of independent units or at 0
+    or 100%, Wilson's (:func:`~tfr_helpers.analysis.inference.stats.wilson`); ``method`` says which. A share is a
+    count ``k`` of ``n`` with such an interval (:func:`~tfr_helpers.analysis.inference.units.share_columns`)."""
 
     value: float
     low: float

@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 
 from tfr_helpers.analysis.arms import oracle, rounds
-from tfr_helpers.analysis.arms.headline_intervals import headline_numbers
-from tfr_helpers.analysis.arms.seeds import over_seeds
+from tfr_helpers.analysis.headlines import headline_numbers
 from tfr_helpers.analysis.inference.stats import mean_se
+from tfr_helpers.analysis.seeds.over_seeds import over_seeds
 from tfr_helpers.records import Results
 
 ROUND_METRICS = {

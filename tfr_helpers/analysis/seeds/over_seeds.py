@@ -1,7 +1,7 @@
 """Repeated seeds: every headline number as mean +- standard error over seeds, next to each run's own interval.
 
 A multi-seed run directory (``tfr_helpers.pipeline.seeds``, docs/seeds.md) holds one complete run per seed in
-``seeds/<k>/``. Per seed, :func:`~tfr_helpers.analysis.arms.headline_intervals.headline_numbers` gives each number with its
+``seeds/<k>/``. Per seed, :func:`~tfr_helpers.analysis.headlines.headline_numbers` gives each number with its
 95% interval over tasks (code samples, feedback or attempts); here the seeds' values are averaged:
 
 - ``mean``: the mean of the seeds' values; ``se``: the standard error of that mean, the sample standard deviation
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.arms.headline_intervals import DEFINITIONS, headline_numbers
+from tfr_helpers.analysis.headlines import DEFINITIONS, headline_numbers
 from tfr_helpers.analysis.inference.stats import mean_se
 from tfr_helpers.analysis.tables import SIMULATED_NOTE
 from tfr_helpers.analysis.tidy.frames import frame_records
