@@ -42,10 +42,11 @@ def _self_cpu() -> tuple[float, float]:
 
 
 def _records(run: Path, name: str) -> list[Any]:
+    from tfr_helpers import logfiles
     from tfr_helpers.pipeline.engine.codec import decode_records
 
     out: list[Any] = []
-    for line in (run / "checkpoints" / f"{name}.jsonl").read_text().splitlines():
+    for line in logfiles.read_text(run / "checkpoints" / f"{name}.jsonl").splitlines():
         try:
             out += decode_records(json.loads(line)["data"])
         except (ValueError, KeyError):

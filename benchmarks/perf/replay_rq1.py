@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tfr_helpers import logfiles
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.engine.codec import decode_records
@@ -26,6 +27,12 @@ from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation
 
 DATASET = "replay:codet-codegen16b-humaneval"
 STAGES = ["generate_codes", "generate_tests", "evaluate_code_test_pairs"]
+
+
+def _on_disk(checkpoint: Path) -> int:
+    """Bytes of a checkpoint as stored (compressed once its run of stages ended)."""
+    where = logfiles.stored(checkpoint)
+    return where.stat().st_size if where is not None else 0
 
 
 def _records(run: Path, checkpoint: str) -> list[object]:
@@ -83,7 +90,7 @@ def main() -> None:
         print(f"sandbox program runs in evaluate_code_test_pairs: {summary.sandbox_runs}")
         print(
             f"pair records as plain JSON: {size / 1e6:.1f} MB; checkpoint on disk: "
-            f"{RunStore(run).checkpoint_path('test_execution_feedback').stat().st_size / 1e6:.1f} MB"
+            f"{_on_disk(RunStore(run).checkpoint_path('test_execution_feedback')) / 1e6:.1f} MB"
         )
         print("seconds: " + ", ".join(f"{s} {v:.1f}" for s, v in seconds.items()))
         print(f"RQ1 (evaluate_code_test_pairs) seconds: {seconds['evaluate_code_test_pairs']:.1f}")

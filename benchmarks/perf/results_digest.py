@@ -18,6 +18,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tfr_helpers.results_file import RESULTS_FILE, read_results_bytes, results_file
+
 SHARED_KEY = "shared_values"
 # Fields that hold wall-clock, CPU-time and CPU-wait measurements; all else in results.json follows from the inputs.
 TIMING_FIELDS = frozenset({"stage_seconds", "duration_s", "latency_s", "cpu_s", "wait_s"})
@@ -61,14 +63,15 @@ def canonical(results: Any, anywhere: bool = False) -> bytes:
 
 
 def digest(path: Path, anywhere: bool = False) -> str:
-    """The sha256 of the canonical form of the results.json at path (a run directory or the file itself)."""
-    file = path / "results.json" if path.is_dir() else path
-    return hashlib.sha256(canonical(json.loads(file.read_text(encoding="utf-8")), anywhere)).hexdigest()
+    """The sha256 of the canonical form of the results at path (a run directory, its ``results.json.gz`` or a
+    former layout's ``results.json``)."""
+    file = (results_file(path) or path / RESULTS_FILE) if path.is_dir() else path
+    return hashlib.sha256(canonical(json.loads(read_results_bytes(file).decode("utf-8")), anywhere)).hexdigest()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("paths", nargs="+", type=Path, help="run directories or results.json files")
+    parser.add_argument("paths", nargs="+", type=Path, help="run directories or results files")
     parser.add_argument("--anywhere", action="store_true", help="leave out the isolation records' paths")
     args = parser.parse_args()
     for path in args.paths:

@@ -13,9 +13,10 @@ Per stage (its ``stage_seconds.json`` wall time, times the sandbox workers it ha
   as the pool saw it), the median and quartiles of the cost outside the test per execution;
 - user and system CPU of the stage (``stage_cpu.json``: the driver process, the sandbox workers and the programs
   they forked), where the run recorded it;
-- files written in the stage (by modification time between the ends of the stages' checkpoints), their bytes;
-- the largest files of the run directory, and the bytes of ``results.json``'s eight largest top-level keys
-  (each value as written without indentation), where the run has one.
+- files written in the stage, their bytes: its logs by name once they are compressed, else by modification time
+  between the ends of the stages' checkpoints;
+- the largest files of the run directory, and the bytes of the results' eight largest top-level keys (each value
+  as written without indentation, before compression), where the run has them.
 
 An outcome is one execution; outcomes identical in every field (timings included) are one execution shared by
 several records (a run's outcome repeated in several pairs).
@@ -32,6 +33,10 @@ from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from tfr_helpers import logfiles
+from tfr_helpers.pipeline.engine.store import LOG_DIRS
+from tfr_helpers.results_file import read_results_bytes, results_file
 
 ROLE_KIND = {
     "reference_rerun": "rerun",
@@ -54,19 +59,19 @@ def _inline(value: Any, table: list[Any]) -> Any:
 
 
 def checkpoint_records(path: Path) -> Iterator[dict[str, Any]]:
-    """Every record of a checkpoint file as a plain dict (shared values put back; a torn line skipped)."""
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            data = entry.get("data") or []
-            table = data[0]["values"] if data and data[0].get("type") == "$shared" else []
-            for item in data[1:] if table else data:
-                record = item.get("record")
-                if isinstance(record, dict):
-                    yield _inline(record, table) if table else record
+    """Every record of a checkpoint file (plain or compressed) as a plain dict (shared values put back; a torn
+    line skipped)."""
+    for line in logfiles.read_text(path).splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        data = entry.get("data") or []
+        table = data[0]["values"] if data and data[0].get("type") == "$shared" else []
+        for item in data[1:] if table else data:
+            record = item.get("record")
+            if isinstance(record, dict):
+                yield _inline(record, table) if table else record
 
 
 def outcomes_of(value: Any, kind: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -144,27 +149,37 @@ def execution_costs(log: Path) -> list[float]:
     """Per test execution, the seconds of its job's wall time on its worker (as the pool saw it) outside the own
     time of the job's tests, shared equally by them (the run's ``executions/<stage>.jsonl``)."""
     costs: list[float] = []
-    with open(log, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                entry = json.loads(line)
-                job_s, tests = float(entry["job_s"]), entry["tests"]
-            except (ValueError, KeyError, TypeError):
-                continue
-            if tests:
-                outside = max(0.0, job_s - sum(float(t[1]) for t in tests))
-                costs += [outside / len(tests)] * len(tests)
+    for line in logfiles.read_text(log).splitlines():
+        try:
+            entry = json.loads(line)
+            job_s, tests = float(entry["job_s"]), entry["tests"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        if tests:
+            outside = max(0.0, job_s - sum(float(t[1]) for t in tests))
+            costs += [outside / len(tests)] * len(tests)
     return costs
 
 
 def files_by_stage(run: Path, ends: list[tuple[str, float]]) -> dict[str, tuple[int, int]]:
-    """Files (count, bytes) whose modification time falls in each stage (after the previous stage's end)."""
+    """Files (count, bytes) per stage: a stage's logs by their names (``artifacts/<stage>.jsonl.gz``,
+    ``checkpoints/<checkpoint>.jsonl.gz``...) once a run's logs are compressed (their times are then those of the
+    compression), else by modification time (after the previous stage's end); other files by time too."""
     out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     order = sorted(ends, key=lambda e: e[1])
+    by_checkpoint = {checkpoint: stage for stage, checkpoint in stage_checkpoints()}
+    compressed = any((run / "checkpoints").glob("*.jsonl.gz"))
     for dirpath, _dirs, files in os.walk(run):
         for name in files:
             st = os.stat(os.path.join(dirpath, name))
-            stage = next((s for s, end in order if st.st_mtime <= end), "after the stages")
+            folder = os.path.relpath(dirpath, run)
+            if compressed and folder in LOG_DIRS:
+                log = name.removesuffix(".gz").removesuffix(".jsonl")
+                stage = by_checkpoint.get(log, log) if folder == "checkpoints" else log
+            elif compressed:
+                stage = "other files"
+            else:
+                stage = next((s for s, end in order if st.st_mtime <= end), "after the stages")
             out[stage][0] += 1
             out[stage][1] += st.st_size
     return {k: (v[0], v[1]) for k, v in out.items()}
@@ -182,7 +197,7 @@ def largest_files(run: Path, n: int = 10) -> list[tuple[int, str]]:
 
 def results_composition(path: Path) -> list[tuple[int, str]]:
     """``results.json``'s bytes per top-level key (the value as written without indentation), largest first."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(read_results_bytes(path).decode("utf-8"))
     return sorted(((len(json.dumps(v, separators=(",", ":"))), k) for k, v in data.items()), reverse=True)
 
 
@@ -197,9 +212,10 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
     lines = [f"# {run}: {workers} sandbox workers; stage wall {sum(seconds.values()):.1f} s"]
     for stage, name in stage_checkpoints():
         path = run / "checkpoints" / f"{name}.jsonl"
-        if not path.exists():
+        where = logfiles.stored(path)
+        if where is None:
             continue
-        ends.append((stage, path.stat().st_mtime))
+        ends.append((stage, where.stat().st_mtime))
         total, by_bench, by_kind = tally_stage(path, benchmarks)
         wall = float(seconds.get(stage, 0.0))
         lines.append(f"\n## {stage}: wall {wall:.1f} s")
@@ -211,7 +227,7 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
                 f"{outside:.1f} worker-s = {1000 * outside / total.n:.1f} ms per execution (mean)"
             )
             log = run / "executions" / f"{stage}.jsonl"
-            if log.exists() and (costs := execution_costs(log)):
+            if logfiles.exists(log) and (costs := execution_costs(log)):
                 q = statistics.quantiles(costs, n=4) if len(costs) > 1 else [costs[0]] * 3
                 lines.append(
                     f"  outside per execution on its worker: median {1000 * q[1]:.2f} ms, quartiles "
@@ -226,14 +242,14 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
                 f"({100 * c['system_s'] / max(1e-9, c['user_s'] + c['system_s']):.0f}% system)"
             )
     files = files_by_stage(run, ends)
-    lines.append("\n## files written")
+    lines.append("\n## files written" + (" (a stage's: its logs; other files apart)" if "other files" in files else ""))
     for stage, (n, size) in sorted(files.items(), key=lambda kv: -kv[1][0]):
         lines.append(f"  {stage:<28} {n:>7} files {size / 1e6:9.1f} MB")
     n_all, size_all = sum(v[0] for v in files.values()), sum(v[1] for v in files.values())
     lines.append(f"  {'all':<28} {n_all:>7} files {size_all / 1e6:9.1f} MB")
     lines.append("\n## largest files")
     lines += [f"  {rel:<52} {size / 1e6:9.1f} MB" for size, rel in largest_files(run)]
-    if (run / "results.json").is_file():
-        lines.append(f"\n## results.json ({(run / 'results.json').stat().st_size / 1e6:.1f} MB) by key")
-        lines += [f"  {key:<52} {size / 1e6:9.1f} MB" for size, key in results_composition(run / "results.json")[:8]]
+    if (file := results_file(run)) is not None:
+        lines.append(f"\n## {file.name} ({file.stat().st_size / 1e6:.1f} MB) by key, uncompressed")
+        lines += [f"  {key:<52} {size / 1e6:9.1f} MB" for size, key in results_composition(file)[:8]]
     return lines

@@ -16,6 +16,7 @@ import json
 import time
 from pathlib import Path
 
+from tfr_helpers import logfiles
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.records import GeneratedCode, GeneratedTest
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
@@ -25,7 +26,7 @@ from tfr_helpers.sandbox.routing import HYPOTHESIS_PRELOAD
 
 def _records(run: Path, name: str) -> list[object]:
     out: list[object] = []
-    for line in (run / "checkpoints" / f"{name}.jsonl").read_text().splitlines():
+    for line in logfiles.read_text(run / "checkpoints" / f"{name}.jsonl").splitlines():
         out += decode_records(json.loads(line)["data"])
     return out
 

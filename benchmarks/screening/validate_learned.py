@@ -37,6 +37,7 @@ from tfr_helpers.analysis.inference.clustered import resampler
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import GeneratedCode
+from tfr_helpers.results_file import has_results
 from tfr_helpers.sandbox import Limits, Sandbox
 from tfr_helpers.screener.dataset import Example, as_arrays, checkpoint_records, examples_of_runs
 from tfr_helpers.screener.train import best_threshold, fit_linear, out_of_fold
@@ -143,7 +144,7 @@ def _paired(run_dirs: list[Path], examples: list[Example], y: np.ndarray, p: np.
     print("\npaired on the same feedback: MCC of learned_gold_free (out-of-fold) minus another screener's")
     decided = {}
     for d in run_dirs:
-        if (d / "results.json").exists():
+        if has_results(d):
             decided.update({(s.strategy, s.feedback_id): s.decision == "reject" for s in load_results(d).screening})
     fids = np.array([e.feedback_id for e in examples])
     sources = np.array([e.source for e in examples])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.checkpoints import log_lines
 from tfr_helpers.analysis import load_results
 from tfr_helpers.consensus.from_run import selection_by_coder
 from tfr_helpers.consensus.rankers.builtin import selector_names
@@ -102,7 +103,7 @@ def test_the_matrix_never_reads_the_reference(generations, tmp_path, monkeypatch
     shutil.copytree(tmp_path / "run", forged)
     path = forged / "checkpoints" / "test_execution_feedback.jsonl"
     lines = []
-    for line in path.read_text().splitlines():
+    for line in log_lines(path):  # a finished run's checkpoint is compressed: the plain one written below wins
         entry = json.loads(line)
         flipped = [
             r.model_copy(update={"reference": Outcome(name="x", status="crashed"), "case": "fail_fail"})

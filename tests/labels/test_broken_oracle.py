@@ -14,6 +14,7 @@ from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.stages import evaluate_code_test_pairs as stage
 from tfr_helpers.pipeline.stages.finalize_results import bundle_items, finalize_results
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, SkippedWork
+from tfr_helpers.results_file import RESULTS_FILE, read_results_bytes
 
 SLEEPY = "import time\n\ndef has_close_elements(numbers, threshold):\n    time.sleep(5)\n    return False\n"
 """A reference that cannot answer within the study's 1 s budget, nor alone with three times it."""
@@ -52,6 +53,6 @@ def test_a_task_whose_reference_fails_its_benchmark_tests_is_reported_and_exclud
     assert reason.startswith("reference fails its own benchmark tests in this run: ") and "timeout" in reason, reason
     assert any(isinstance(r, PairEvaluation) for r in kept), "a sound reference keeps its task"
     assert out[0] in results.skipped and not results.pair_evaluations and not results.benchmark_verdicts
-    assert (tmp_path / "run" / "results.json").read_text().count("reference fails its own benchmark tests") == 1
+    assert read_results_bytes(tmp_path / "run" / RESULTS_FILE).decode().count("reference fails its own benchmark tests") == 1
     lines = summarize(tmp_path / "run", {}, Counters(), results).lines()
     assert any(line.startswith("skipped: sim:default evaluate_code_test_pairs: reference fails") for line in lines)

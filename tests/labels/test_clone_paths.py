@@ -19,6 +19,7 @@ import yaml
 
 import tfr_helpers
 from tfr_helpers.pipeline.engine.artifact_log import artifact_index, read_artifact
+from tfr_helpers.results_file import read_results_bytes, results_file
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 
 PROJECT = Path(tfr_helpers.__file__).resolve().parents[1]
@@ -71,7 +72,7 @@ def _canonical(results: Path) -> bytes:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    data = json.loads(results.read_text(encoding="utf-8"))
+    data = json.loads(read_results_bytes(results))
     table = data.pop(module.SHARED_KEY, None) or []
     return module.canonical(_without(module.inline_shared(data, table), MACHINE_FIELDS))  # type: ignore[no-any-return]
 
@@ -89,7 +90,7 @@ def _prompts(root: Path) -> dict[str, bytes]:
     run = root / "runs" / "x"
     names = [rel for rel in sorted(artifact_index(run)) if rel.rsplit("/", 1)[-1].startswith("prompt")]
     prompts = {rel: (read_artifact(run, rel) or "").encode() for rel in names}  # lines of artifacts/<stage>.jsonl
-    return prompts | {"results.json": _canonical(run / "results.json")}
+    return prompts | {"results.json": _canonical(results_file(run) or run / "results.json.gz")}
 
 
 @pytest.mark.slow

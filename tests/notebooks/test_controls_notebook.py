@@ -14,6 +14,7 @@ import yaml
 from tests.notebooks.smoke import ROOT
 from tfr_helpers.notebooks import run_notebooks
 from tfr_helpers.pipeline import load_config, run_stages
+from tfr_helpers.results_file import has_results
 from tfr_helpers.views import results_so_far
 
 pytestmark = [pytest.mark.slow, pytest.mark.notebooks]
@@ -48,7 +49,7 @@ def test_notebook_02_with_controls_shows_the_controls_table(
 
     run_notebooks(params, run, names=("02_rq2_refinement.ipynb",), progress=False)
 
-    assert not (run / "results.json").exists()  # the notebook read the run in progress
+    assert not has_results(run)  # the notebook read the run in progress
     controls = results_so_far(run).controls
     assert controls is not None and controls.controls == ["resample", "retry", "placebo"]
     assert controls.refinements and controls.refined_evaluations

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.checkpoints import log_lines
 from tests.notebooks.smoke import ROOT, SMOKE_PARAMS
 
 pytestmark = [pytest.mark.slow, pytest.mark.notebooks]
@@ -27,7 +28,7 @@ def _without_timing(value: Any) -> Any:
 
 
 def _records(run: Path, name: str) -> list[Any]:
-    lines = (run / name).read_text().splitlines()
+    lines = log_lines(run / name)
     return sorted((_without_timing(json.loads(line)) for line in lines), key=json.dumps)
 
 

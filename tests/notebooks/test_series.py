@@ -12,6 +12,7 @@ import pytest
 from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
 from tfr_helpers.analysis.tables import TABLES
 from tfr_helpers.notebooks.running import NOTEBOOKS
+from tfr_helpers.results_file import read_results_bytes, results_file
 from tfr_helpers.views.offline_browser import unpack
 
 pytestmark = [pytest.mark.slow, pytest.mark.notebooks]
@@ -41,7 +42,7 @@ def test_resumed_series_makes_no_model_calls(series) -> None:  # type: ignore[no
 
 
 def test_rq_notebooks_show_tables_figures_and_generated_prose(series) -> None:  # type: ignore[no-untyped-def]
-    results = json.loads((series.run_dir / "results.json").read_text())
+    results = json.loads(read_results_bytes(results_file(series.run_dir) or series.run_dir / "results.json.gz"))
     fails = [p for p in results["pair_evaluations"] if p["feedback"] is not None]
     rq1 = series.notebooks[1].headline["by_model"]["sim:default"]  # per model and source, never pooled
     assert rq1["source"] == "simulated"
@@ -65,7 +66,7 @@ def test_analysis_outputs_and_cases_are_written(series) -> None:  # type: ignore
 
 
 def test_case_browser_export_embeds_every_case(series) -> None:  # type: ignore[no-untyped-def]
-    results = json.loads((series.run_dir / "results.json").read_text())
+    results = json.loads(read_results_bytes(results_file(series.run_dir) or series.run_dir / "results.json.gz"))
     fails = [p for p in results["pair_evaluations"] if p["feedback"] is not None]
     html = (series.run_dir / "notebooks" / "04_case_browser.html").read_text()
     found = re.search(r"<script[^>]*tfr-cases-[0-9a-f]+-data[^>]*>(.*?)</script>", html, re.S)

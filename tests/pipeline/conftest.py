@@ -26,8 +26,11 @@ def results_json(run_dir: Path) -> Any:
     """``results.json`` of a run without timing fields, its shared values put back in place (which values two
     executions share can depend on their timing: equal durations merge)."""
     from tfr_helpers.pipeline.engine.codec import resolve_shared
+    from tfr_helpers.results_file import read_results_bytes, results_file
 
-    return without_timing(resolve_shared(json.loads((run_dir / "results.json").read_text())))
+    path = results_file(run_dir)
+    assert path is not None, f"{run_dir} holds no results"
+    return without_timing(resolve_shared(json.loads(read_results_bytes(path))))
 
 
 @pytest.fixture

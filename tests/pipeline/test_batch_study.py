@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.helpers.checkpoints import log_lines
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.models import credentials
 from tfr_helpers.models.batch import BatchState
@@ -87,11 +88,11 @@ def test_sigkill_while_the_batch_is_in_progress_resumes_the_same_batch(server: F
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
-    assert not (run / "checkpoints" / "generated_codes.jsonl").exists()
+    assert not log_lines(run / "checkpoints" / "generated_codes.jsonl")
 
     server.batches.release.set()
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert server.batches.created == 1  # polled the same batch instead of creating (and paying for) another
-    assert len((run / "checkpoints" / "generated_codes.jsonl").read_text().splitlines()) == 5
+    assert len(log_lines(run / "checkpoints" / "generated_codes.jsonl")) == 5
     assert BatchState(run, "generate_codes").pending() == []  # read and joined

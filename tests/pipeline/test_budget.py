@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.checkpoints import log_lines, log_paths
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models import credentials
@@ -49,7 +50,7 @@ def _config(base_url: str, budget: float | None) -> Any:
 
 
 def _logged(run: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for path in sorted((run / "calls").glob("*.jsonl")) for line in path.read_text().splitlines()]
+    return [json.loads(line) for path in log_paths(run / "calls", "*.jsonl") for line in log_lines(path)]
 
 
 def test_the_cap_stops_mid_stage_within_budget_and_a_higher_cap_finishes_identically(server, tmp_path: Path) -> None:
@@ -69,7 +70,7 @@ def test_the_cap_stops_mid_stage_within_budget_and_a_higher_cap_finishes_identic
     assert 0 < len(costs) < 14  # some calls were sent, not all
     assert sum(costs) <= CAP + max(costs)  # one call in flight at a time (concurrency 1)
     assert sum(costs) <= CAP  # reservations are upper bounds of these prompts' costs
-    done = {p.stem: len(p.read_text().splitlines()) for p in (capped / "checkpoints").glob("*.jsonl")}
+    done = {p.stem: len(log_lines(p)) for p in log_paths(capped / "checkpoints", "*.jsonl")}
     assert 0 < done.get("generated_codes", 0) + done.get("generated_tests", 0) < 10  # it fell inside a stage
     assert info.value.summary is not None and info.value.summary.invocation_calls.not_sent > 0
 

@@ -12,6 +12,7 @@ import pytest
 
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.pipeline.engine.faults import EXIT_INCOMPLETE
+from tfr_helpers.results_file import has_results
 
 from .study_server import RIGHT_KEY, WRONG_KEY, Responder, study_tasks, write_params
 
@@ -56,7 +57,7 @@ def test_wrong_key_exits_non_zero_with_one_paragraph_then_the_right_key_complete
 
     done = tfr_stage_all(params, tmp_path / "run", RIGHT_KEY)
     assert done.returncode == 0, done.stderr
-    assert "tfr: error" not in done.stderr and (tmp_path / "run" / "results.json").is_file()
+    assert "tfr: error" not in done.stderr and has_results(tmp_path / "run")
     assert "14 sent (0 failed, 0 retries), 0 from the cache" in done.stdout
 
 
@@ -73,7 +74,7 @@ def test_server_down_exits_non_zero_naming_undone_items_and_a_rerun_completes(se
     server.listen_again()
     done = tfr_stage_all(params, tmp_path / "run", RIGHT_KEY)
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "run" / "results.json").is_file()
+    assert has_results(tmp_path / "run")
 
 
 @pytest.mark.notebooks
@@ -112,4 +113,4 @@ def test_tfr_run_with_a_wrong_key_exits_3_with_the_key_message(server, tmp_path)
     message = error_paragraph(proc.stderr)
     assert message.startswith("tfr: error: notebook 00_setup.ipynb: The run stopped early: openai-compatible rejected")
     assert "OPENAI_COMPATIBLE_API_KEY" in message and WRONG_KEY not in proc.stdout + proc.stderr
-    assert len(server.requests) <= 2 and not (tmp_path / "run" / "results.json").exists()
+    assert len(server.requests) <= 2 and not has_results(tmp_path / "run")

@@ -12,14 +12,15 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.checkpoints import log_lines, log_paths
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.models import credentials
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
-from tfr_helpers.pipeline.engine.codec import resolve_shared
 from tfr_helpers.pipeline.engine.faults import RunIncomplete
+from tfr_helpers.results_file import has_results
 
-from .conftest import without_timing
+from .conftest import results_json
 from .study_server import RIGHT_KEY, WRONG_KEY, Responder, params, study_tasks
 
 pytestmark = pytest.mark.slow
@@ -40,7 +41,7 @@ def comparable(run_dir: Path) -> Any:
             return [strip(v) for v in data]
         return data
 
-    return strip(without_timing(resolve_shared(json.loads((run_dir / "results.json").read_text()))))
+    return strip(results_json(run_dir))
 
 
 @pytest.fixture(scope="module")
@@ -113,10 +114,10 @@ def test_wrong_key_stops_at_once_and_a_rerun_with_the_right_key_completes(env, s
     message = str(info.value)
     assert "OPENAI_COMPATIBLE_API_KEY" in message and "openai-compatible:fake-coder" in message
     assert "Incorrect API key provided" in message and "rerun" in message and WRONG_KEY not in message
-    assert not (tmp_path / "run" / "results.json").exists()
+    assert not has_results(tmp_path / "run")
     checkpoint = tmp_path / "run" / "checkpoints" / "generated_codes.jsonl"
-    assert not checkpoint.exists() or checkpoint.read_text() == ""  # the failed calls are not results
-    logged = [json.loads(x) for x in (tmp_path / "run" / "calls" / "generate_codes.jsonl").read_text().splitlines()]
+    assert log_lines(checkpoint) == []  # the failed calls are not results
+    logged = [json.loads(x) for x in log_lines(tmp_path / "run" / "calls" / "generate_codes.jsonl")]
     assert len(logged) == len(sent) and all(e["error"].startswith("AuthError") for e in logged)
     assert WRONG_KEY not in "".join(p.read_text() for p in (tmp_path / "run").rglob("*") if p.is_file())
 
@@ -147,8 +148,8 @@ def test_outage_leaves_named_items_undone_and_a_rerun_completes(env, server, bas
     assert ledger is not None and ledger.count >= 1 and ledger.stop is None
     failed = [
         json.loads(line)
-        for path in sorted((tmp_path / "run" / "calls").glob("*.jsonl"))
-        for line in path.read_text().splitlines()
+        for path in log_paths(tmp_path / "run" / "calls", "*.jsonl")
+        for line in log_lines(path)
         if json.loads(line)["error"]
     ]
     assert len(failed) == ledger.count and all(e["error"].startswith("ProviderUnavailable") for e in failed)
@@ -156,7 +157,7 @@ def test_outage_leaves_named_items_undone_and_a_rerun_completes(env, server, bas
     message = str(info.value)
     assert f"{ledger.count} item(s) are left undone" in message and undone[0] in message
     assert "connection" in message.lower() and "rerun" in message
-    assert not (tmp_path / "run" / "results.json").exists()
+    assert not has_results(tmp_path / "run")
     summary = info.value.summary
     assert summary is not None and summary.invocation_calls.failed == ledger.count
     # every refused request was either a failed call's attempt (2 each) or an attempt retried successfully

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.checkpoints import log_lines, log_paths
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.models import credentials
 from tfr_helpers.pipeline import STRATEGIES, ScreeningItem, Verdict, load_results, run_stages
@@ -138,8 +139,8 @@ def test_no_request_and_no_screening_input_holds_the_reference(
     # nothing the server received holds the sentinel
     for request in server.requests:
         assert SENTINEL not in json.dumps(request.body), request.body
-    for log in (run_dir / "calls").glob("*.jsonl"):
-        assert SENTINEL not in log.read_text(encoding="utf-8"), log
+    for log in log_paths(run_dir / "calls", "*.jsonl"):
+        assert SENTINEL not in "\n".join(log_lines(log)), log
 
     # a custom strategy got items with the task's view only
     assert seen and len(seen) == len(judged) // 2

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.checkpoints import checkpoint_keys
+from tfr_helpers.results_file import has_results
 
 from .conftest import results_json
 
@@ -99,7 +100,7 @@ def kill_then_rerun(
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
     killed_at = lines(path)
-    assert not (run_dir / "results.json").exists()
+    assert not has_results(run_dir)
     if after_kill is not None:
         after_kill(run_dir)
     rerun = tfr_stage_all(params, run_dir)

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helpers.checkpoints import checkpoint_keys
+from tests.helpers.checkpoints import checkpoint_keys, log_paths
 from tfr_helpers.pipeline.engine.seed_dirs import seed_dir
+from tfr_helpers.results_file import has_results
 
 from .conftest import results_json
 from .test_resume import tfr_stage_all
@@ -54,7 +55,7 @@ def baseline(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) 
 
 def step_keys(run_dir: Path) -> list[str]:
     """The keys of one run directory's round-step checkpoint (``round_steps_<config hash>.jsonl``), in file order."""
-    return checkpoint_keys(sorted(run_dir.glob("checkpoints/round_steps_*.jsonl")))
+    return checkpoint_keys(log_paths(run_dir, "checkpoints/round_steps_*.jsonl"))
 
 
 @pytest.mark.slow
@@ -74,7 +75,7 @@ def test_sigkill_in_round_two_of_the_second_seed_then_rerun_equals_uninterrupted
     assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
     killed = step_keys(second)
     assert killed and not any(k.endswith("|r3") for k in killed), "killed after round 2, not in it"
-    assert (seed_dir(run_dir, SEEDS[0]) / "results.json").exists() and not (second / "results.json").exists()
+    assert has_results(seed_dir(run_dir, SEEDS[0])) and not has_results(second)
 
     rerun = tfr_stage_all(params, run_dir)
     out, err = rerun.communicate(timeout=300)

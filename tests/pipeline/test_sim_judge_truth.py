@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.pipeline.conftest import results_json
 from tfr_helpers.models.sim import provider as sim_provider
 from tfr_helpers.pipeline import load_config, run_stages
 
@@ -22,7 +22,7 @@ def test_the_simulated_judge_is_granted_rq1_verdicts_and_runs_no_oracle(
     monkeypatch.setattr(sim_provider, "reference_passes", lambda *a: oracle_runs.append(a) or True)
     config = load_config(SMOKE, {"benchmarks": ["humaneval", "mbpp"], "tasks": 6})
     run_stages(config, tmp_path / "run", progress=False)
-    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    results = results_json(tmp_path / "run")
     judged = [d for d in results["screening"] if d["strategy"] in ("llm_judge", "llm_judge_reasoning")]
     assert judged and oracle_runs == []  # every judged feedback's test was one RQ1 ran on the reference
 

@@ -15,6 +15,7 @@ from tfr_helpers.analysis import analyze, load_results
 from tfr_helpers.errors import ConfigError, DataError
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
+from tfr_helpers.results_file import read_results_bytes
 
 FIXTURE = Path(__file__).parent / "data" / "import3"
 SPEC = f"replay:{FIXTURE}"
@@ -143,7 +144,7 @@ def test_identical_programs_and_tests_run_once_and_count_with_multiplicity(priva
     rows = json.loads((tmp_path / "run" / "analysis" / "summary.json").read_text())["tables"]["rq1_four_cases"]["rows"]
     assert {(r["n"], r["unique"]) for r in rows} == {(24, 4)}  # 2 programs x 2 distinct asserts
     # results.json stores each repeated outcome once and reads back to the same records
-    raw = json.loads((tmp_path / "run" / "results.json").read_text())
+    raw = json.loads(read_results_bytes(tmp_path / "run" / "results.json.gz"))
     assert all(set(p["reference"]) == {"$shared"} for p in raw["pair_evaluations"])
     outcomes = {json.dumps(v, sort_keys=True) for v in raw["shared_values"]}
     assert len(raw["shared_values"]) == len(outcomes) < 24

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.helpers.checkpoints import log_lines
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
@@ -61,7 +62,7 @@ def _forge(run: Path, forged: Path) -> None:
     shutil.copytree(run, forged)
     path = forged / "checkpoints" / "test_execution_feedback.jsonl"
     lines = []
-    for line in path.read_text().splitlines():
+    for line in log_lines(path):  # a finished run's checkpoint is compressed: the plain one written below wins
         entry = json.loads(line)
         flipped = [
             r.model_copy(

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline import load_config, run_stages
+from tfr_helpers.results_file import has_results
 from tfr_helpers.views import CaseBrowser, results_so_far
 
 pytestmark = pytest.mark.slow  # runs the pipeline stages (sandbox) on 2 tasks
@@ -37,7 +36,7 @@ def test_provisional_results_follow_the_stages(tiny) -> None:  # type: ignore[no
 
     run_stages(config, run, ["screen_feedback", "refine_codes", "evaluate_refined_codes"], progress=False)
     provisional = results_so_far(run)
-    assert not (Path(run) / "results.json").exists()
+    assert not has_results(run)
     run_stages(config, run, ["finalize_results"], progress=False)
     final = results_so_far(run)
     for field in (

@@ -103,7 +103,7 @@ def test_a_run_in_progress_already_names_its_sources(mixed_run: Path, tmp_path: 
 
     partial = tmp_path / "partial"
     shutil.copytree(mixed_run, partial)
-    (partial / "results.json").unlink()  # as before finalize_results: notebook 01 reads the checkpoints
+    (partial / "results.json.gz").unlink()  # as before finalize_results: notebook 01 reads the checkpoints
     results = views.results_so_far(partial)
     assert {s.model: s.label for s in results.model_sources} == {"sim:default": "simulated", REPLAY: "replayed (imported)"}
     assert any(s.reason == "not run: no refiner" for s in results.skipped) and results.simulated

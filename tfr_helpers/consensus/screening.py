@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from tfr_helpers import logfiles
 from tfr_helpers.consensus.from_run import RunMatrix, matrices_from_records
 from tfr_helpers.consensus.rankers.builtin import resolve_selector
 from tfr_helpers.consensus.ranking import Ranking
@@ -50,7 +51,8 @@ feedback, and the earlier stages' checkpoints do not change meanwhile, so each i
 
 def _records(ctx: RunContext, checkpoint: str, cls: type) -> tuple[tuple[str, str, int, int], list[Any]]:
     path = ctx.store.checkpoint_path(checkpoint)
-    stat = path.stat() if path.exists() else None
+    where = logfiles.stored(path)  # plain, or compressed once a run of stages ended
+    stat = where.stat() if where is not None else None
     key = (str(path), cls.__name__, stat.st_size if stat else -1, stat.st_mtime_ns if stat else -1)
     if key not in _READ:
         for old in [k for k in _READ if k[:2] == key[:2]]:

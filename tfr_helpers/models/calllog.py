@@ -1,4 +1,5 @@
-"""Append-only JSONL log of every model call in the run directory (``calls/<stage>.jsonl``)."""
+"""Append-only JSONL log of every model call in the run directory (``calls/<stage>.jsonl``; gzip-compressed,
+``.jsonl.gz``, once a run of stages ended: :mod:`tfr_helpers.logfiles`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
+from tfr_helpers import logfiles
 from tfr_helpers.models.credentials import secret_values
 
 LOG_VERSION = 1
@@ -41,6 +43,7 @@ class CallLog:
         data = line.encode("utf-8")
         with _lock:
             path.parent.mkdir(parents=True, exist_ok=True)
+            logfiles.prepare_append(path)  # a finished run's compressed log: appended to in plain form
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
                 os.write(fd, data)
@@ -111,10 +114,10 @@ def count_one(entry: Mapping[str, object]) -> CallCounts:
 
 
 def read_call_log(run_dir: Path) -> list[dict[str, object]]:
-    """Every entry of every ``calls/*.jsonl`` of a run (an unreadable line is skipped)."""
+    """Every entry of every ``calls/*.jsonl`` (or ``.jsonl.gz``) of a run (an unreadable line is skipped)."""
     entries: list[dict[str, object]] = []
-    for path in sorted((Path(run_dir) / "calls").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
+    for path in logfiles.logs_in(Path(run_dir) / "calls"):
+        for line in logfiles.read_text(path).splitlines():
             try:
                 entry = json.loads(line)
             except ValueError:

@@ -16,6 +16,7 @@ from tfr_helpers.analysis.tables import caption_with
 from tfr_helpers.analysis.tidy.sources import skipped_frame, sources_frame
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.records import Results
+from tfr_helpers.views.run_details import RUN_OUTPUTS
 
 
 def simulated_banner(results_or_specs: Results | list[str]) -> HTML:
@@ -134,6 +135,5 @@ def headline(results: Results, section: str) -> dict[str, Any]:
 def run_paths(run_dir: str | Path) -> Markdown:
     """Links to the main outputs of a run that exist so far."""
     run = Path(run_dir)
-    names = ["results.json", "refinement_cases.md", "analysis/summary.json", "analysis/figures", "notebooks"]
-    found = [f"- `{run / n}`" for n in names if (run / n).exists()]
+    found = [f"- `{run / n}`" for n in RUN_OUTPUTS if (run / n).exists()]
     return Markdown("\n".join(found) or "_nothing written yet_")

@@ -21,6 +21,7 @@ from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
 from tfr_helpers.pipeline.study import CHECKPOINTS
 from tfr_helpers.records import Results, SkippedWork
+from tfr_helpers.results_file import has_results
 
 
 def results_so_far(run_dir: str | Path) -> Results:
@@ -30,7 +31,7 @@ def results_so_far(run_dir: str | Path) -> Results:
         RunDirError: ``run_dir`` has no ``config.json``/``tasks.json`` (no stage has run there yet).
     """
     run = shown_run(run_dir)  # a multi-seed run shows its first seed (docs/seeds.md)
-    if (run / "results.json").is_file():
+    if has_results(run):
         return load_results(run)
     try:
         config = json.loads((run / "config.json").read_text(encoding="utf-8"))

@@ -108,8 +108,18 @@ def details_html(title: str, lines: Sequence[str]) -> str:
     return f"<details style='{_DETAILS}'><summary>{html.escape(title)}</summary><pre style='{_PRE}'>{body}</pre></details>"
 
 
+RUN_OUTPUTS = (
+    "results.json.gz",
+    "results.json",
+    "refinement_cases.md",
+    "analysis/summary.json",
+    "analysis/figures",
+    "notebooks",
+)
+"""A run directory's main outputs (``results.json``: a run of the former layout)."""
+
+
 def run_outputs(run_dir: str | Path) -> list[str]:
     """The main outputs of a run written so far, one line each, as a report shows paths."""
     run = Path(run_dir)
-    names = ["results.json", "refinement_cases.md", "analysis/summary.json", "analysis/figures", "notebooks"]
-    return [f"output: {shown_path((run / n).resolve(), run)}" for n in names if (run / n).exists()]
+    return [f"output: {shown_path((run / n).resolve(), run)}" for n in RUN_OUTPUTS if (run / n).exists()]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.checkpoints import log_lines, log_paths
 from tests.pipeline.conftest import results_json
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline import load_config, run_stages
@@ -94,12 +95,12 @@ def test_a_screening_change_reruns_only_the_new_strategies_and_equals_a_fresh_ru
     changed = load_config(SMOKE, {**tasks, "screening": ["llm_judge_reasoning", "reject_test_code_errors"]})
     run_stages(first, tmp_path / "run", progress=False)
     checkpoints = tmp_path / "run" / "checkpoints"
-    kept = {p.name: p.read_bytes() for p in checkpoints.iterdir() if p.name != "screening_results.jsonl"}
-    screened = (checkpoints / "screening_results.jsonl").read_text().splitlines()
+    kept = {p.name: log_lines(p) for p in log_paths(checkpoints, "*.jsonl") if p.name != "screening_results.jsonl"}
+    screened = log_lines(checkpoints / "screening_results.jsonl")
     again = run_stages(changed, tmp_path / "run", progress=False)
-    assert {p.name: p.read_bytes() for p in checkpoints.iterdir() if p.name in kept} == kept
+    assert {p.name: log_lines(p) for p in log_paths(checkpoints, "*.jsonl") if p.name in kept} == kept
     assert again.model_calls > 0  # the new strategy's judge calls, and nothing else
-    added = (checkpoints / "screening_results.jsonl").read_text().splitlines()[len(screened) :]
+    added = log_lines(checkpoints / "screening_results.jsonl")[len(screened) :]
     assert added and all('"key": "llm_judge_reasoning|' in line for line in added)
     run_stages(changed, tmp_path / "fresh", progress=False)
     assert results_json(tmp_path / "run") == results_json(tmp_path / "fresh")

@@ -19,6 +19,7 @@ from tfr_helpers.pipeline import load_config, run_stages
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.stage import stale_stages
 from tfr_helpers.pipeline.study import RUN_ORDER
+from tfr_helpers.results_file import has_results
 
 SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "smoke.yaml"
 BASE = ("generate_codes", "generate_tests", "evaluate_code_test_pairs", "screen_feedback", "refine_codes")
@@ -130,7 +131,7 @@ def test_a_finished_run_accepts_a_change_no_stage_with_records_reads_and_refuses
     # no stage holding records runs programs: a new time limit is accepted, and the stages run on
     again = run_stages(load_config(SMOKE, {**tiny, "sandbox.timeout_s": 5}), run, progress=False)
     assert again.model_calls > 0 and again.sandbox_runs > 0  # refinement's calls and every program run
-    assert (run / "results.json").is_file()
+    assert has_results(run)
     with pytest.raises(RunDirError) as refused:
         run_stages(load_config(SMOKE, {**tiny, "sandbox.timeout_s": 5, "ebts_per_task": 2}), run, progress=False)
     named = str(refused.value).split("records that depend on it: ", 1)[1]

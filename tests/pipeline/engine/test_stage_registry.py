@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.checkpoints import log_lines
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import STAGES, run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
@@ -99,7 +100,7 @@ def test_a_stage_module_outside_the_package_runs_checkpoints_and_resumes(
     )
     run = tmp_path / "run"
     run_stages(config, run, ["generate_codes", "measure_codes"], progress=False)
-    lines = (run / "checkpoints" / "code_sizes.jsonl").read_text().splitlines()
+    lines = log_lines(run / "checkpoints" / "code_sizes.jsonl")
     entries = [json.loads(line) for line in lines]
     assert [e["key"] for e in entries] == ["sim:default|HumanEval/0", "sim:default|HumanEval/1"]
     assert all(e["data"][0]["type"] == "CodeSize" and e["data"][0]["record"]["lines"] > 0 for e in entries)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.checkpoints import log_lines
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tests.pipeline.study_server import MODEL, RIGHT_KEY, Responder, params, study_tasks
 from tfr_helpers.cli.estimate_cmds import parse_fail_rate
@@ -47,7 +48,7 @@ def study(shared_benchmarks: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def _sent(run: Path, stage: str) -> int:
-    lines = (run / "calls" / f"{stage}.jsonl").read_text().splitlines()
+    lines = log_lines(run / "calls" / f"{stage}.jsonl")
     return sum(not json.loads(line)["cached"] for line in lines)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.checkpoints import log_lines
 from tfr_helpers.models import ModelRequest, ModelSpec, Provider, ProviderReply, SamplingParams, provider_table
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
@@ -59,7 +60,7 @@ def test_extra_and_broken_tests_are_dropped_with_reason_and_count(
         }
     )
     run_stages(config, tmp_path / "run", stages=["generate_codes", "generate_tests"], progress=False)
-    lines = (tmp_path / "run" / "checkpoints" / "generated_tests.jsonl").read_text().splitlines()
+    lines = log_lines(tmp_path / "run" / "checkpoints" / "generated_tests.jsonl")
     records = [r for line in lines for r in _records(json.loads(line)["data"])]
     assert [r["name"] for r in records] == ["test_a", "test_b"]
     for record in records:

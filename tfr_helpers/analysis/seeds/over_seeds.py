@@ -30,6 +30,7 @@ from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.pipeline.engine.seed_dirs import SEEDS_DIR, is_multi_seed, seed_dir
 from tfr_helpers.records import Results
+from tfr_helpers.results_file import has_results
 
 if TYPE_CHECKING:
     pass
@@ -79,9 +80,9 @@ def load_seed_results(run_dir: Path | str) -> dict[int, Results]:
     out = {}
     for seed in seeds_of(run_dir):
         path = seed_dir(run_dir, seed)
-        if not (path / "results.json").is_file():
+        if not has_results(path):
             raise RunDirError(
-                f"seed {seed} of {run_dir} has no results.json yet; finish it: tfr stage all --params F --run-dir {run_dir}"
+                f"seed {seed} of {run_dir} has no results yet; finish it: tfr stage all --params F --run-dir {run_dir}"
             )
         out[seed] = load_results(path)
     return out

@@ -7,7 +7,8 @@ pointing at the path (``prompt_path``, ``record_path``...), as when every artifa
 layout), else the last line of that path in the logs (a stage rerun after a kill appends its artifacts again).
 A torn last line (a process killed mid-write) is skipped on read and ended before the next append, the rule of
 the checkpoints; the store syncs the logs before it appends a checkpoint line, so a recorded record never points
-at an artifact a crash could lose.
+at an artifact a crash could lose. A finished run's logs are gzip-compressed (``<stage>.jsonl.gz``,
+:mod:`tfr_helpers.logfiles`): they read the same, and a later append puts the log back in plain form first.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
+
+from tfr_helpers import logfiles
 
 ARTIFACTS_DIR = "artifacts"
 """Directory of the stages' artifact logs in a run directory."""
@@ -54,6 +58,7 @@ class ArtifactLog:
     def _open(self, stage: str) -> BinaryIO:
         path = self.path(stage)
         path.parent.mkdir(parents=True, exist_ok=True)
+        logfiles.prepare_append(path)  # a finished run's compressed log: appended to in plain form
         fh = open(path, "ab+")  # noqa: SIM115 - kept open for the run's appends, closed by close()
         if fh.tell() > 0:  # a torn line left by a killed writer must not swallow the next artifact
             fh.seek(-1, os.SEEK_END)
@@ -79,28 +84,56 @@ class ArtifactLog:
 
 
 def _logs(run: Path) -> tuple[tuple[str, int, int], ...]:
-    folder = run / ARTIFACTS_DIR
-    if not folder.is_dir():
-        return ()
-    return tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(folder.glob("*.jsonl")) if p.is_file())
+    found = []
+    for log in logfiles.logs_in(run / ARTIFACTS_DIR):
+        where = logfiles.stored(log)
+        try:
+            if where is not None:
+                found.append((str(where), where.stat().st_size, where.stat().st_mtime_ns))
+        except FileNotFoundError:  # compressed meanwhile: the next read finds it
+            continue
+    return tuple(found)
+
+
+@lru_cache(maxsize=2)
+def _content(name: str, _size: int, _mtime: int) -> bytes:
+    """The content of a compressed log (by name, size and time: read again once it changed)."""
+    return logfiles.read_bytes(logfiles.plain_path(Path(name)))
+
+
+def _lines(name: str, size: int, mtime: int) -> Iterator[bytes]:
+    if name.endswith(logfiles.GZ_SUFFIX):
+        yield from _content(name, size, mtime).splitlines(keepends=True)
+        return
+    with open(name, "rb") as fh:
+        yield from fh
+
+
+def _line_at(name: str, size: int, mtime: int, offset: int) -> bytes:
+    if name.endswith(logfiles.GZ_SUFFIX):
+        data = _content(name, size, mtime)
+        end = data.find(b"\n", offset)
+        return data[offset : end + 1 if end >= 0 else len(data)]
+    with open(name, "rb") as fh:
+        fh.seek(offset)
+        return fh.readline()
 
 
 @lru_cache(maxsize=8)
 def _index(logs: tuple[tuple[str, int, int], ...]) -> dict[str, tuple[str, int]]:
     """Artifact path -> (log file, offset of its last line), from the logs' names, sizes and times."""
     index: dict[str, tuple[str, int]] = {}
-    for name, _size, _mtime in logs:
+    for name, size, mtime in logs:
         offset = 0
-        with open(name, "rb") as fh:
-            for line in fh:
-                if line.startswith(_PREFIX) and line.endswith(b"\n"):
-                    try:
-                        rel, _ = _DECODER.raw_decode(line[len(_PREFIX) :].decode("utf-8", "surrogatepass"))
-                    except (ValueError, UnicodeDecodeError):
-                        rel = None
-                    if isinstance(rel, str):
-                        index[rel] = (name, offset)
-                offset += len(line)
+        for line in _lines(name, size, mtime):
+            if line.startswith(_PREFIX) and line.endswith(b"\n"):
+                try:
+                    rel, _ = _DECODER.raw_decode(line[len(_PREFIX) :].decode("utf-8", "surrogatepass"))
+                except (ValueError, UnicodeDecodeError):
+                    rel = None
+                if isinstance(rel, str):
+                    index[rel] = (name, offset)
+            offset += len(line)
     return index
 
 
@@ -118,12 +151,19 @@ def read_artifact(run_dir: Path | str, rel: str | None) -> str | None:
     path = run / rel
     if path.is_file():
         return path.read_text(encoding="utf-8", errors="replace")
-    where = artifact_index(run).get(rel)
-    if where is None:
+    for _ in range(3):  # a log compressed (or put back in plain form) meanwhile is found again
+        logs = _logs(run)
+        try:
+            where = _index(logs).get(rel)
+            if where is None:
+                return None
+            size, mtime = next((size, mtime) for name, size, mtime in logs if name == where[0])
+            line = _line_at(where[0], size, mtime, where[1])
+            break
+        except FileNotFoundError:
+            continue
+    else:
         return None
-    with open(where[0], "rb") as fh:
-        fh.seek(where[1])
-        line = fh.readline()
     try:
         text = json.loads(line.decode("utf-8", "surrogatepass"))["text"]
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):

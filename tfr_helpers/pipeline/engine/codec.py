@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.records import RESULTS_FIELDS, Results
+from tfr_helpers.results_file import RESULTS_FILE, read_results_bytes, results_file
 
 RECORD_TYPES: dict[str, type[BaseModel]] = {cls.__name__: cls for cls in RESULTS_FIELDS}
 """Checkpointed record types by the ``type`` name stored beside each record."""
@@ -144,8 +145,8 @@ analysis's per-results memos (``analysis.inference.screening_set.last_of``) serv
 
 
 def load_results(run_dir: Path | str) -> Results:
-    """Load and validate ``<run_dir>/results.json`` (the same :class:`Results` object again while the file's
-    content is unchanged: records are frozen).
+    """Load and validate ``<run_dir>/results.json.gz`` (or a former layout's ``results.json``; the same
+    :class:`Results` object again while the file's content is unchanged: records are frozen).
 
     Args:
         run_dir: A run directory written by the pipeline (``runs/<run>``).
@@ -158,17 +159,19 @@ def load_results(run_dir: Path | str) -> Results:
     """
 
     run = shown_run(run_dir)  # a multi-seed run: its first seed's results (every seed: analysis.seeds)
-    path = run / "results.json"
     if not run.is_dir():
         raise RunDirError(f"run directory {run} does not exist; pass --run-dir pointing to runs/<run>")
-    if not path.is_file():
-        raise RunDirError(f"{path} is missing; finish the run first (tfr stage all --params F --run-dir {run})")
+    path = results_file(run)
+    if path is None:
+        raise RunDirError(
+            f"{run / RESULTS_FILE} is missing; finish the run first (tfr stage all --params F --run-dir {run})"
+        )
     data = path.read_bytes()
     where, digest = str(path.resolve()), hashlib.sha256(data).digest()  # 73 MB: 0.04 s, validating 2.7 s
     hit = _LOADED.get(where)
     if hit is not None and hit[0] == digest:
         return hit[1]
-    results = _validated(path, run, data)
+    results = _validated(path, run, read_results_bytes(path, data))
     _LOADED.clear()  # one run's records at a time: they can be large
     _LOADED[where] = (digest, results)
     return results

@@ -13,6 +13,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from tfr_helpers import logfiles
 from tfr_helpers.errors import ConfigError, RunDirError
 from tfr_helpers.models import check_credentials
 from tfr_helpers.pipeline.config import scope
@@ -296,6 +297,10 @@ def run_stages(
     if ledger:
         summary = dataclasses.replace(summary, undone=ledger.counts())
         raise RunIncomplete(ledger.message(), ledger, summary)
+    try:  # the stages ended cleanly: their logs are kept compressed (a later run reopens them)
+        store.compress_logs()
+    except OSError as exc:  # a full disk, say: the logs stay plain and complete, readable as they are
+        log.warning("the run's logs were left uncompressed: %s", exc)
     return summary
 
 
@@ -303,8 +308,7 @@ def _blockers(store: RunStore) -> Callable[[list[str]], dict[str, list[str]]]:
     """For :meth:`RunStore.bind_config`: the stages holding records in ``store`` that depend on changed parts."""
 
     def has_records(name: str) -> bool:
-        path = store.checkpoint_path(name)
-        return path.exists() and path.stat().st_size > 0
+        return logfiles.has_content(store.checkpoint_path(name))
 
     return lambda parts: blocking_stages(parts, registered_stages(), has_records)
 

@@ -6,6 +6,8 @@ import json
 import logging
 from pathlib import Path
 
+from tfr_helpers.results_file import has_results
+
 log = logging.getLogger(__name__)
 
 SEEDS_DIR = "seeds"
@@ -18,9 +20,9 @@ def seed_dir(run_dir: Path | str, seed: int) -> Path:
 
 
 def is_multi_seed(run_dir: Path | str) -> bool:
-    """Whether ``run_dir`` holds a multi-seed run (a ``seeds/`` directory and no ``results.json`` of its own)."""
+    """Whether ``run_dir`` holds a multi-seed run (a ``seeds/`` directory and no results file of its own)."""
     run = Path(run_dir)
-    return (run / SEEDS_DIR).is_dir() and not (run / "results.json").exists()
+    return (run / SEEDS_DIR).is_dir() and not has_results(run)
 
 
 def shown_run(run_dir: Path | str) -> Path:

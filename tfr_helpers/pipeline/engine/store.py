@@ -4,11 +4,15 @@ Every file is written atomically (temporary file + rename). A checkpoint is a JS
 complete record per line, appended, flushed and fsynced line by line; a torn last line (a process killed
 mid-write) is ignored on read, so work is either recorded whole or redone. Artifacts (prompts, replies, code,
 tests, execution records) go to one append-only log per stage (:mod:`.artifact_log`), synced before each
-checkpoint append.
+checkpoint append. When a run of stages ends cleanly, its logs (artifacts, model calls, checkpoints, sandbox
+timings) are gzip-compressed (:meth:`RunStore.compress_logs`, :mod:`tfr_helpers.logfiles`): every reader here
+reads either form, and the first append of a later run puts a compressed log back in plain form. ``results.json``
+is written gzip-compressed, ``results.json.gz`` (:func:`~.codec.load_results` reads either).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import threading
@@ -16,18 +20,23 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tfr_helpers import logfiles
 from tfr_helpers.errors import RunDirError
-from tfr_helpers.fsutil import atomic_write_text, path_name
+from tfr_helpers.fsutil import atomic_write_bytes, atomic_write_text, path_name
 from tfr_helpers.models.base import model_dirname
 from tfr_helpers.pipeline.config.fingerprint import changed_parts, describe_changes
-from tfr_helpers.pipeline.engine.artifact_log import ArtifactLog
-from tfr_helpers.pipeline.engine.codec import encode_results
+from tfr_helpers.pipeline.engine.artifact_log import ARTIFACTS_DIR, ArtifactLog
+from tfr_helpers.pipeline.engine.codec import RESULTS_FILE, encode_results
 from tfr_helpers.pipeline.engine.tables import write_tables
 from tfr_helpers.records import Results
 
 CHECKPOINT_VERSION = 1
 EXECUTIONS_DIR = "executions"
 """Directory of the stages' sandbox timing logs (``executions/<stage>.jsonl``)."""
+CHECKPOINTS_DIR = "checkpoints"
+CALLS_DIR = "calls"
+LOG_DIRS = (ARTIFACTS_DIR, CALLS_DIR, CHECKPOINTS_DIR, EXECUTIONS_DIR)
+"""The run directory's folders of append-only logs, compressed when a run of stages ends cleanly."""
 
 
 class RunStore:
@@ -131,18 +140,20 @@ class RunStore:
             return
         path = self.root / EXECUTIONS_DIR / f"{self.stage or 'run'}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
-        with self._exec_lock, open(path, "a", encoding="utf-8") as fh:
-            fh.write("".join(json.dumps(t, separators=(",", ":")) + "\n" for t in timings))
+        with self._exec_lock:
+            logfiles.prepare_append(path)  # a finished run's compressed log: appended to in plain form
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write("".join(json.dumps(t, separators=(",", ":")) + "\n" for t in timings))
 
     # checkpoints ---------------------------------------------------------------------------------
     def checkpoint_path(self, name: str) -> Path:
         """Path of one stage's checkpoint file."""
-        return self.root / "checkpoints" / f"{name}.jsonl"
+        return self.root / CHECKPOINTS_DIR / f"{name}.jsonl"
 
     def read_checkpoint(self, name: str) -> list[dict[str, Any]]:
         """All complete lines of a checkpoint as ``{"key", "data"}`` dicts; a torn last line is ignored."""
         path = self.checkpoint_path(name)
-        if not path.exists():
+        if not logfiles.exists(path):
             self._keys[name] = set()
             return []
         entries: dict[str, dict[str, Any]] = {}
@@ -171,6 +182,7 @@ class RunStore:
         self.artifacts.sync()  # what the records point at is on disk before they are
         path = self.checkpoint_path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
+        logfiles.prepare_append(path)  # a finished run's compressed checkpoint: appended to in plain form
         lines = [json.dumps({"v": CHECKPOINT_VERSION, "key": k, "data": d}, sort_keys=True) for k, d in fresh.items()]
         with open(path, "ab+") as fh:
             # a torn line left by a killed writer must not swallow the next record
@@ -185,12 +197,21 @@ class RunStore:
 
     # results ---------------------------------------------------------------------------------------
     def write_results(self, results: Results) -> str:
-        """Write ``results.json`` atomically (repeated values stored once: see ``codec.encode_results``) and the
-        record tables beside it (:mod:`.tables`)."""
+        """Write ``results.json.gz`` atomically (repeated values stored once: see ``codec.encode_results``;
+        gzip-compressed, as the tables) and the record tables beside it (:mod:`.tables`); a ``results.json`` of
+        the former layout is removed (stale now)."""
 
-        atomic_write_text(self.root / "results.json", encode_results(results))
+        text = encode_results(results).encode("utf-8")
+        atomic_write_bytes(self.root / RESULTS_FILE, gzip.compress(text, compresslevel=logfiles.LEVEL, mtime=0))
+        (self.root / "results.json").unlink(missing_ok=True)
         write_tables(self.root, results)
-        return "results.json"
+        return RESULTS_FILE
+
+    def compress_logs(self) -> list[Path]:
+        """gzip-compress every plain log of the run (:data:`LOG_DIRS`), after :meth:`close`; returns the files
+        written. Called when a run of stages ends cleanly: a later append puts a log back in plain form first."""
+        self.close()
+        return [gz for folder in LOG_DIRS for gz in logfiles.compress_all(self.root / folder)]
 
     def close(self) -> None:
         """Sync and close the artifact logs (the store can still be written to: they reopen on demand)."""
@@ -198,12 +219,11 @@ class RunStore:
 
 
 def checkpoint_entries(path: Path) -> list[dict[str, Any]]:
-    """Every complete record line of a checkpoint file, in file order (a key written twice is listed twice); a
-    torn line (a writer killed mid-line, or a line still being written) is skipped. Safe on a live checkpoint."""
-    if not path.exists():
-        return []
+    """Every complete record line of a checkpoint file (plain or compressed: ``path`` names the plain one), in
+    file order (a key written twice is listed twice); a torn line (a writer killed mid-line, or a line still being
+    written) is skipped. Safe on a live checkpoint."""
     entries = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in logfiles.read_text(path).splitlines():
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:

@@ -29,6 +29,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from tfr_helpers import logfiles
 from tfr_helpers.models import make_request
 from tfr_helpers.models.base import ModelSpec
 from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_components
@@ -107,7 +108,7 @@ class _Recorder(RunContext):
 
 
 def _load(run_dir: Path | None, checkpoint: str) -> tuple[list[Any], set[str]]:
-    if run_dir is None or not (run_dir / "checkpoints" / f"{checkpoint}.jsonl").exists():
+    if run_dir is None or not logfiles.exists(run_dir / "checkpoints" / f"{checkpoint}.jsonl"):
         return [], set()
     entries = RunStore(run_dir).read_checkpoint(checkpoint)
     return [r for e in entries for r in decode_records(e["data"])], {e["key"] for e in entries}

@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helpers.checkpoints import checkpoint_keys
+from tests.helpers.checkpoints import checkpoint_keys, log_paths
 from tests.pipeline.conftest import results_json
 from tests.pipeline.test_resume import tfr_stage_all
 from tfr_helpers.pipeline.arms.rounds.step import normal_code
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
+from tfr_helpers.results_file import has_results
 
 PARAMS: dict[str, Any] = {
     "run_name": "rounds",
@@ -41,13 +42,14 @@ STUDIES: dict[str, dict[str, Any]] = {"rounds": PARAMS}
 
 
 def all_results(run_dir: Path) -> dict[str, Any]:
-    """Every ``results.json`` under ``run_dir`` (relative path -> its timing-free content)."""
-    return {str(p.parent.relative_to(run_dir)): results_json(p.parent) for p in sorted(run_dir.rglob("results.json"))}
+    """Every results file under ``run_dir`` (relative path of its run -> its timing-free content)."""
+    runs = sorted({p.parent for p in [*run_dir.rglob("results.json"), *run_dir.rglob("results.json.gz")]})
+    return {str(run.relative_to(run_dir)): results_json(run) for run in runs}
 
 
 def step_keys(run_dir: Path) -> list[str]:
     """The keys of every round-step checkpoint line under ``run_dir``, in file order."""
-    return checkpoint_keys(sorted(run_dir.rglob("checkpoints/round_steps_*.jsonl")))
+    return checkpoint_keys(log_paths(run_dir, "checkpoints/round_steps_*.jsonl", recursive=True))
 
 
 def _run(params: Path, run_dir: Path) -> str:
@@ -145,7 +147,7 @@ def test_sigkill_in_round_two_then_rerun_equals_uninterrupted(
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
     killed = step_keys(run_dir)
-    assert killed and not list(run_dir.rglob("results.json"))
+    assert killed and not all_results(run_dir)
     assert not any(k.endswith("|r3") for k in killed), "killed after round 2, not in it"
 
     _run(params, run_dir)
@@ -211,7 +213,7 @@ def test_a_round_two_call_without_reply_leaves_its_chains_undone_then_a_rerun_co
         run_stages(config, run_dir, progress=False)
     keys = step_keys(run_dir)
     assert any(k.endswith("|r1") for k in keys) and not any(k.endswith("|r2") for k in keys)
-    assert not (run_dir / "results.json").exists()
+    assert not has_results(run_dir)
 
     monkeypatch.setattr(RunContext, "call_models", real)
     run_stages(config, run_dir, progress=False)

@@ -102,7 +102,7 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
 
     page = views.trajectory_html(results, "my_logs", "HumanEval/53")
     assert "unreliable" in page and "pass -&gt; fail" in page and "wrong_expected_value" in page
-    (run / "results.json").unlink()  # before finalize_results: the steps come from the arm's checkpoint
+    (run / "results.json.gz").unlink()  # before finalize_results: the steps come from the arm's checkpoint
     assert trajectory_results(run).trajectories == part  # the same steps in the same order
 
     # another screening list on the finished run: accepted, the steps are screened again by it, nothing else reruns
