@@ -64,6 +64,9 @@ def _records(ctx: RunContext, checkpoint: str, cls: type) -> tuple[tuple[str, st
 
 _BUILT: dict[tuple[tuple[str, str, int, int], ...], dict[tuple[str, str], RunMatrix]] = {}
 """Matrices of every unit, by the (path, type, size, mtime) of the checkpoints they were built from."""
+_RANKED: dict[tuple[str, tuple[str, str]], tuple[RunMatrix, Ranking]] = {}
+"""Each (method, unit)'s ranking of the matrices in :data:`_BUILT` (cleared with them): a unit's feedback spans
+several of the stage's chunks, and a ranking is a function of the unit's matrix alone."""
 
 
 def run_matrices(ctx: RunContext, units: set[tuple[str, str]]) -> dict[tuple[str, str], RunMatrix]:
@@ -78,8 +81,20 @@ def run_matrices(ctx: RunContext, units: set[tuple[str, str]]) -> dict[tuple[str
     key = (k1, k2, k3)
     if key not in _BUILT:
         _BUILT.clear()
+        _RANKED.clear()
         _BUILT[key] = matrices_from_records(codes, tests, pairs)
-    return {u: m for u, m in _BUILT[key].items() if u in units}
+    built = _BUILT[key]
+    return {u: built[u] for u in sorted(units) if u in built}
+
+
+def unit_ranking(method: str, unit: tuple[str, str], run: RunMatrix) -> Ranking:
+    """``method``'s ranking of ``unit``'s matrix (from :func:`run_matrices`), computed once per state of the
+    checkpoints."""
+    key = (method, unit)
+    known = _RANKED.get(key)
+    if known is None or known[0] is not run:
+        known = _RANKED[key] = (run, resolve_selector(method)(run.matrix))
+    return known[1]
 
 
 def _no_evidence(run: RunMatrix | None, ranking: Ranking | None) -> str:
@@ -95,7 +110,6 @@ def _screen(
 ) -> list[Verdict]:
     """Decide each item from its unit's matrix and the method's ranking (computed once per unit)."""
     runs = run_matrices(ctx, {(i.coder, i.task.task_id) for i in items})
-    rankings: dict[tuple[str, str], Ranking] = {}
     out = []
     for item in items:
         unit = (item.coder, item.task.task_id)
@@ -104,9 +118,7 @@ def _screen(
         if why or run is None or item.test.test_id not in run.test_index:
             out.append(Verdict("accept", why or "the test is not in the matrix: accepted as accept_all would"))
             continue
-        if unit not in rankings:
-            rankings[unit] = resolve_selector(method)(run.matrix)
-        ranking = rankings[unit]
+        ranking = unit_ranking(method, unit, run)
         why = _no_evidence(run, ranking)
         if why:
             out.append(Verdict("accept", why))

@@ -23,6 +23,7 @@ from tfr_helpers.replay.imported import load_imported
 from tfr_helpers.replay.records import ReplayDataset
 from tfr_helpers.replay.reflexion import load_reflexion
 from tfr_helpers.replay.resolve import resolve_dataset, verify_file
+from tfr_helpers.replay.syntax import remembered, table_file
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,8 @@ def _load_registered(spec: DatasetSpec, replay_dir: Path | None) -> ReplayDatase
             verify_file(spec, file, found[file.role].path, found[file.role].origin)
         order = [t.task_id for t in load_tasks(spec.benchmark, selected=False)]
         adapter = load_codet if spec.adapter == "codet" else load_reflexion
-        _MEMORY[key] = adapter(spec, paths, order)
+        with remembered(table_file(spec.name, [f.sha256 for f in spec.files] + [RECORDS_VERSION])):
+            _MEMORY[key] = adapter(spec, paths, order)
         log.info("loaded replay dataset %s (%d tasks)", spec.name, len(_MEMORY[key].tasks))
     return _MEMORY[key]
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from tfr_helpers.records import TestKind
 from tfr_helpers.replay.records import ReplayCode, ReplayTest, ReplayTestSample
+from tfr_helpers.replay.syntax import check
 
 FENCE = "```"
 
@@ -25,8 +26,13 @@ def compiles(source: str) -> bool:
         source: Python source.
 
     Returns:
-        True when ``compile(source, ..., "exec")`` succeeds.
+        True when ``compile(source, ..., "exec")`` succeeds (answered from the dataset's table of earlier checks
+        while one is loaded, :mod:`tfr_helpers.replay.syntax`).
     """
+    return check(source, _compiles)
+
+
+def _compiles(source: str) -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

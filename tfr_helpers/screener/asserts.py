@@ -15,6 +15,7 @@ import ast
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 _ARROW = re.compile(r"^\s*(?P<call>.+?\))\s*(?:==>|==|➞|=>|->|=|returns|should return|should be)\s*(?P<value>.+?)\s*$")
@@ -44,20 +45,33 @@ def _pair(cmp: ast.Compare, entry_point: str) -> AssertPair | None:
     return AssertPair(ast.unparse(right), ast.unparse(left), False)
 
 
-def assert_pairs(source: str, entry_point: str) -> list[AssertPair]:
-    """The ``assert <call> == <expected>`` comparisons of a test, in order (empty when none or it does not parse)."""
+MEMO_SIZE = 1 << 16
+"""Parsed tests and prompts kept per process: a feature extraction reads each of a task's tests once per feedback
+on it (its agreement with the model's other tests), so one parse serves them all."""
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _assert_pairs(source: str, entry_point: str) -> tuple[AssertPair, ...]:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return []
+        return ()
     pairs = (
         _pair(n.test, entry_point) for n in ast.walk(tree) if isinstance(n, ast.Assert) and isinstance(n.test, ast.Compare)
     )
-    return [p for p in pairs if p is not None]
+    return tuple(p for p in pairs if p is not None)
 
 
+def assert_pairs(source: str, entry_point: str) -> list[AssertPair]:
+    """The ``assert <call> == <expected>`` comparisons of a test, in order (empty when none or it does not parse).
+
+    Memoised per (source, entry point) (:data:`MEMO_SIZE`); each call returns a new list."""
+    return list(_assert_pairs(source, entry_point))
+
+
+@lru_cache(maxsize=MEMO_SIZE)
 def asserts_in(source: str) -> int:
-    """How many assert statements a test holds (0 when it does not parse)."""
+    """How many assert statements a test holds (0 when it does not parse); memoised like :func:`assert_pairs`."""
     try:
         return sum(isinstance(n, ast.Assert) for n in ast.walk(ast.parse(source)))
     except (SyntaxError, ValueError):
@@ -95,14 +109,21 @@ def _docstring_examples(prompt: str, entry_point: str) -> list[AssertPair]:
 
 
 def prompt_examples(prompt: str, entry_point: str, shown: tuple[str, ...] = ()) -> list[AssertPair]:
-    """The input/value examples of a task's prompt: its docstring examples, then the example asserts it shows."""
+    """The input/value examples of a task's prompt: its docstring examples, then the example asserts it shows.
+
+    Memoised per (prompt, entry point, shown) like :func:`assert_pairs`; each call returns a new list."""
+    return list(_prompt_examples(prompt, entry_point, tuple(shown)))
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _prompt_examples(prompt: str, entry_point: str, shown: tuple[str, ...]) -> tuple[AssertPair, ...]:
     pairs = _docstring_examples(prompt, entry_point)
     for line in shown:
         pairs.extend(assert_pairs(line, entry_point))
     unique: dict[str, AssertPair] = {}
     for p in pairs:
         unique.setdefault(p.call, p)
-    return list(unique.values())
+    return tuple(unique.values())
 
 
 def literal(text: str | None) -> tuple[bool, Any]:

@@ -110,12 +110,8 @@ def _agreement(view: FeedbackView, pair: AssertPair | None) -> list[float]:
     return [math.log1p(n), pass_share, math.log1p(len(same)), len(disagree) / len(same) if same else 0.0, float(confirmed)]
 
 
-def _examples(view: FeedbackView) -> list[AssertPair]:
-    return prompt_examples(view.prompt, view.entry_point, view.prompt_examples)
-
-
 def _prompt(view: FeedbackView, pair: AssertPair | None, pass_share: float) -> list[float]:
-    examples = _examples(view)
+    examples = example_key(view.code, view.prompt, view.entry_point, view.prompt_examples)[1]
     match = [e for e in examples if pair is not None and e.call == pair.call]
     contradicts = any(pair is not None and not same_value(e.expected, pair.expected) for e in match)
     return [float(bool(examples)), pass_share, float(bool(match)), float(contradicts)]
@@ -148,21 +144,34 @@ def _failure(view: FeedbackView) -> list[float]:
     ]
 
 
+ExampleKey = tuple[str, tuple[AssertPair, ...]]
+"""A program and the prompt examples it is run on."""
+
+
+def example_key(code: str, prompt: str, entry_point: str, shown: tuple[str, ...]) -> ExampleKey:
+    """The examples job of a generated program on its task's prompt (what :func:`example_pass_shares` runs)."""
+    return code, tuple(prompt_examples(prompt, entry_point, shown))
+
+
+def example_job(key: ExampleKey) -> tuple[str, list[TestSpec]]:
+    """The sandbox job of an examples key: each example its own test ``assert (<call>) == (<value>)``."""
+    code, examples = key
+    specs = [TestSpec(f"example_{i}", f"assert ({e.call}) == ({e.expected})", "snippet") for i, e in enumerate(examples)]
+    return code, specs
+
+
 def example_pass_shares(views: Sequence[FeedbackView], execute: Execute) -> list[float]:
     """Share of its prompt's examples each view's generated code passes, run in the sandbox (0 without examples).
 
-    Each unique (code, examples) runs once; each example is its own test ``assert (<call>) == (<value>)``."""
-    jobs: dict[tuple[str, tuple[AssertPair, ...]], int] = {}
+    Each unique (code, examples) runs once (:func:`example_job`)."""
+    jobs: dict[ExampleKey, int] = {}
     keys = []
     for v in views:
-        key = (v.code, tuple(_examples(v)))
+        key = example_key(v.code, v.prompt, v.entry_point, v.prompt_examples)
         keys.append(key)
         if key[1]:
             jobs.setdefault(key, len(jobs))
-    specs = [
-        (code, [TestSpec(f"example_{i}", f"assert ({e.call}) == ({e.expected})", "snippet") for i, e in enumerate(ex)])
-        for code, ex in jobs
-    ]
+    specs = [example_job(key) for key in jobs]
     runs = execute(specs) if specs else []
     shares = []
     for run in runs:

@@ -11,15 +11,20 @@ On a simulated coder's feedback each reasoning says it is a demo (the artefact n
 
 from __future__ import annotations
 
+import json
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tfr_helpers.errors import DataError
 from tfr_helpers.models.provider_table import is_simulated
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.screening.registry import ScreeningItem, Verdict, register_strategy
-from tfr_helpers.screener.artefact import Artefact, load_artefact
-from tfr_helpers.screener.features import FEATURES, extract
+from tfr_helpers.records import ProgramRun
+from tfr_helpers.sandbox import TestSpec
+from tfr_helpers.screener.artefact import DEFAULT_ARTEFACT, Artefact, load_artefact
+from tfr_helpers.screener.features import FEATURES, example_job, example_key, extract
 from tfr_helpers.screener.view import views_from_context
 
 SIMULATED_NOTE = "; simulated feedback: a demo of a screener trained on real data only, never evidence"
@@ -35,9 +40,9 @@ def decide(items: Sequence[ScreeningItem], ctx: RunContext, artefact: Artefact) 
         raise DataError(f"screener artefact {artefact.sha256[:12]} was fitted on other features ({differ}); retrain it")
     if not items:
         return []
-    ctx.store.write_json(PROVENANCE_FILE, artefact.provenance())
+    _record_provenance(ctx, artefact.provenance())
     views = views_from_context(items, ctx)
-    x = extract(views, lambda jobs: ctx.run_programs(jobs, desc="learned_gold_free: prompt examples"))
+    x = extract(views, lambda jobs: _run_examples(jobs, ctx))
     p, folds = artefact.proba(x, [v.task_id for v in views])
     out = []
     for item, prob, fold in zip(items, p.tolist(), folds, strict=True):
@@ -52,7 +57,71 @@ def decide(items: Sequence[ScreeningItem], ctx: RunContext, artefact: Artefact) 
     return out
 
 
+def _record_provenance(ctx: RunContext, provenance: dict[str, Any]) -> None:
+    """Write :data:`PROVENANCE_FILE` unless it already holds ``provenance`` (the stage calls the strategy once per
+    chunk of feedback: an atomic, synced write each time cost the main job about 1,100 of them)."""
+    path = ctx.store.root / PROVENANCE_FILE
+    text = json.dumps(provenance, indent=2, sort_keys=True)  # as RunStore.write_json writes it
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    ctx.store.write_json(PROVENANCE_FILE, provenance)
+
+
+_LOADED: dict[tuple[str, int, int], Artefact] = {}
+"""Checked artefacts by (path, size, mtime): the file is read and its sha256 checked once per state, not per chunk."""
+
+
+def _artefact(path: Path | None) -> Artefact:
+    path = path or DEFAULT_ARTEFACT
+    try:
+        stat = path.stat()
+    except OSError:
+        return load_artefact(path)  # its own message for a missing file
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = load_artefact(path)
+    return _LOADED[key]
+
+
+EXAMPLES_DESC = "learned_gold_free: prompt examples"
+
+_PREPARED: list[tuple[weakref.ref[RunContext], dict[tuple[str, tuple[str, ...]], ProgramRun]]] = []
+"""The examples runs of the stage's pending feedback: the run context that made them (its sandbox limits), and the
+runs by (program, tests)."""
+
+
+def _job_key(job: tuple[str, Sequence[TestSpec]]) -> tuple[str, tuple[str, ...]]:
+    return job[0], tuple(spec.source for spec in job[1])
+
+
+def prepare(items: Sequence[ScreeningItem], ctx: RunContext) -> None:
+    """Run the prompt examples of all the stage's pending feedback in one sandbox batch, before its first chunk.
+
+    The stage calls the strategy chunk by chunk, and each chunk waited for its own examples: a program that loops
+    held the stage for its whole timeout, test after test. In one batch the workers share them out. The chunks then
+    take these runs (:func:`_run_examples`); a job not prepared runs as before."""
+    keys = dict.fromkeys(example_key(i.code, i.task.description, i.task.entry_point, tuple(i.task.examples)) for i in items)
+    jobs = [example_job(key) for key in keys if key[1]]
+    runs = ctx.run_programs(jobs, desc=EXAMPLES_DESC) if jobs else []
+    _PREPARED[:] = [(weakref.ref(ctx), {_job_key(job): run for job, run in zip(jobs, runs, strict=True)})]
+
+
+def _run_examples(jobs: Sequence[tuple[str, Sequence[TestSpec]]], ctx: RunContext) -> list[ProgramRun]:
+    """The runs of ``jobs``: those :func:`prepare` made for this context, the others run now, in order."""
+    prepared = next((runs for made_by, runs in _PREPARED if made_by() is ctx), {})
+    missing = [job for job in jobs if _job_key(job) not in prepared]
+    fresh = iter(ctx.run_programs(missing, desc=EXAMPLES_DESC) if missing else [])
+    return [prepared[_job_key(job)] if _job_key(job) in prepared else next(fresh) for job in jobs]
+
+
 @register_strategy("learned_gold_free")
 def learned_gold_free(items: Sequence[ScreeningItem], ctx: RunContext, artefact_path: Path | None = None) -> list[Verdict]:
     """Reject feedback the shipped learned screener rates unreliable (docs/screening.md)."""
-    return decide(items, ctx, load_artefact(artefact_path))
+    return decide(items, ctx, _artefact(artefact_path))
+
+
+learned_gold_free.prepare = prepare  # type: ignore[attr-defined]  # called by the stage with all pending items

@@ -16,6 +16,10 @@ import path (``mypkg.screens:reject_long_feedback``), or declare it in the ``tfr
 (``reject_long = "mypkg.screens:reject_long_feedback"``) and name it ``reject_long``; an entry naming a module
 registers the strategies that module registers on import. The package's own strategies are declared this way in
 its ``pyproject.toml`` (the pipeline's built-ins, the consensus screeners, the learned screener).
+
+A strategy may carry a ``prepare(items, ctx)`` attribute: the stage calls it once, before its first chunk, with all
+the strategy's pending items (work shared by the chunks, e.g. the learned screener's sandbox runs, done in one
+batch). Its verdicts must not depend on it.
 """
 
 from __future__ import annotations

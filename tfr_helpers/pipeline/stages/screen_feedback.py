@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[Screeni
         One :class:`ScreeningDecision` per job, in order, or :class:`Undone` when a judge call got no reply
         (an answer that arrived but decides nothing is ``undecided``, a result).
     """
+    _prepare(ctx)
     verdicts: dict[int, Verdict] = {}
     for name in dict.fromkeys(job.strategy for job in items):
         batch = [i for i, job in enumerate(items) if job.strategy == name]
@@ -70,6 +72,25 @@ def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[Screeni
             )
         )
     return out
+
+
+_STAGE_JOBS: list[tuple[weakref.ref[RunContext], list[ScreenJob]]] = []
+"""The stage's jobs as :func:`screen_items` made them, until its first chunk runs (see :func:`_prepare`)."""
+
+
+def _prepare(ctx: RunContext) -> None:
+    """Before the stage's first chunk: give each strategy that has a ``prepare(items, ctx)`` all its pending items
+    at once (the learned screener runs their prompt examples in one sandbox batch instead of one per chunk)."""
+    made = [jobs for made_by, jobs in _STAGE_JOBS if made_by() is ctx]
+    _STAGE_JOBS.clear()
+    if not made:
+        return
+    done = ctx.store.done_keys(STAGE.checkpoint or "")
+    pending = [job for job in made[0] if job.key not in done]
+    for name in dict.fromkeys(job.strategy for job in pending):
+        prepare = getattr(resolve_strategy(name), "prepare", None)
+        if prepare is not None:
+            prepare([job.item for job in pending if job.strategy == name], ctx)
 
 
 def screen_jobs(
@@ -108,7 +129,9 @@ def screen_items(ctx: RunContext, records: StageRecords) -> list[ScreenJob]:
     ctx.measured_verdicts(  # the simulated judge's ground truth (privileged; no strategy sees it)
         (ctx.tasks[p.task_id].reference, source_of[p.test_id], p.reference.status == "passed") for p in pairs
     )
-    return screen_jobs(ctx, codes, tests, pairs)
+    jobs = screen_jobs(ctx, codes, tests, pairs)
+    _STAGE_JOBS[:] = [(weakref.ref(ctx), jobs)]
+    return jobs
 
 
 # a decision is keyed by its strategy: another screening list reuses the decisions of those kept

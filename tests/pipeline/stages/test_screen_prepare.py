@@ -1,0 +1,34 @@
+"""The screening stage hands each strategy with a ``prepare`` all its pending items once, before its first chunk."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from tfr_helpers.pipeline.screening.registry import STRATEGIES, Verdict
+from tfr_helpers.pipeline.stages import screen_feedback as stage
+
+
+def _job(strategy: str, feedback_id: str) -> stage.ScreenJob:
+    return stage.ScreenJob(strategy, SimpleNamespace(feedback=SimpleNamespace(feedback_id=feedback_id)))  # type: ignore[arg-type]
+
+
+def test_prepare_gets_the_pending_items_once(monkeypatch):
+    seen: list[list[str]] = []
+
+    def with_prepare(items, ctx):
+        return [Verdict("accept") for _ in items]
+
+    with_prepare.prepare = lambda items, ctx: seen.append([i.feedback.feedback_id for i in items])  # type: ignore[attr-defined]
+    monkeypatch.setitem(STRATEGIES, "test_prepared", with_prepare)
+    monkeypatch.setitem(STRATEGIES, "test_plain", lambda items, ctx: [Verdict("accept") for _ in items])
+    jobs = [_job(s, f) for f in ("a", "b", "c") for s in ("test_prepared", "test_plain")]
+    ctx = SimpleNamespace(store=SimpleNamespace(done_keys=lambda name: {"test_prepared|a"}))
+    monkeypatch.setattr(stage, "_STAGE_JOBS", [])
+    stage._STAGE_JOBS.append((lambda: ctx, jobs))  # what screen_items leaves for the stage
+    stage._prepare(ctx)  # type: ignore[arg-type]
+    stage._prepare(ctx)  # type: ignore[arg-type]  # a later chunk: nothing again
+    assert seen == [["b", "c"]]  # the recorded item is not prepared again
+    other = SimpleNamespace()
+    stage._STAGE_JOBS.append((lambda: other, jobs))
+    stage._prepare(ctx)  # type: ignore[arg-type]  # the jobs of another run context are not this stage's
+    assert seen == [["b", "c"]] and stage._STAGE_JOBS == []
