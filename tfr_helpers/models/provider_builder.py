@@ -7,8 +7,6 @@ simulated rather than evidence (:func:`is_simulated`); they are re-exported here
 
 from __future__ import annotations
 
-import importlib
-
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.base import Provider
 from tfr_helpers.models.provider_table import (
@@ -23,20 +21,12 @@ from tfr_helpers.models.provider_table import (
 )
 from tfr_helpers.models.settings import ModelSettings
 from tfr_helpers.models.sim import SimProvider
+from tfr_helpers.plugins import import_object
 
 
 def sim_provider(settings: ModelSettings) -> Provider:
     """The offline simulated model; ``settings.provider_options['sim']`` are its keyword arguments."""
     return SimProvider(**settings.provider_options.get("sim", {}))
-
-
-def _import(name: str, target: str) -> type:
-    module_name, _, attr = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-        return getattr(module, attr)  # type: ignore[no-any-return]
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"provider {name!r} could not be loaded from {target} ({exc}); reinstall tfr") from exc
 
 
 def make_provider(name: str, settings: ModelSettings) -> Provider:
@@ -55,7 +45,8 @@ def make_provider(name: str, settings: ModelSettings) -> Provider:
     if entry is None:
         raise ConfigError(f"unknown model provider {name!r}; known providers: {', '.join(known_providers())}")
     if isinstance(entry.factory, str):
-        return _import(name, entry.factory)(settings)  # type: ignore[no-any-return]
+        factory = import_object(entry.factory, f"provider {name!r}")
+        return factory(settings)  # type: ignore[no-any-return,operator]
     return entry.factory(settings)
 
 
