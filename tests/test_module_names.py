@@ -1,6 +1,6 @@
-"""The package's modules: none is named like a test, and modules are imported by name in three places only (the
-plugin loader, the provider builder and the sandbox worker's preloads); every other import is one a reader and
-the import contracts can see."""
+"""The package's modules: none is named like a test, and modules are imported by name in two places only (the
+plugin loader, through which the provider builder loads a provider, and the sandbox worker's preloads); every
+other import is one a reader and the import contracts can see."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import tfr_helpers
 
 PACKAGE_DIR = Path(tfr_helpers.__file__).parent
-IMPORTS_BY_NAME = {"plugins.py", "models/provider_builder.py", "sandbox/worker.py"}
+IMPORTS_BY_NAME = {"plugins.py", "sandbox/worker.py"}
 
 
 def test_no_product_module_is_named_like_a_test() -> None:
@@ -17,6 +17,6 @@ def test_no_product_module_is_named_like_a_test() -> None:
     assert not named, f"product modules named test_*.py (name them for what they hold): {named}"
 
 
-def test_modules_are_imported_by_name_only_by_the_plugin_loader_the_provider_builder_and_the_worker() -> None:
+def test_modules_are_imported_by_name_only_by_the_plugin_loader_and_the_sandbox_worker() -> None:
     users = {str(p.relative_to(PACKAGE_DIR)) for p in PACKAGE_DIR.rglob("*.py") if "import_module" in p.read_text()}
     assert users == IMPORTS_BY_NAME

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
+from tests.helpers.checkpoints import results_text
 from tfr_helpers.analysis import AnalysisOutputs, write_refinement_cases
 
 LINK = re.compile(r"\]\(([^)]+)\)")
@@ -41,7 +42,7 @@ def _links_resolve(md: Path) -> int:
 
 def test_every_attempt_is_listed_once(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
     run, _ = analysed_run
-    raw = json.loads((run / "results.json").read_text())
+    raw = json.loads(results_text(run))
     text = (run / "refinement_cases.md").read_text()
     rows = case_rows(text)
     assert len(rows) == len(raw["refined_evaluations"])
@@ -86,7 +87,7 @@ def test_no_case_is_lost_from_the_case_files_or_the_browser(analysed_run: tuple[
     from tfr_helpers.views.offline_browser import OfflineCaseBrowser, unpack
 
     run, _ = analysed_run
-    raw = json.loads((run / "results.json").read_text())
+    raw = json.loads(results_text(run))
     fails = sorted(p["feedback"]["feedback_id"] for p in raw["pair_evaluations"] if p["feedback"] is not None)
     files = [run / "refinement_cases.md", *sorted(run.glob("feedback_cases_*.md"))]
     rows = [case_rows(f.read_text()) for f in files]

@@ -34,4 +34,4 @@ def test_missing_run_dir_is_one_line_error(
         main()
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("tfr: error:") and "results.json is missing" in err and "\n" not in err
+    assert err.startswith("tfr: error:") and "results.json.gz is missing" in err and "\n" not in err

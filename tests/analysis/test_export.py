@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from tests.helpers.checkpoints import results_text
 from tests.helpers.env import require_executable
 from tfr_helpers.analysis import INFERENCE_TABLES, TABLES, AnalysisOutputs
 
@@ -93,7 +94,7 @@ def test_every_number_in_the_tables_is_in_summary(analysed_run: tuple[Path, Anal
 
 def test_numbers_recomputed_from_results_json(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
     run, _ = analysed_run
-    raw = json.loads((run / "results.json").read_text())
+    raw = json.loads(results_text(run))
     tables = _summary(run)["tables"]
     # RQ1 four cases: count of each case per model and kind
     cases = Counter((p["model"], p["kind"], p["case"]) for p in raw["pair_evaluations"])
@@ -128,7 +129,7 @@ def test_numbers_recomputed_from_results_json(analysed_run: tuple[Path, Analysis
 
 def test_counts_add_up(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
     run, _ = analysed_run
-    raw = json.loads((run / "results.json").read_text())
+    raw = json.loads(results_text(run))
     tables = _summary(run)["tables"]
     n_feedback = sum(p["case"].startswith("fail") for p in raw["pair_evaluations"])
     # cases add up to tests, per (model, kind) and overall

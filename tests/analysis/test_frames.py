@@ -26,7 +26,7 @@ def test_frames_have_one_row_per_record(tmp_path: Path) -> None:
 
 
 def test_load_results_names_the_fix_for_a_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(RunDirError, match="results.json is missing"):
+    with pytest.raises(RunDirError, match="results.json.gz is missing"):
         load_results(tmp_path)
     with pytest.raises(RunDirError, match="does not exist"):
         load_results(tmp_path / "nope")

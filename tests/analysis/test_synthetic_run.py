@@ -7,6 +7,7 @@ from typing import get_args
 
 import pytest
 
+from tests.helpers.checkpoints import results_text
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.pipeline.engine.artifact_log import read_artifact
 from tfr_helpers.records import Case, Cause, Results, Transition
@@ -15,7 +16,7 @@ from tfr_helpers.records import Case, Cause, Results, Transition
 @pytest.mark.parametrize("seed", [0, 1])
 def test_synthetic_run_covers_every_category(tmp_path: Path, seed: int) -> None:
     run = make_synthetic_run(tmp_path, seed=seed)
-    res = Results.model_validate_json((run / "results.json").read_text())
+    res = Results.model_validate_json(results_text(run))
     assert {p.case for p in res.pair_evaluations} == set(get_args(Case))
     assert {p.cause for p in res.pair_evaluations if p.cause} == set(get_args(Cause))
     assert {r.transition for r in res.refined_evaluations} == set(get_args(Transition))
@@ -27,7 +28,7 @@ def test_synthetic_run_covers_every_category(tmp_path: Path, seed: int) -> None:
 
 def test_synthetic_run_paths_resolve(tmp_path: Path) -> None:
     run = make_synthetic_run(tmp_path, n_tasks=4)
-    res = Results.model_validate_json((run / "results.json").read_text())
+    res = Results.model_validate_json(results_text(run))
     paths = [p.record_path for p in res.pair_evaluations] + [s.decision_path for s in res.screening]
     paths += [r.call.response_path for r in res.refinements] + [c.code_path for c in res.generated_codes]
     assert all(p and read_artifact(run, p) is not None for p in paths)

@@ -29,3 +29,12 @@ def log_paths(root: Path, pattern: str, recursive: bool = False) -> list[Path]:
         else [*root.glob(pattern), *root.glob(pattern + ".gz")]
     )
     return sorted({logfiles.plain_path(p) for p in found})
+
+
+def results_text(run: Path) -> str:
+    """The text of a run's results as written (``results.json.gz``, or a former or hand-written ``results.json``)."""
+    from tfr_helpers.results_file import read_results_bytes, results_file
+
+    path = results_file(run)
+    assert path is not None, f"{run} holds no results"
+    return read_results_bytes(path).decode()

@@ -1,5 +1,5 @@
-"""The ``sandbox.time_limit`` policy: EvalPlus's rule for the code's limits, judged in CPU time, in the fingerprint
-and named in results and captions; ``fixed`` keeps the budgets."""
+"""The ``sandbox.time_limit`` policy: EvalPlus's rule for the code's limits, judged on the test's own time, in the
+fingerprint and named in results and captions; ``fixed`` keeps the budgets."""
 
 from __future__ import annotations
 
@@ -29,9 +29,19 @@ def test_the_evalplus_rule_is_max_of_the_minimum_and_factor_times_the_reference_
     assert policy_limit(own, 10.0, passed(0.1)) == 0.5 and policy_limit(own, 10.0, passed(1.0)) == 2.0
 
 
-def test_the_reference_time_is_its_cpu_time_so_a_loaded_machine_does_not_move_a_limit() -> None:
+def test_the_reference_time_is_its_own_time_so_a_loaded_machine_does_not_move_a_limit() -> None:
+    # 2.8 s of its 3.0 s spent waiting for a CPU: the load's, not the reference's
+    assert reference_time(Outcome(name="t", status="passed", cpu_s=0.2, duration_s=3.0, wait_s=2.8)) == pytest.approx(0.2)
+    # waits not measured: its CPU time, else (none reported) the wall clock
     assert reference_time(passed(cpu_s=0.2, duration_s=3.0)) == 0.2
-    assert reference_time(passed(cpu_s=0.0, duration_s=0.3)) == 0.3  # no CPU time reported: the wall clock
+    assert reference_time(passed(cpu_s=0.0, duration_s=0.3)) == 0.3
+
+
+def test_a_reference_that_sleeps_gives_the_code_the_time_it_slept_whatever_its_cpu_clock_ticked() -> None:
+    # a reference that sleeps 5 s: its CPU clock reads 0.00 or 0.01 s by the ticks; its own time is 5 s either way
+    for cpu_s in (0.0, 0.01):
+        sleeper = Outcome(name="t", status="passed", cpu_s=cpu_s, duration_s=5.02, wait_s=0.01)
+        assert policy_limit(EVALPLUS, 30.0, sleeper) == pytest.approx(4.0 * 5.01)
 
 
 def test_fixed_and_a_test_the_reference_did_not_pass_keep_the_budget() -> None:
@@ -60,6 +70,6 @@ def test_the_policy_is_part_of_the_fingerprint_and_named_in_words() -> None:
     assert describe_changes(fixed.fingerprint(), policy.fingerprint()) == [
         'config key \'sandbox.time_limit.policy\': "fixed" -> "evalplus"'
     ]
-    assert policy.sandbox.time_limit.describe() == "time limit: max(1 s, 4 x the reference's CPU time) per test"
+    assert policy.sandbox.time_limit.describe() == "time limit: max(1 s, 4 x the reference's own time) per test"
     with pytest.raises(ConfigError, match="sandbox.time_limit.policy: Input should be 'fixed' or 'evalplus'"):
         config_from_dict({**PARAMS, "sandbox": {"time_limit": {"policy": "fast"}}})

@@ -58,7 +58,7 @@ def test_every_pair_ran_on_the_corrected_reference(study: tuple[Path, Results]) 
 
 def test_results_and_captions_name_the_time_limit_policy(study: tuple[Path, Results]) -> None:
     run, results = study
-    assert results.time_limit == "time limit: max(1 s, 4 x the reference's CPU time) per test"
+    assert results.time_limit == "time limit: max(1 s, 4 x the reference's own time) per test"
     tex = (run / "analysis" / "rq1_four_cases.tex").read_text()
     assert "Time limit: max(1 s, 4 x the reference" in tex
 

@@ -98,7 +98,8 @@ class TimeLimitPolicy(Strict):
     """How long a generated or refined program may take on one test (see docs/evalplus.md, "Time limits").
 
     ``fixed``: every test gets the study's budget (``timeout_s``, ``generated_test_timeout_s``). ``evalplus``:
-    EvalPlus's rule, ``max(min_limit, factor x the reference's CPU time on the same test)``, at most the budget,
+    EvalPlus's rule, ``max(min_limit, factor x the reference's own time on the same test)`` (wall time less
+    its waits for a CPU, at least its CPU time), at most the budget,
     for generated and refined code on the benchmark tests and for generated code on the generated tests; the
     reference keeps the full budget, and a test it did not pass gives the code the full budget too.
     """
@@ -113,7 +114,7 @@ class TimeLimitPolicy(Strict):
         """One phrase naming the policy (results.json and the tables' captions)."""
         if self.policy == "fixed":
             return "time limit: fixed budget per test"
-        return f"time limit: max({self.min_limit:g} s, {self.factor:g} x the reference's CPU time) per test"
+        return f"time limit: max({self.min_limit:g} s, {self.factor:g} x the reference's own time) per test"
 
 
 class SandboxSettings(Strict):

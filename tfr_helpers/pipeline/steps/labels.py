@@ -60,11 +60,11 @@ def settle(
     ``first`` hit the sandbox's wall-clock guard or crashed, or did not run because the program's load did
     (a timeout decided by the test's own time is final and never runs alone). Its outcome replaces the first:
 
-    - it finished: judged against ``budget_s`` by its own time (wall time less its waits for a CPU), by its CPU
-      time under ``cpu_limit`` (a limit the time-limit policy set from the reference's CPU time), never by a wall
-      time the load could inflate. Within it, it decides; past it, it is the program's own timeout. Only where
-      the sandbox did not measure the wait does a wall time past the budget leave a verdict that depends on
-      the machine (``indeterminate``);
+    - it finished: judged against ``budget_s`` by its own time (wall time less its waits for a CPU; where the
+      waits were not measured, by its CPU time under ``cpu_limit``, a limit the time-limit policy set from the
+      reference's time), never by a wall time the load could inflate. Within it, it decides; past it, it is the
+      program's own timeout. Only where the sandbox did not measure the wait does a wall time past the budget
+      leave a verdict that depends on the machine (``indeterminate``);
     - it timed out again: the program's own timeout, unless the wall-clock guard decided again (the load
       starved it even alone: ``indeterminate``); where the wait was not measured, under ``cpu_limit``, one that
       spent less than the limit in CPU time is ``indeterminate``;
@@ -78,7 +78,7 @@ def settle(
         return alone, starved(alone, LOAD_BUDGET_FACTOR * budget_s)
     if alone.status in ("crashed", "not_run"):
         return alone, True
-    if cpu_limit and alone.cpu_s > 0:
+    if cpu_limit and alone.cpu_s > 0 and alone.wait_s is None:
         return (over_limit(alone, budget_s, "CPU time"), False) if alone.cpu_s > budget_s else (alone, False)
     own = own_time(alone)
     if own is None:

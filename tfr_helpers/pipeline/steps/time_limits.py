@@ -1,10 +1,11 @@
 """The per-test time limit of generated and refined code: the study's fixed budget, or EvalPlus's rule.
 
-Under ``sandbox.time_limit.policy: evalplus`` a code's test gets ``max(min_limit, factor x the reference's CPU
+Under ``sandbox.time_limit.policy: evalplus`` a code's test gets ``max(min_limit, factor x the reference's own
 time on the same test)``, at most the study's budget (which stays the outer guard), as the spec's own
 ``timeout_s``. The reference runs first, with the full budget; a test it did not pass gives the code the full
-budget. The reference's time is its CPU time (the sandbox measures it per test), so a limit does not move with
-the machine's load.
+budget. The reference's time is its own time (wall time less its waits for a CPU, at least its CPU time: the
+clock the code's test is judged by), so a limit does not move with the machine's load, and a reference that
+sleeps gives the code the time it slept.
 
 Load-proofing, as for the fixed budgets: the sandbox judges every limit by the test's *own* time (wall time
 less its waits for a CPU, ``sandbox.clock``), so a timeout is the program's own unless the sandbox's wall-clock
@@ -40,7 +41,14 @@ def policy_on(ctx: RunContext) -> bool:
 
 
 def reference_time(outcome: TestOutcome) -> float:
-    """The reference's time on a test: its CPU time where the sandbox measured it, else its wall time."""
+    """The reference's time on a test, on the clock the sandbox judges the code's test by: its own time (wall
+    time less its waits for a CPU) where the sandbox measured the waits, at least its CPU time; else its CPU
+    time where measured, else its wall time. A reference that sleeps or waits on a child process uses almost no
+    CPU: its CPU time alone (0.00 or 0.01 s, by the clock's ticks) would give the code the minimum limit for
+    what takes the reference seconds of its own time."""
+    own = own_time(outcome)
+    if own is not None:
+        return max(own, outcome.cpu_s)
     return outcome.cpu_s if outcome.cpu_s > 0 else outcome.duration_s
 
 
@@ -115,8 +123,8 @@ def over_limit(outcome: TestOutcome, limit_s: float, unit: str) -> TestOutcome:
 def settle_benchmark(ctx: RunContext, jobs: Sequence[tuple[str, Sequence[Any]]], runs: list[ProgramRun]) -> list[ProgramRun]:
     """Runs whose limited benchmark tests (a spec with its own ``timeout_s``) hit the wall-clock guard or
     crashed (:func:`starved`), with those tests run again alone, serially, with :data:`LOAD_BUDGET_FACTOR` times
-    the limit. The alone run passes the test only when it passed within the limit in CPU time (the policy's
-    limits come from the reference's CPU time); otherwise the test is a timeout."""
+    the limit. The alone run passes the test only when it passed within the limit on the clock the limit came from
+    (:func:`reference_time`); otherwise the test is a timeout."""
     out = []
     for (program, specs), run in zip(jobs, runs, strict=True):
         outcomes = list(run.outcomes)
@@ -129,8 +137,8 @@ def settle_benchmark(ctx: RunContext, jobs: Sequence[tuple[str, Sequence[Any]]],
                 [(program, [wider])], desc="timeouts run alone", generated=False, budget_factor=LOAD_BUDGET_FACTOR
             )
             got = alone.outcomes[0] if alone.outcomes else outcome
-            if got.status == "passed" and got.cpu_s > limit:
-                got = over_limit(got, limit, "CPU time")
+            if got.status == "passed" and reference_time(got) > limit:
+                got = over_limit(got, limit, "its own time")
             outcomes[i] = got
         out.append(run.model_copy(update={"outcomes": outcomes}) if outcomes != run.outcomes else run)
     return out
