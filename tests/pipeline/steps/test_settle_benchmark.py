@@ -1,6 +1,7 @@
 """``settle_benchmark`` with a real run context and sandbox: a limited benchmark test that timed out starved of
-CPU runs again alone, and that run decides (a pass within the limit in CPU time passes; a pass that needed more
-CPU than the limit stays a timeout); an unlimited test, or one that used its limit in CPU, is never run again.
+CPU runs again alone, and that run decides (a pass within the limit, in its own time and in CPU time, passes; a
+pass that needed more CPU than the limit stays a timeout); an unlimited test, or one that used its limit in CPU,
+is never run again.
 
 The first runs' timeouts are forced: a real run's record with its outcome replaced by a timeout that used the
 CPU time this test gives it, passed in with the real jobs, so that which test counts as starved does not depend

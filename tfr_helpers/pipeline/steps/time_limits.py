@@ -138,7 +138,7 @@ def settle_benchmark(ctx: RunContext, jobs: Sequence[tuple[str, Sequence[Any]]],
             )
             got = alone.outcomes[0] if alone.outcomes else outcome
             if got.status == "passed" and reference_time(got) > limit:
-                got = over_limit(got, limit, "its own time")
+                got = over_limit(got, limit, "CPU time" if got.cpu_s > limit else "its own time")
             outcomes[i] = got
         out.append(run.model_copy(update={"outcomes": outcomes}) if outcomes != run.outcomes else run)
     return out
