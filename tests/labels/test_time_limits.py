@@ -10,7 +10,7 @@ from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.config.fingerprint import describe_changes
 from tfr_helpers.pipeline.config.sections import TimeLimitPolicy
 from tfr_helpers.pipeline.steps.labels import settle
-from tfr_helpers.pipeline.steps.time_limits import policy_limit, reference_time
+from tfr_helpers.pipeline.steps.time_limits import limit_clock, policy_limit
 from tfr_helpers.records import TestOutcome as Outcome
 
 EVALPLUS = TimeLimitPolicy(policy="evalplus")
@@ -31,10 +31,10 @@ def test_the_evalplus_rule_is_max_of_the_minimum_and_factor_times_the_reference_
 
 def test_the_reference_time_is_its_own_time_so_a_loaded_machine_does_not_move_a_limit() -> None:
     # 2.8 s of its 3.0 s spent waiting for a CPU: the load's, not the reference's
-    assert reference_time(Outcome(name="t", status="passed", cpu_s=0.2, duration_s=3.0, wait_s=2.8)) == pytest.approx(0.2)
+    assert limit_clock(Outcome(name="t", status="passed", cpu_s=0.2, duration_s=3.0, wait_s=2.8)) == pytest.approx(0.2)
     # waits not measured: its CPU time, else (none reported) the wall clock
-    assert reference_time(passed(cpu_s=0.2, duration_s=3.0)) == 0.2
-    assert reference_time(passed(cpu_s=0.0, duration_s=0.3)) == 0.3
+    assert limit_clock(passed(cpu_s=0.2, duration_s=3.0)) == 0.2
+    assert limit_clock(passed(cpu_s=0.0, duration_s=0.3)) == 0.3
 
 
 def test_a_reference_that_sleeps_gives_the_code_the_time_it_slept_whatever_its_cpu_clock_ticked() -> None:

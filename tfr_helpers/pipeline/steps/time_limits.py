@@ -40,12 +40,13 @@ def policy_on(ctx: RunContext) -> bool:
     return ctx.config.sandbox.time_limit.policy == "evalplus"
 
 
-def reference_time(outcome: TestOutcome) -> float:
-    """The reference's time on a test, on the clock the sandbox judges the code's test by: its own time (wall
-    time less its waits for a CPU) where the sandbox measured the waits, at least its CPU time; else its CPU
-    time where measured, else its wall time. A reference that sleeps or waits on a child process uses almost no
-    CPU: its CPU time alone (0.00 or 0.01 s, by the clock's ticks) would give the code the minimum limit for
-    what takes the reference seconds of its own time."""
+def limit_clock(outcome: TestOutcome) -> float:
+    """A program's time on a test on the clock a time limit is set and judged by: its own time (wall time less
+    its waits for a CPU) where the sandbox measured the waits, at least its CPU time; else its CPU time where
+    measured, else its wall time. The reference's sets the code's limit (:func:`policy_limit`); the code's, run
+    alone, is judged against it (:func:`settle_benchmark`). A reference that sleeps or waits on a child process
+    uses almost no CPU: its CPU time alone (0.00 or 0.01 s, by the clock's ticks) would give the code the
+    minimum limit for what takes the reference seconds of its own time."""
     own = own_time(outcome)
     if own is not None:
         return max(own, outcome.cpu_s)
@@ -57,7 +58,7 @@ def policy_limit(policy: TimeLimitPolicy, budget_s: float, reference: TestOutcom
     most ``budget_s`` (None: the budget, under ``fixed`` or when the reference did not pass the test)."""
     if policy.policy == "fixed" or reference is None or reference.status != "passed":
         return None
-    return min(budget_s, max(policy.min_limit, policy.factor * reference_time(reference)))
+    return min(budget_s, max(policy.min_limit, policy.factor * limit_clock(reference)))
 
 
 def limit_for(ctx: RunContext, reference: TestOutcome | None, generated: bool) -> float | None:
@@ -124,7 +125,7 @@ def settle_benchmark(ctx: RunContext, jobs: Sequence[tuple[str, Sequence[Any]]],
     """Runs whose limited benchmark tests (a spec with its own ``timeout_s``) hit the wall-clock guard or
     crashed (:func:`starved`), with those tests run again alone, serially, with :data:`LOAD_BUDGET_FACTOR` times
     the limit. The alone run passes the test only when it passed within the limit on the clock the limit came from
-    (:func:`reference_time`); otherwise the test is a timeout."""
+    (:func:`limit_clock`); otherwise the test is a timeout."""
     out = []
     for (program, specs), run in zip(jobs, runs, strict=True):
         outcomes = list(run.outcomes)
@@ -137,7 +138,7 @@ def settle_benchmark(ctx: RunContext, jobs: Sequence[tuple[str, Sequence[Any]]],
                 [(program, [wider])], desc="timeouts run alone", generated=False, budget_factor=LOAD_BUDGET_FACTOR
             )
             got = alone.outcomes[0] if alone.outcomes else outcome
-            if got.status == "passed" and reference_time(got) > limit:
+            if got.status == "passed" and limit_clock(got) > limit:
                 got = over_limit(got, limit, "CPU time" if got.cpu_s > limit else "its own time")
             outcomes[i] = got
         out.append(run.model_copy(update={"outcomes": outcomes}) if outcomes != run.outcomes else run)
