@@ -10,7 +10,9 @@ Per stage (its ``stage_seconds.json`` wall time, times the sandbox workers it ha
 - per benchmark and per kind (``benchmark`` tests, generated ``ebt``/``pbt``, the reference's ``rerun`` and
   ``harder`` check, ``refined``): executions, test, timeout and the tests over 1 s;
 - where the run logged every sandbox execution (``executions/<stage>.jsonl``: the job's wall time on its worker
-  as the pool saw it), the median and quartiles of the cost outside the test per execution;
+  as the pool saw it), the median and quartiles of the cost outside the test per execution, and per sandbox call
+  (the batch a run belonged to: ``generated tests``, ``reference reruns``, ``EvalPlus tiers``...) its jobs,
+  executions, own time and median cost outside;
 - user and system CPU of the stage (``stage_cpu.json``: the driver process, the sandbox workers and the programs
   they forked), where the run recorded it;
 - files written in the stage, their bytes: its logs by name once they are compressed, else by modification time
@@ -161,6 +163,26 @@ def execution_costs(log: Path) -> list[float]:
     return costs
 
 
+def execution_calls(log: Path) -> dict[str, tuple[int, int, float, float]]:
+    """Per sandbox call (``call`` of each line: the batch's description, e.g. ``reference reruns``; runs logged
+    before the field existed have none): jobs, test executions, the tests' own seconds and the median cost outside
+    them per execution."""
+    rows: dict[str, list[Any]] = defaultdict(lambda: [0, 0, 0.0, []])
+    for line in logfiles.read_text(log).splitlines():
+        try:
+            entry = json.loads(line)
+            call, job_s, tests = entry.get("call"), float(entry["job_s"]), entry["tests"]
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+        if not call or not tests:
+            continue
+        own = sum(float(t[1]) for t in tests)
+        row = rows[call]
+        row[0], row[1], row[2] = row[0] + 1, row[1] + len(tests), row[2] + own
+        row[3] += [max(0.0, job_s - own) / len(tests)] * len(tests)
+    return {call: (r[0], r[1], r[2], statistics.median(r[3])) for call, r in rows.items()}
+
+
 def files_by_stage(run: Path, ends: list[tuple[str, float]]) -> dict[str, tuple[int, int]]:
     """Files (count, bytes) per stage: a stage's logs by their names (``artifacts/<stage>.jsonl.gz``,
     ``checkpoints/<checkpoint>.jsonl.gz``...) once a run's logs are compressed (their times are then those of the
@@ -233,6 +255,12 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
                     f"  outside per execution on its worker: median {1000 * q[1]:.2f} ms, quartiles "
                     f"{1000 * q[0]:.2f}-{1000 * q[2]:.2f} ms, mean {1000 * statistics.fmean(costs):.2f} ms"
                 )
+                calls = execution_calls(log)
+                lines += [
+                    f"  call {call:<36} {jobs:>6} jobs {n:>7} exec  own time {own:8.1f} s  outside median "
+                    f"{1000 * median:.2f} ms"
+                    for call, (jobs, n, own, median) in sorted(calls.items(), key=lambda kv: -kv[1][1])
+                ]
             lines += [t.line(f"benchmark {b}") for b, t in sorted(by_bench.items())]
             lines += [t.line(f"kind {k}") for k, t in sorted(by_kind.items())]
         if stage in cpu:

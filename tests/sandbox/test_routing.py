@@ -28,7 +28,11 @@ def test_a_hypothesis_program_runs_where_only_hypothesis_is_preloaded() -> None:
         assert sandbox._pools["hypothesis"].all and not sandbox._pools["heavy"].all
         (timing,) = sandbox.take_timings()
         assert timing["job_s"] >= sum(t[1] for t in timing["tests"]) and len(timing["tests"]) == 2
+        assert "call" not in timing  # a run made alone, outside a named batch
         assert sandbox.take_timings() == []
+        sandbox.run_many([(PROBE, [TestSpec("p", probe, "function")])], desc="probe batch")
+        (timing,) = sandbox.take_timings()
+        assert timing["call"] == "probe batch"
         user, system = sandbox.cpu_times()
         # As root the workers are the caller's own processes and their times are read; as an unprivileged user
         # they run in a user namespace, where /proc reports their CPU times as zero to the caller.
@@ -39,3 +43,4 @@ def test_job_timing_leaves_out_tests_that_did_not_run() -> None:
     outcomes = [Outcome(name="a", status="passed", duration_s=0.5), Outcome(name="b", status="not_run")]
     run = ProgramRun(outcomes=outcomes, isolation=Isolation(network="none", uid_drop=False, rlimits=[]))
     assert job_timing(1.25, run) == {"job_s": 1.25, "tests": [["passed", 0.5]]}
+    assert job_timing(1.25, run, "reference reruns")["call"] == "reference reruns"

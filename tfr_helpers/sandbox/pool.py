@@ -271,8 +271,9 @@ class Sandbox:
             "limits": dataclasses.asdict(limits),
         }
 
-    def run(self, program: str, tests: Sequence[TestSpec], limits: Limits | None = None) -> ProgramRun:
-        """Run ``program`` against ``tests``; one outcome per test (unittest/function specs expand)."""
+    def run(self, program: str, tests: Sequence[TestSpec], limits: Limits | None = None, call: str = "") -> ProgramRun:
+        """Run ``program`` against ``tests``; one outcome per test (unittest/function specs expand). ``call``: what
+        the caller asked for (a batch's description), kept with the run's timing (:meth:`take_timings`)."""
         limits = limits or self.limits
         for t in tests:
             if not isinstance(t, TestSpec) or t.kind not in ("snippet", "function", "unittest"):
@@ -304,7 +305,7 @@ class Sandbox:
             duration_s=reply["duration_s"],
         )
         with self._timings_lock:
-            self._timings.append(job_timing(time.perf_counter() - t0, run))
+            self._timings.append(job_timing(time.perf_counter() - t0, run, call))
         return run
 
     def take_timings(self) -> list[dict[str, Any]]:
@@ -347,7 +348,7 @@ class Sandbox:
                 except queue.Empty:
                     return
                 try:
-                    results[i] = self.run(jobs[i][0], jobs[i][1], limits)
+                    results[i] = self.run(jobs[i][0], jobs[i][1], limits, call=desc)
                 except BaseException as exc:  # noqa: BLE001 - re-raised below
                     errors.append(exc)
                     return

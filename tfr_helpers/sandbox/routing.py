@@ -48,12 +48,16 @@ def proc_cpu(pid: int) -> tuple[float, float]:
     return (int(fields[11]) + int(fields[13])) / _CLK, (int(fields[12]) + int(fields[14])) / _CLK
 
 
-def job_timing(job_s: float, run: ProgramRun) -> dict[str, Any]:
+def job_timing(job_s: float, run: ProgramRun, call: str = "") -> dict[str, Any]:
     """What the sandbox log of a stage keeps of one run: its wall time on its worker as the pool saw it (from
-    sending the job to its reply: the fork, the program's loads, the tests, the transport, the clean-up) and
-    each executed outcome's status and own time (``[status, duration_s]``; ``not_run`` left out)."""
+    sending the job to its reply: the fork, the program's loads, the tests, the transport, the clean-up), each
+    executed outcome's status and own time (``[status, duration_s]``; ``not_run`` left out) and, when given, the
+    call it belonged to (``call``: a batch's description, e.g. ``reference reruns``)."""
     done = [o for o in [run.load_error, *run.outcomes] if o is not None and o.status != "not_run"]
-    return {"job_s": round(job_s, 6), "tests": [[o.status, round(o.duration_s, 6)] for o in done]}
+    timing: dict[str, Any] = {"job_s": round(job_s, 6), "tests": [[o.status, round(o.duration_s, 6)] for o in done]}
+    if call:
+        timing["call"] = call
+    return timing
 
 
 def imports(pattern: re.Pattern[str], program: str, tests: Sequence[TestSpec]) -> bool:
