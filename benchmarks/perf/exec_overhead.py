@@ -91,9 +91,9 @@ def measure(sandbox: Any, jobs: list[Any], limits: Any) -> dict[str, float]:
     spans: list[tuple[float, int, float]] = []  # (job wall on its worker, executions, their test time)
     run_one = sandbox.run
 
-    def timed(program: str, tests: Any, lim: Any = None) -> Any:
+    def timed(program: str, tests: Any, lim: Any = None, call: str = "") -> Any:
         t0 = time.perf_counter()
-        out = run_one(program, tests, lim)
+        out = run_one(program, tests, lim, call)
         outcomes = [o for o in [*out.outcomes, out.load_error] if o is not None and o.status != "not_run"]
         spans.append((time.perf_counter() - t0, len(outcomes), sum(o.duration_s for o in outcomes)))
         return out

@@ -140,10 +140,10 @@ def instrumented(profile: Profile) -> Iterator[None]:
         finally:  # the worker reaps its forked child before replying: cutime holds the program's CPU
             _JOB_CPU.value = getattr(_JOB_CPU, "value", 0.0) + _proc_cpu(self.proc.pid) - c0
 
-    def run(self: Any, program: str, tests: Any, limits: Any = None) -> Any:
+    def run(self: Any, program: str, tests: Any, limits: Any = None, call: str = "") -> Any:
         _JOB_CPU.value = 0.0
         t0 = time.monotonic()
-        result = orig_run(self, program, tests, limits)
+        result = orig_run(self, program, tests, limits, call)
         wall = time.monotonic() - t0
         bench = profile.attribute(program, tests)
         hyp_names = {n for t in tests if "hypothesis" in t.source or "@given" in t.source for n in DEF.findall(t.source)}

@@ -37,7 +37,7 @@ def concurrency(sb: Sandbox, jobs: list, monkeypatch: pytest.MonkeyPatch, barrie
     gate = threading.Barrier(barrier, timeout=60) if barrier else None
     real = sb.run
 
-    def run(program: str, tests: list, limits: Limits | None = None) -> ProgramRun:  # type: ignore[type-arg]
+    def run(program: str, tests: list, limits: Limits | None = None, call: str = "") -> ProgramRun:  # type: ignore[type-arg]
         with lock:
             now[0] += 1
             peak[0] = max(peak[0], now[0])
