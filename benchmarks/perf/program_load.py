@@ -24,23 +24,12 @@ import tempfile
 import time
 import types
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from exec_overhead import build_jobs  # noqa: E402 - the sibling script's job builder
 
-from tfr_helpers.sandbox.preload import LIGHT_PRELOAD, PRELOAD  # noqa: E402
-from tfr_helpers.sandbox.routing import HEAVY, HYPOTHESIS, HYPOTHESIS_PRELOAD, imports  # noqa: E402
-
-PRELOADS = {"light": LIGHT_PRELOAD, "hypothesis": HYPOTHESIS_PRELOAD, "heavy": PRELOAD}
-
-
-def kind_of(program: str, tests: Any) -> str:
-    """The kind of worker the sandbox routes the job to."""
-    if imports(HEAVY, program, tests):
-        return "heavy"
-    return "hypothesis" if imports(HYPOTHESIS, program, tests) else "light"
+from tfr_helpers.sandbox.routing import PRELOADS, worker_kind  # noqa: E402
 
 
 def load_cpu_ms(program: str) -> float:
@@ -72,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=80, help="programs to load (evenly spaced)")
     args = parser.parse_args(argv)
     _, generated = build_jobs(args.run, light=False)
-    jobs = [(p, t) for p, t in generated if kind_of(p, t) == args.kind]
+    jobs = [(p, t) for p, t in generated if worker_kind(p, t) == args.kind]
     if not jobs:
         print(f"no generated-test jobs of the {args.kind} workers in {args.run}")
         return 1

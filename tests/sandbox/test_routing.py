@@ -7,7 +7,7 @@ import os
 from tfr_helpers.records import Isolation, ProgramRun
 from tfr_helpers.records import TestOutcome as Outcome
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
-from tfr_helpers.sandbox.routing import HEAVY, HYPOTHESIS, imports, job_timing
+from tfr_helpers.sandbox.routing import HEAVY, HYPOTHESIS, imports, job_timing, worker_kind
 
 PBT = "from hypothesis import given, strategies as st\n@given(st.integers())\ndef test_p(x):\n    assert x == x\n"
 PROBE = "import sys\nPRELOADED = sorted(m for m in ('numpy', 'pandas', 'hypothesis') if m in sys.modules)\n"
@@ -18,6 +18,9 @@ def test_imports_pick_the_kind() -> None:
     assert not imports(HEAVY, "x = 1", [TestSpec("p", PBT, "function")])
     assert imports(HEAVY, "import numpy as np\n", [])
     assert not imports(HYPOTHESIS, "x = 1  # hypothesis\n", [TestSpec("t", "assert x == 1")])
+    assert worker_kind("x = 1", [TestSpec("p", PBT, "function")]) == "hypothesis"
+    assert worker_kind("import numpy as np\n", [TestSpec("p", PBT, "function")]) == "heavy"
+    assert worker_kind("x = 1", [TestSpec("t", "assert x == 1")]) == "light"
 
 
 def test_a_hypothesis_program_runs_where_only_hypothesis_is_preloaded() -> None:

@@ -25,9 +25,8 @@ from tqdm.auto import tqdm
 
 from tfr_helpers.errors import SandboxError
 from tfr_helpers.records import Isolation, ProgramRun, TestOutcome
-from tfr_helpers.sandbox.preload import LIGHT_PRELOAD
 from tfr_helpers.sandbox.privileges import RLIMIT_NAMES
-from tfr_helpers.sandbox.routing import HEAVY, HYPOTHESIS, HYPOTHESIS_PRELOAD, imports, job_timing, proc_cpu, waits
+from tfr_helpers.sandbox.routing import PRELOADS, job_timing, proc_cpu, waits, worker_kind
 from tfr_helpers.sandbox.routing import WAITS as WAITS
 from tfr_helpers.sandbox.spec import Limits, TestSpec
 from tfr_helpers.sandbox.view import hidden_paths
@@ -234,8 +233,8 @@ class Sandbox:
             cmds = {"one": [*base, "--preload=" + ",".join(self._preload)]}
         else:
             cmds = {
-                "light": [*base, "--preload=" + ",".join(LIGHT_PRELOAD)],
-                "hypothesis": [*base, "--preload=" + ",".join(HYPOTHESIS_PRELOAD)],
+                "light": [*base, "--preload=" + ",".join(PRELOADS["light"])],
+                "hypothesis": [*base, "--preload=" + ",".join(PRELOADS["hypothesis"])],
                 "heavy": base,
             }
         self._pools = {kind: _Pool(cmd, self.n_workers) for kind, cmd in cmds.items()}
@@ -248,10 +247,7 @@ class Sandbox:
         return [h for pool in self._pools.values() for h in pool.all]
 
     def _pool_for(self, program: str, tests: Sequence[TestSpec]) -> _Pool:
-        kind = "one"
-        if "one" not in self._pools:
-            heavy = imports(HEAVY, program, tests)
-            kind = "heavy" if heavy else "hypothesis" if imports(HYPOTHESIS, program, tests) else "light"
+        kind = "one" if "one" in self._pools else worker_kind(program, tests)
         return self._pools[kind + "-wait" if self.wait_slots and waits(program, tests) else kind]
 
     def _self_test(self) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfr_helpers.records import ProgramRun
-from tfr_helpers.sandbox.preload import LIGHT_PRELOAD
+from tfr_helpers.sandbox.preload import LIGHT_PRELOAD, PRELOAD
 from tfr_helpers.sandbox.spec import TestSpec
 
 HEAVY = re.compile(r"^\s*(?:import|from)\s+(?:numpy|pandas|matplotlib|scipy|sklearn|seaborn)\b", re.M)
@@ -27,6 +27,8 @@ to copy, pages to unmap at exit); not the heavy ones: a fork and exit of a heavy
 constants of *local* modules only (neither the standard library nor site-packages), so what else a worker
 preloads does not change a drawn example."""
 HYPOTHESIS_PRELOAD = (*LIGHT_PRELOAD, "hypothesis")
+PRELOADS = {"light": LIGHT_PRELOAD, "hypothesis": HYPOTHESIS_PRELOAD, "heavy": PRELOAD}
+"""What each kind of worker preloads (:func:`worker_kind`)."""
 
 
 WAITS = re.compile(r"\bsleep\(|\bsubprocess\b|\bPopen\b|\bos\.system\(|\burlopen\(|\bsocket\.")
@@ -63,6 +65,14 @@ def job_timing(job_s: float, run: ProgramRun, call: str = "") -> dict[str, Any]:
 def imports(pattern: re.Pattern[str], program: str, tests: Sequence[TestSpec]) -> bool:
     """Whether the program or a test (its source or setup) matches ``pattern``."""
     return bool(pattern.search(program) or any(pattern.search(t.source) or pattern.search(t.setup) for t in tests))
+
+
+def worker_kind(program: str, tests: Sequence[TestSpec]) -> str:
+    """The kind of worker a program and its tests go to: ``heavy`` (:data:`HEAVY`), ``hypothesis``
+    (:data:`HYPOTHESIS` and none of :data:`HEAVY`) or ``light``."""
+    if imports(HEAVY, program, tests):
+        return "heavy"
+    return "hypothesis" if imports(HYPOTHESIS, program, tests) else "light"
 
 
 def waits(program: str, tests: Sequence[TestSpec]) -> bool:
