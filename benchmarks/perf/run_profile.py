@@ -17,6 +17,8 @@ Per stage (its ``stage_seconds.json`` wall time, times the sandbox workers it ha
   they forked), where the run recorded it;
 - files written in the stage, their bytes: its logs by name once they are compressed, else by modification time
   between the ends of the stages' checkpoints;
+- where the notebook series ran into the run, each notebook's seconds and slowest cells, and the seconds the
+  series spent around its stages;
 - the largest files of the run directory, and the bytes of the results' eight largest top-level keys (each value
   as written without indentation, before compression), where the run has them.
 
@@ -163,15 +165,17 @@ def execution_costs(log: Path) -> list[float]:
     return costs
 
 
-def execution_calls(log: Path) -> dict[str, tuple[int, int, float, float]]:
+def execution_calls(log: Path) -> dict[str, tuple[int, int, float, float, float | None]]:
     """Per sandbox call (``call`` of each line: the batch's description, e.g. ``reference reruns``; runs logged
-    before the field existed have none): jobs, test executions, the tests' own seconds and the median cost outside
-    them per execution."""
-    rows: dict[str, list[Any]] = defaultdict(lambda: [0, 0, 0.0, []])
+    before the field existed have none): jobs, test executions, the tests' own seconds, the median cost outside
+    them per execution and the seconds its jobs waited for a core and a worker before they were sent (``queue_s``;
+    None in runs logged before it existed, whose ``job_s`` included that wait)."""
+    rows: dict[str, list[Any]] = defaultdict(lambda: [0, 0, 0.0, [], None])
     for line in logfiles.read_text(log).splitlines():
         try:
             entry = json.loads(line)
             call, job_s, tests = entry.get("call"), float(entry["job_s"]), entry["tests"]
+            queue = entry.get("queue_s")
         except (ValueError, KeyError, TypeError, AttributeError):
             continue
         if not call or not tests:
@@ -180,7 +184,9 @@ def execution_calls(log: Path) -> dict[str, tuple[int, int, float, float]]:
         row = rows[call]
         row[0], row[1], row[2] = row[0] + 1, row[1] + len(tests), row[2] + own
         row[3] += [max(0.0, job_s - own) / len(tests)] * len(tests)
-    return {call: (r[0], r[1], r[2], statistics.median(r[3])) for call, r in rows.items()}
+        if queue is not None:
+            row[4] = (row[4] or 0.0) + float(queue)
+    return {call: (r[0], r[1], r[2], statistics.median(r[3]), r[4]) for call, r in rows.items()}
 
 
 def files_by_stage(run: Path, ends: list[tuple[str, float]]) -> dict[str, tuple[int, int]]:
@@ -223,6 +229,33 @@ def results_composition(path: Path) -> list[tuple[int, str]]:
     return sorted(((len(json.dumps(v, separators=(",", ":"))), k) for k, v in data.items()), reverse=True)
 
 
+def notebook_lines(run: Path, stage_total: float, top: int = 3) -> list[str]:
+    """Per executed notebook of the run (``notebooks/*.ipynb``, papermill's timings): its seconds and its ``top``
+    slowest cells (their first line), then the notebooks' total against the stages' (what the series spends around
+    its stages: kernel starts, loading records, analysis, figures). Empty when no notebook ran into the run."""
+    lines, total = [], 0.0
+    for path in sorted((run / "notebooks").glob("*.ipynb")):
+        try:
+            nb = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        seconds = float((nb.get("metadata", {}).get("papermill") or {}).get("duration") or 0.0)
+        total += seconds
+        cells = []
+        for cell in nb.get("cells", []):
+            took = (cell.get("metadata", {}).get("papermill") or {}).get("duration")
+            source = "".join(cell.get("source", [])).strip().splitlines()
+            first = next((ln for ln in source if ln and not ln.startswith(("#", "from ", "import "))), "")
+            if took:
+                cells.append((float(took), first[:70]))
+        lines.append(f"  {path.stem:<36} {seconds:8.1f} s")
+        lines += [f"      cell {took:8.1f} s  {first}" for took, first in sorted(cells, reverse=True)[:top]]
+    if not lines:
+        return []
+    head = f"\n## notebooks: {total:.1f} s in all, {total - stage_total:.1f} s of it around the stages' {stage_total:.1f} s"
+    return [head, *lines]
+
+
 def profile_run(run: Path, workers: int | None = None) -> list[str]:
     """The report's lines for a finished run directory."""
     config = json.loads((run / "config.json").read_text()).get("config", {})
@@ -258,8 +291,8 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
                 calls = execution_calls(log)
                 lines += [
                     f"  call {call:<36} {jobs:>6} jobs {n:>7} exec  own time {own:8.1f} s  outside median "
-                    f"{1000 * median:.2f} ms"
-                    for call, (jobs, n, own, median) in sorted(calls.items(), key=lambda kv: -kv[1][1])
+                    f"{1000 * median:.2f} ms" + ("" if queue is None else f"  waited to be sent {queue:8.1f} s")
+                    for call, (jobs, n, own, median, queue) in sorted(calls.items(), key=lambda kv: -kv[1][1])
                 ]
             lines += [t.line(f"benchmark {b}") for b, t in sorted(by_bench.items())]
             lines += [t.line(f"kind {k}") for k, t in sorted(by_kind.items())]
@@ -269,6 +302,7 @@ def profile_run(run: Path, workers: int | None = None) -> list[str]:
                 f"  CPU user {c['user_s']:.1f} s, system {c['system_s']:.1f} s "
                 f"({100 * c['system_s'] / max(1e-9, c['user_s'] + c['system_s']):.0f}% system)"
             )
+    lines += notebook_lines(run, sum(seconds.values()))
     files = files_by_stage(run, ends)
     lines.append("\n## files written" + (" (a stage's: its logs; other files apart)" if "other files" in files else ""))
     for stage, (n, size) in sorted(files.items(), key=lambda kv: -kv[1][0]):

@@ -31,6 +31,7 @@ def test_a_hypothesis_program_runs_where_only_hypothesis_is_preloaded() -> None:
         assert sandbox._pools["hypothesis"].all and not sandbox._pools["heavy"].all
         (timing,) = sandbox.take_timings()
         assert timing["job_s"] >= sum(t[1] for t in timing["tests"]) and len(timing["tests"]) == 2
+        assert timing["queue_s"] >= 0  # the hypothesis worker's start, apart from the job's own time
         assert "call" not in timing  # a run made alone, outside a named batch
         assert sandbox.take_timings() == []
         sandbox.run_many([(PROBE, [TestSpec("p", probe, "function")])], desc="probe batch")
@@ -47,3 +48,4 @@ def test_job_timing_leaves_out_tests_that_did_not_run() -> None:
     run = ProgramRun(outcomes=outcomes, isolation=Isolation(network="none", uid_drop=False, rlimits=[]))
     assert job_timing(1.25, run) == {"job_s": 1.25, "tests": [["passed", 0.5]]}
     assert job_timing(1.25, run, "reference reruns")["call"] == "reference reruns"
+    assert job_timing(1.25, run, queue_s=0.0312345678)["queue_s"] == 0.031235

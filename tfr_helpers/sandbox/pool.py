@@ -283,6 +283,7 @@ class Sandbox:
             core.acquire()
         try:
             handle = pool.get()
+            sent = time.perf_counter()  # the wait for a core and an idle worker (or a new one's start) ends here
             try:
                 reply = handle.request(job, budget)
                 if reply is None or "worker_error" in reply:
@@ -301,7 +302,7 @@ class Sandbox:
             duration_s=reply["duration_s"],
         )
         with self._timings_lock:
-            self._timings.append(job_timing(time.perf_counter() - t0, run, call))
+            self._timings.append(job_timing(time.perf_counter() - sent, run, call, queue_s=sent - t0))
         return run
 
     def take_timings(self) -> list[dict[str, Any]]:

@@ -50,15 +50,19 @@ def proc_cpu(pid: int) -> tuple[float, float]:
     return (int(fields[11]) + int(fields[13])) / _CLK, (int(fields[12]) + int(fields[14])) / _CLK
 
 
-def job_timing(job_s: float, run: ProgramRun, call: str = "") -> dict[str, Any]:
-    """What the sandbox log of a stage keeps of one run: its wall time on its worker as the pool saw it (from
-    sending the job to its reply: the fork, the program's loads, the tests, the transport, the clean-up), each
-    executed outcome's status and own time (``[status, duration_s]``; ``not_run`` left out) and, when given, the
-    call it belonged to (``call``: a batch's description, e.g. ``reference reruns``)."""
+def job_timing(job_s: float, run: ProgramRun, call: str = "", queue_s: float | None = None) -> dict[str, Any]:
+    """What the sandbox log of a stage keeps of one run: its wall time on its worker (``job_s``: from sending the
+    job to its reply: the fork, the program's loads, the tests, the transport, the clean-up), each executed
+    outcome's status and own time (``[status, duration_s]``; ``not_run`` left out), when given the call it belonged
+    to (``call``: a batch's description, e.g. ``reference reruns``) and its wait before it was sent (``queue_s``:
+    for a free core and an idle worker, a new worker's start included; not the engine's cost per execution, but
+    other jobs' time or a start-up)."""
     done = [o for o in [run.load_error, *run.outcomes] if o is not None and o.status != "not_run"]
     timing: dict[str, Any] = {"job_s": round(job_s, 6), "tests": [[o.status, round(o.duration_s, 6)] for o in done]}
     if call:
         timing["call"] = call
+    if queue_s is not None:
+        timing["queue_s"] = round(queue_s, 6)
     return timing
 
 

@@ -11,6 +11,7 @@ names them, and a stage of another arm adds its own with :func:`register_table`.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 from collections.abc import Callable, Iterable
@@ -71,6 +72,13 @@ def _record_type(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
+@functools.cache
+def _plan(cls: type[BaseModel]) -> tuple[tuple[str, type[BaseModel] | None], ...]:
+    """A record class's kept fields in order, each with its nested record class (None: a plain column); worked out
+    once per class, not once per record."""
+    return tuple((name, _record_type(info.annotation)) for name, info in cls.model_fields.items() if name not in DROPPED)
+
+
 def flatten(record: BaseModel | None, prefix: str = "", model: type[BaseModel] | None = None) -> dict[str, Any]:
     """A record as one flat row: each field of a nested record (absent or not) becomes a ``<field>_<subfield>``
     column, so every row of a table has the same columns; lists are kept as JSON lists; :data:`DROPPED` fields
@@ -78,11 +86,8 @@ def flatten(record: BaseModel | None, prefix: str = "", model: type[BaseModel] |
     cls = model or type(record)
     assert cls is not None and issubclass(cls, BaseModel)
     row: dict[str, Any] = {}
-    for name, info in cls.model_fields.items():
-        if name in DROPPED:
-            continue
+    for name, nested in _plan(cls):
         value = getattr(record, name) if record is not None else None
-        nested = _record_type(info.annotation)
         if nested is not None:
             row.update(flatten(value, f"{prefix}{name}_", nested))
         else:
