@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
+
+import pytest
 
 from tfr_helpers.records import Isolation, ProgramRun
 from tfr_helpers.records import TestOutcome as Outcome
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
+from tfr_helpers.sandbox import pool as pool_module
 from tfr_helpers.sandbox.routing import HEAVY, HYPOTHESIS, imports, job_timing, worker_kind
 
 PBT = "from hypothesis import given, strategies as st\n@given(st.integers())\ndef test_p(x):\n    assert x == x\n"
@@ -23,20 +27,32 @@ def test_imports_pick_the_kind() -> None:
     assert worker_kind("x = 1", [TestSpec("t", "assert x == 1")]) == "light"
 
 
-def test_a_hypothesis_program_runs_where_only_hypothesis_is_preloaded() -> None:
+def test_a_hypothesis_program_runs_where_only_hypothesis_is_preloaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    starts: list[float] = []  # how long each worker took to start
+    start = pool_module._WorkerHandle.__init__
+
+    def timed_start(handle: pool_module._WorkerHandle, cmd: list[str]) -> None:
+        t0 = time.perf_counter()
+        start(handle, cmd)
+        starts.append(time.perf_counter() - t0)
+
+    monkeypatch.setattr(pool_module._WorkerHandle, "__init__", timed_start)
     with Sandbox(Limits(timeout_s=10.0), workers=1) as sandbox:
+        n_started = len(starts)  # the light worker of the sandbox's self-test
         probe = PBT + "def test_q():\n    assert PRELOADED == ['hypothesis']\n"
         run = sandbox.run(PROBE, [TestSpec("p", probe, "function")])
         assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
         assert sandbox._pools["hypothesis"].all and not sandbox._pools["heavy"].all
         (timing,) = sandbox.take_timings()
         assert timing["job_s"] >= sum(t[1] for t in timing["tests"]) and len(timing["tests"]) == 2
-        assert timing["queue_s"] >= 0  # the hypothesis worker's start, apart from the job's own time
+        (hypothesis_start,) = starts[n_started:]
+        assert timing["queue_s"] >= hypothesis_start  # the worker's start-up was the job's wait, not its own time
         assert "call" not in timing  # a run made alone, outside a named batch
         assert sandbox.take_timings() == []
         sandbox.run_many([(PROBE, [TestSpec("p", probe, "function")])], desc="probe batch")
         (timing,) = sandbox.take_timings()
         assert timing["call"] == "probe batch"
+        assert len(starts) == n_started + 1  # the idle worker took the job: no start-up to wait for
         user, system = sandbox.cpu_times()
         # As root the workers are the caller's own processes and their times are read; as an unprivileged user
         # they run in a user namespace, where /proc reports their CPU times as zero to the caller.
