@@ -109,3 +109,25 @@ def test_kernels_start_over_ipc_so_nothing_warns_about_tcp(
     assert not list(nbs.glob("*ipc*")), "sockets belong in Jupyter's runtime directory, removed at shutdown"
     out, err = capfd.readouterr()
     assert "without encryption" not in out + err  # the warning has no cause: no TCP port is opened
+
+
+@pytest.mark.slow
+def test_the_next_notebook_starts_once_the_stages_cell_is_done_beside_the_analysis(tmp_path: Path, params: Path) -> None:
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    stamp = "import pathlib, time\npathlib.Path(run_dir, '{}').write_text(repr(time.time()))"
+    _write(nbs / "00_setup.ipynb", stamp.format("00_stages"), "import time\ntime.sleep(6)\n" + stamp.format("00_end"))
+    nb = nbformat.read(str(nbs / "00_setup.ipynb"), as_version=4)
+    nb.cells[1].metadata["tags"] = ["stages"]  # as in the series: the cell that runs the notebook's stages
+    nbformat.write(nb, str(nbs / "00_setup.ipynb"))
+    _write(nbs / "01_rq1_feedback_reliability.ipynb", stamp.format("01_start"))
+    _write(nbs / "later.ipynb", stamp.format("later_start"))  # outside the series: waits for both
+    run = tmp_path / "run"
+    summary = run_notebooks(
+        params, run, names=("00_setup.ipynb", "01_rq1_feedback_reliability.ipynb", "later.ipynb"), notebooks_dir=nbs
+    )
+    seen = {name: float((run / name).read_text()) for name in ("00_stages", "00_end", "01_start", "later_start")}
+    assert seen["00_stages"] < seen["01_start"] < seen["00_end"]  # 01 ran beside 00's last cell
+    assert seen["later_start"] > seen["01_start"]  # 01 has no stages cell: it was waited for to its end
+    assert [r.name for r in summary.notebooks] == ["00_setup.ipynb", "01_rq1_feedback_reliability.ipynb", "later.ipynb"]
+    assert summary.seconds is not None and summary.seconds < sum(r.seconds for r in summary.notebooks)

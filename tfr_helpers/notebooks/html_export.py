@@ -22,6 +22,7 @@ import logging
 import shutil
 import subprocess
 import tarfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,8 @@ from tfr_helpers.views.run_details import mask_paths
 log = logging.getLogger(__name__)
 
 STATIC_DIR = "_static"
+_INSTALLING = threading.Lock()
+"""Held while the widget JavaScript is installed: ``tfr run`` exports two notebooks at once."""
 """Directory next to the exported HTML files that holds the widget JavaScript they load."""
 
 
@@ -225,7 +228,8 @@ def export_html(notebook: Path) -> Path:
     )
     resources = {}
     try:
-        install_widget_assets(notebook.parent)
+        with _INSTALLING:
+            install_widget_assets(notebook.parent)
         exporter.require_js_url = f"{STATIC_DIR}/require.js"
         exporter.widget_renderer_url = f"{STATIC_DIR}/embed-amd.js"
         resources["tfr_static"] = STATIC_DIR  # require.js resolves the widget modules (and their fonts) there

@@ -1,5 +1,8 @@
 """Run the notebook series with papermill (one process, the project's kernel) and export each to HTML.
 
+Each notebook starts once those whose stages or files it reads are done, two at a time where that allows
+(:mod:`tfr_helpers.notebooks.schedule`: the next notebook starts once this one's stages are done).
+
 The HTML export (offline: widget JavaScript in ``<run>/notebooks/_static/``) lives in
 :mod:`tfr_helpers.notebooks.html_export`.
 """
@@ -13,7 +16,7 @@ import os
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,7 @@ from tfr_helpers.errors import ConfigError, TfrError
 from tfr_helpers.notebooks.answer_table import summary_answer_lines
 from tfr_helpers.notebooks.html_export import export_html
 from tfr_helpers.notebooks.parameters import config_from_namespace, file_parameters
+from tfr_helpers.notebooks.schedule import AFTER, STAGES_TAG, notebooks_at_once, run_in_order
 from tfr_helpers.pipeline import default_run_dir, load_config
 from tfr_helpers.pipeline.engine.faults import RunIncomplete
 from tfr_helpers.pipeline.section import goes_beyond_one, section_params_for
@@ -71,6 +75,8 @@ class NotebookRunSummary(BaseModel):
     run_dir: Path
     params: Path
     notebooks: list[NotebookReport]
+    seconds: float | None = None
+    """Wall time of the whole series (notebooks run beside each other where they may: less than their sum)."""
 
     def lines(self) -> list[str]:
         """A short human summary: the real answers with their intervals in one table (simulated rows after, marked
@@ -82,7 +88,7 @@ class NotebookRunSummary(BaseModel):
             first, *rest = ([] if answers else headline_lines(report.headline)) or [""]
             out.append(f"  {report.name} ({report.seconds:.1f} s){': ' + first if first else ''}")
             out += [f"    {line}" for line in rest]
-        total = sum(r.seconds for r in self.notebooks)
+        total = self.seconds if self.seconds is not None else sum(r.seconds for r in self.notebooks)
         out.append(f"  total: {len(self.notebooks)} notebooks in {total // 60:.0f} min {total % 60:04.1f} s")
         out += answers
         out.append("open:")
@@ -194,7 +200,9 @@ def run_notebooks(
     Each notebook gets the params file's keys injected as papermill parameters (as ``papermill -f params``
     would: see :mod:`tfr_helpers.notebooks.parameters`) and ``run_dir`` (absolute), and runs with the
     notebooks directory as its working directory, on ``kernel_name`` (default: :func:`project_kernel`).
-    The stages skip finished work, so a second call resumes.
+    The stages skip finished work, so a second call resumes. Notebooks start in the series' order, each once the
+    stages of those it reads are done (:data:`~tfr_helpers.notebooks.schedule.AFTER`; a notebook outside the
+    series waits for those of every one before it), up to ``TFR_NOTEBOOKS_AT_ONCE`` (default 2) at a time.
 
     Raises:
         ConfigError: the params file or a notebook does not exist.
@@ -215,26 +223,38 @@ def run_notebooks(
     kernel_name = kernel_name or project_kernel()
     out_dir = run_dir / "notebooks"
     out_dir.mkdir(parents=True, exist_ok=True)
-    reports = []
     extras = _extra_parameters(params)
-    for name in tqdm(names, desc="notebooks", unit="nb", disable=not progress):
+    chosen = []
+    for name in names:
         if name in extras and extras[name] is None:
             log.info("%s left out: %s has no section study (see tfr_helpers.pipeline.section)", name, params)
-            continue
+        else:
+            chosen.append(name)
+    # a notebook of the series waits for those it reads (AFTER); any other notebook for every one before it
+    after = {name: AFTER.get(name, tuple(chosen[:i])) for i, name in enumerate(chosen)}
+    if SECTION_NOTEBOOK in after and (extras.get(SECTION_NOTEBOOK) or {}).get("section_params") == "":
+        after[SECTION_NOTEBOOK] = (*after[SECTION_NOTEBOOK], "03_rq3_screening.ipynb")  # the section is this run
+
+    def execute(name: str, ready: Callable[[], None]) -> NotebookReport:
         out = out_dir / name
         start = time.perf_counter()
         log.info("executing %s -> %s", name, out)
+
+        def stages_done(cell: Any, execute_reply: Mapping[str, Any], **_: Any) -> None:
+            if STAGES_TAG in cell.get("metadata", {}).get("tags", ()) and execute_reply["content"]["status"] == "ok":
+                ready()
+
         try:
-            with _inline_figures():
-                pm.execute_notebook(
-                    str(notebooks_dir / name),
-                    str(out),
-                    parameters={**injected, "run_dir": str(run_dir), **(extras.get(name) or {})},
-                    kernel_name=kernel_name,
-                    kernel_manager_class=kernel_manager_class(),
-                    cwd=str(notebooks_dir),
-                    progress_bar=False,
-                )
+            pm.execute_notebook(
+                str(notebooks_dir / name),
+                str(out),
+                parameters={**injected, "run_dir": str(run_dir), **(extras.get(name) or {})},
+                kernel_name=kernel_name,
+                kernel_manager_class=kernel_manager_class(),
+                cwd=str(notebooks_dir),
+                progress_bar=False,
+                on_cell_executed=stages_done,  # nbclient's hook: the notebooks waiting for this one may start
+            )
         except PapermillExecutionError as exc:
             html = _try_export(out)
             if exc.ename == "RunIncomplete":  # failed model calls: not a broken notebook; rerunning continues
@@ -252,16 +272,21 @@ def run_notebooks(
                 f"notebook {name} could not be executed ({type(exc).__name__}: {exc}); partial output "
                 f"kept at {out}. Check that the kernel starts: `uv run python -m ipykernel --version`."
             ) from exc
-        reports.append(
-            NotebookReport(
-                name=name,
-                notebook=out,
-                html=export_html(out),
-                seconds=round(time.perf_counter() - start, 2),
-                headline=read_headline(out),
-            )
+        return NotebookReport(
+            name=name,
+            notebook=out,
+            html=export_html(out),
+            seconds=round(time.perf_counter() - start, 2),
+            headline=read_headline(out),
         )
-    return NotebookRunSummary(run_dir=run_dir, params=params, notebooks=reports)
+
+    start = time.perf_counter()
+    with _inline_figures(), tqdm(total=len(chosen), desc="notebooks", unit="nb", disable=not progress) as bar:
+        done = run_in_order(chosen, after, execute, notebooks_at_once(), on_done=lambda _: bar.update(1))
+    reports = [done[name] for name in chosen]
+    return NotebookRunSummary(
+        run_dir=run_dir, params=params, notebooks=reports, seconds=round(time.perf_counter() - start, 2)
+    )
 
 
 def _extra_parameters(params: Path) -> dict[str, dict[str, str] | None]:

@@ -95,3 +95,14 @@ def test_the_first_chunks_grow_from_one_per_worker_to_the_full_size_and_keep_eve
     assert [i for c in chunks for i in c] == items
     assert [len(c) for c in runner_mod.split_chunks(items, 32, first=32)] == [32, 32, 32, 4]
     assert runner_mod.split_chunks([], 32, first=2) == []
+
+
+def test_waiting_items_start_right_after_the_quick_first_chunk_and_every_item_stays_once() -> None:
+    items = list(range(20))
+    waits = {5, 17, 18}.__contains__
+    ordered = runner_mod.waiting_early(items, waits, first=2)
+    assert ordered == [0, 1, 5, 17, 18, 2, 3, 4, *range(6, 17), 19]
+    chunks = runner_mod.split_chunks(ordered, 8, first=2)
+    assert chunks[0] == [0, 1] and set(chunks[1]) >= {5, 17}  # the first chunk runs alone: it waits on nothing
+    assert runner_mod.waiting_early(items, lambda i: False, first=2) == items
+    assert runner_mod.waiting_early(items, lambda i: True, first=2) == items

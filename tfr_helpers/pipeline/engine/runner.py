@@ -84,7 +84,11 @@ def _execute(
     pending = [item for item in items if item.key not in done]
     size = _chunk_size(ctx, stage)
     ramp = not ctx.config.concurrency.checkpoint_every and _registry()[stage].sandboxed
-    chunks = split_chunks(pending, size, first=ctx.config.concurrency.sandbox_workers or 2 if ramp else size)
+    first = ctx.config.concurrency.sandbox_workers or 2 if ramp else size
+    waits = _registry()[stage].waits
+    if waits is not None and _in_flight(ctx, stage):
+        pending = waiting_early(pending, waits, first)
+    chunks = split_chunks(pending, size, first=first)
     bar = tqdm(total=len(pending), desc=stage, disable=not progress or not pending, leave=False)
     with bar, StageProgress(ctx, stage, len(items), len(items) - len(pending)) as live:
 
@@ -119,6 +123,19 @@ def split_chunks(items: Sequence[Any], size: int, first: int) -> list[list[Any]]
         chunks.append(list(items[start : start + step]))
         start, step = start + step, min(2 * step, size)
     return chunks
+
+
+def waiting_early(items: Sequence[Any], waits: Callable[[Any], bool], first: int) -> list[Any]:
+    """``items`` with those that ``waits`` right after the first ``first`` of the others (each group in its
+    order): the stage's first chunk, which runs alone, stays quick, and the items whose programs sleep or wait on
+    a process start next, so the chunks in flight beside them keep the cores busy while they wait (a stage whose
+    waiting items came last would end on them with the cores idle)."""
+    flags = [waits(item) for item in items]
+    waiting = [item for item, flag in zip(items, flags, strict=True) if flag]
+    if not waiting:
+        return list(items)
+    others = [item for item, flag in zip(items, flags, strict=True) if not flag]
+    return [*others[:first], *waiting, *others[first:]]
 
 
 def _in_flight(ctx: RunContext, stage: str) -> bool:

@@ -54,6 +54,11 @@ class Stage:
         parallel_chunks: True when chunks may run concurrently: a sandboxed stage whose chunk function only runs
             programs and builds records (no model calls; no files but its own items' artifacts), so a chunk waiting
             on its slowest program never leaves a worker idle (:data:`tfr_helpers.pipeline.engine.runner.CHUNKS_IN_FLIGHT`).
+        waits: ``waits(item) -> bool`` for a ``parallel_chunks`` stage: the item's programs wait (sleep, child
+            processes: :func:`tfr_helpers.sandbox.routing.waits`) rather than compute. Such items are started right
+            after the stage's first chunk, so their waits (a BigCodeBench task whose five tests sleep 9 s each, one
+            after the other) overlap with the other chunks' work instead of ending the stage with idle cores.
+            Scheduling only: records are returned in item order, whatever order the chunks ran in.
     """
 
     name: str
@@ -66,6 +71,7 @@ class Stage:
     selects: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
     parallel_chunks: bool = False
+    waits: Callable[[Any], bool] | None = None
     order: int = 0
     """Position in the run order (stages run by ascending order). The study's own stages get theirs from their
     place in :data:`tfr_helpers.pipeline.study.RUN_ORDER` (10, 20, 30...); a plugin stage sets one to run between

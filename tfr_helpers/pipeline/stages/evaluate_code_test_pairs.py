@@ -24,6 +24,7 @@ from tfr_helpers.pipeline.steps.labels import (
     settle,
 )
 from tfr_helpers.pipeline.steps.pair_runs import PairJob, PairRuns, run_pairs, unique_tests
+from tfr_helpers.pipeline.steps.waiting import pair_job_waits
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedCode,
@@ -224,4 +225,5 @@ STAGE = Stage(
     reads=(*PROGRAM_RUN_PARTS,),
     after=("generate_codes", "generate_tests"),
     parallel_chunks=True,
+    waits=pair_job_waits,
 )

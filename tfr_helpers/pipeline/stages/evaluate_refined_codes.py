@@ -10,6 +10,7 @@ from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, RefinedJob, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
+from tfr_helpers.pipeline.steps.waiting import refined_job_waits
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedTest,
@@ -79,4 +80,5 @@ STAGE = Stage(
     reads=(*PROGRAM_RUN_PARTS,),
     after=("generate_tests", "evaluate_code_test_pairs", "refine_codes"),
     parallel_chunks=True,
+    waits=refined_job_waits,
 )

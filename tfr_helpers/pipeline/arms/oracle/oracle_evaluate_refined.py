@@ -16,6 +16,7 @@ from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, RefinedJob, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
+from tfr_helpers.pipeline.steps.waiting import refined_job_waits
 from tfr_helpers.records import (
     BenchmarkVerdict,
     GeneratedTest,
@@ -68,4 +69,5 @@ STAGE = Stage(
     reads=("refinement.oracle_repair", *PROGRAM_RUN_PARTS),
     after=("generate_tests", "evaluate_code_test_pairs", "oracle_repair_tests", "oracle_refine_codes"),
     parallel_chunks=True,
+    waits=refined_job_waits,
 )

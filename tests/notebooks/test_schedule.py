@@ -1,0 +1,112 @@
+"""The series' schedule: each notebook starts once the stages of those it waits for are done (their tagged cell, or
+their end), at most N run at once, a failure starts nothing more and is raised after the running ones end, and the
+setting is checked."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from tfr_helpers.errors import ConfigError
+from tfr_helpers.notebooks.running import NOTEBOOKS
+from tfr_helpers.notebooks.schedule import AFTER, notebooks_at_once, run_in_order
+
+
+class Recorder:
+    """An ``execute`` that runs a notebook's stages (then says so, unless ``silent``), then its analysis, and
+    records when each part started and ended and how many notebooks ran at once."""
+
+    def __init__(self, seconds: float = 0.1, fail: str = "", silent: bool = False) -> None:
+        self.lock = threading.Lock()
+        self.active, self.most = 0, 0
+        self.started: dict[str, float] = {}
+        self.staged: dict[str, float] = {}
+        self.ended: dict[str, float] = {}
+        self.seconds, self.fail, self.silent = seconds, fail, silent
+
+    def __call__(self, name: str, ready: Callable[[], None]) -> str:
+        with self.lock:
+            self.started[name] = time.perf_counter()
+            self.active += 1
+            self.most = max(self.most, self.active)
+        time.sleep(self.seconds)  # the stages
+        if name == self.fail:
+            with self.lock:
+                self.active -= 1
+                self.ended[name] = time.perf_counter()
+            raise RuntimeError(f"{name} broke")
+        self.staged[name] = time.perf_counter()
+        if not self.silent:
+            ready()
+        time.sleep(self.seconds)  # the analysis
+        with self.lock:
+            self.active -= 1
+            self.ended[name] = time.perf_counter()
+        return name.upper()
+
+
+def test_a_notebook_starts_once_the_stages_it_reads_are_done_beside_the_analysis_before_it() -> None:
+    run = Recorder()
+    done = run_in_order(NOTEBOOKS, AFTER, run, at_once=2)
+    assert done == {name: name.upper() for name in NOTEBOOKS}
+    for name, before in AFTER.items():
+        for dep in before:
+            assert run.staged[dep] <= run.started[name], f"{name} started before the stages of {dep} were done"
+    assert run.started["01_rq1_feedback_reliability.ipynb"] < run.ended["00_setup.ipynb"]  # beside 00's analysis
+    assert run.most == 2
+
+
+def test_a_notebook_that_never_says_its_stages_are_done_is_waited_for_to_its_end() -> None:
+    run = Recorder(seconds=0.02, silent=True)
+    run_in_order(NOTEBOOKS, AFTER, run, at_once=2)
+    for name, before in AFTER.items():
+        for dep in before:
+            assert run.ended[dep] <= run.started[name]
+
+
+def test_one_at_a_time_keeps_the_series_order() -> None:
+    run = Recorder(seconds=0.01)
+    run_in_order(NOTEBOOKS, AFTER, run, at_once=1)
+    assert sorted(run.started, key=run.started.__getitem__) == list(NOTEBOOKS) and run.most == 1
+
+
+def test_a_notebook_not_in_the_series_counts_as_done() -> None:
+    run = Recorder(seconds=0.01)
+    assert run_in_order(["04_case_browser.ipynb"], AFTER, run, at_once=2) == {
+        "04_case_browser.ipynb": "04_CASE_BROWSER.IPYNB"
+    }
+
+
+def test_a_failure_starts_nothing_more_lets_the_running_notebook_end_and_is_raised() -> None:
+    run = Recorder(fail="02_rq2_refinement.ipynb", seconds=0.3)  # its stages fail
+    with pytest.raises(RuntimeError, match="02_rq2_refinement.ipynb broke"):
+        run_in_order(NOTEBOOKS, AFTER, run, at_once=2)
+    assert "01_rq1_feedback_reliability.ipynb" in run.ended  # its analysis ran beside 02 and finished
+    assert set(run.started) == {"00_setup.ipynb", "01_rq1_feedback_reliability.ipynb", "02_rq2_refinement.ipynb"}
+
+
+def test_of_two_failures_the_earlier_notebook_in_the_series_is_raised() -> None:
+    def execute(name: str, ready: Callable[[], None]) -> str:
+        time.sleep(0.05 if name == "b" else 0.0)
+        raise ValueError(name)
+
+    with pytest.raises(ValueError, match="^b$"):
+        run_in_order(["b", "c"], {}, execute, at_once=2)
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_a_bad_setting_is_one_clear_error(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TFR_NOTEBOOKS_AT_ONCE", value)
+    with pytest.raises(ConfigError, match="TFR_NOTEBOOKS_AT_ONCE"):
+        notebooks_at_once()
+
+
+def test_the_setting_is_read_and_the_default_is_at_most_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TFR_NOTEBOOKS_AT_ONCE", "1")
+    assert notebooks_at_once() == 1
+    monkeypatch.delenv("TFR_NOTEBOOKS_AT_ONCE")
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert notebooks_at_once() == 1

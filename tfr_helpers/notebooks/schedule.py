@@ -1,0 +1,115 @@
+"""Which notebooks of the series may run beside each other, and a runner that executes them so.
+
+A notebook's first cell runs its stages (tagged :data:`STAGES_TAG`); its other cells analyse and draw, one thread
+each. The next notebook needs the stages, not the drawings, so it starts as soon as that cell is done, and two
+notebooks share the machine's cores. Executing notebooks beside each other changes no record: each reads the
+stages' records, which the notebooks it waits for (:data:`AFTER`) have finished.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from tfr_helpers.errors import ConfigError
+
+T = TypeVar("T")
+
+AFTER: dict[str, tuple[str, ...]] = {
+    "01_rq1_feedback_reliability.ipynb": ("00_setup.ipynb",),
+    "02_rq2_refinement.ipynb": ("01_rq1_feedback_reliability.ipynb",),
+    "03_rq3_screening.ipynb": ("02_rq2_refinement.ipynb",),
+    "03b_consensus_selection.ipynb": ("03_rq3_screening.ipynb",),
+    "03c_beyond_one_refinement.ipynb": ("02_rq2_refinement.ipynb",),
+    "04_case_browser.ipynb": ("03_rq3_screening.ipynb",),
+}
+"""The notebooks whose stages each one waits for (their cell tagged :data:`STAGES_TAG`: the stages it runs and the
+files they write). 00 to 03 run the study's stages in order, each starting while the one before shows its analysis;
+03b and 04 read the results and files 03's first cell writes; 03c runs its own section study (in ``sections/``), so
+it runs beside 03 (when the run itself goes beyond one refinement, 03c reads the run's results and waits for 03)."""
+STAGES_TAG = "stages"
+"""The tag of the cell that runs a notebook's stages (its first after the parameters): once it finished, the
+notebooks waiting for this one may start."""
+AT_ONCE = 2
+"""Notebooks executed at once, where :data:`AFTER` allows: the notebooks after the study's stages are mostly one
+thread of analysis each, so two share the machine's cores (:func:`notebooks_at_once`)."""
+
+
+def notebooks_at_once() -> int:
+    """``TFR_NOTEBOOKS_AT_ONCE`` (default :data:`AT_ONCE`, at most the machine's cores; 1: one after the other)."""
+    value = os.environ.get("TFR_NOTEBOOKS_AT_ONCE", "").strip()
+    if not value:
+        return max(1, min(AT_ONCE, os.cpu_count() or 1))
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigError(f"TFR_NOTEBOOKS_AT_ONCE={value!r}: use a whole number of at least 1 (1: one after the other)")
+    return int(value)
+
+
+def run_in_order(
+    names: Sequence[str],
+    after: Mapping[str, Sequence[str]],
+    execute: Callable[[str, Callable[[], None]], T],
+    at_once: int,
+    on_done: Callable[[str], None] = lambda _: None,
+) -> dict[str, T]:
+    """Execute ``names``, up to ``at_once`` at a time, started in ``names``' order, each once the ones it waits for
+    (``after``; those not in ``names`` count as ready) are ready; returns each one's result.
+
+    ``execute(name, ready)`` runs one notebook and calls ``ready()`` once the notebook's stages are done (its cell
+    tagged :data:`STAGES_TAG` finished), so those waiting for it start while its analysis cells still run; a
+    notebook that never calls it is ready when it ends. A failure starts nothing more: the notebooks already
+    running finish, then the failure of the earliest notebook in ``names``' order is raised (a rerun resumes:
+    finished stages are skipped). An interrupt does the same (a terminal's Ctrl-C reaches the kernels too, so
+    their cells stop)."""
+    pending = list(names)
+    done: dict[str, T] = {}
+    failed: dict[str, BaseException] = {}
+    readied: set[str] = set()
+    events: queue.Queue[tuple[str, str, Any]] = queue.Queue()
+    running = 0
+
+    def one(name: str) -> None:
+        try:
+            result = execute(name, lambda: events.put(("ready", name, None)))
+        except BaseException as exc:  # noqa: BLE001 - handed to the scheduling thread, which raises it
+            events.put(("failed", name, exc))
+        else:
+            events.put(("done", name, result))
+
+    def startable(name: str) -> bool:
+        return all(d in readied or d not in names for d in after.get(name, ()))
+
+    with ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="tfr-notebook") as pool:
+        try:
+            while pending or running:
+                while not failed and running < at_once:
+                    name = next((n for n in pending if startable(n)), None)
+                    if name is None:
+                        break
+                    pending.remove(name)
+                    pool.submit(one, name)
+                    running += 1
+                if not running:
+                    break
+                try:
+                    kind, name, value = events.get(timeout=1.0)
+                except queue.Empty:
+                    continue
+                if kind == "failed":
+                    failed[name] = value
+                    running -= 1
+                    continue
+                readied.add(name)
+                if kind == "done":
+                    done[name] = value
+                    running -= 1
+                    on_done(name)
+        except BaseException:  # Ctrl-C: start nothing more; the running notebooks end with their kernels
+            pending.clear()
+            raise
+    if failed:
+        raise failed[min(failed, key=list(names).index)]
+    return done
