@@ -35,6 +35,7 @@ import os
 import statistics
 from collections import defaultdict
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -233,14 +234,17 @@ def notebook_lines(run: Path, stage_total: float, top: int = 3) -> list[str]:
     """Per executed notebook of the run (``notebooks/*.ipynb``, papermill's timings): its seconds and its ``top``
     slowest cells (their first line), then the notebooks' total against the stages' (what the series spends around
     its stages: kernel starts, loading records, analysis, figures). Empty when no notebook ran into the run."""
-    lines, total = [], 0.0
+    lines, total, spans = [], 0.0, []
     for path in sorted((run / "notebooks").glob("*.ipynb")):
         try:
             nb = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        seconds = float((nb.get("metadata", {}).get("papermill") or {}).get("duration") or 0.0)
+        meta = nb.get("metadata", {}).get("papermill") or {}
+        seconds = float(meta.get("duration") or 0.0)
         total += seconds
+        if meta.get("start_time") and meta.get("end_time"):
+            spans.append((datetime.fromisoformat(meta["start_time"]), datetime.fromisoformat(meta["end_time"])))
         cells = []
         for cell in nb.get("cells", []):
             took = (cell.get("metadata", {}).get("papermill") or {}).get("duration")
@@ -252,7 +256,13 @@ def notebook_lines(run: Path, stage_total: float, top: int = 3) -> list[str]:
         lines += [f"      cell {took:8.1f} s  {first}" for took, first in sorted(cells, reverse=True)[:top]]
     if not lines:
         return []
-    head = f"\n## notebooks: {total:.1f} s in all, {total - stage_total:.1f} s of it around the stages' {stage_total:.1f} s"
+    # notebooks may run beside each other: the series' span (first start to last end), not their sum, is its time
+    span = (max(e for _, e in spans) - min(b for b, _ in spans)).total_seconds() if spans else total
+    beside = f" (their own times add up to {total:.1f} s: some ran at once)" if total > span + 1 else ""
+    head = (
+        f"\n## notebooks: {span:.1f} s from the first start to the last end{beside}, "
+        f"{span - stage_total:.1f} s of it around the stages' {stage_total:.1f} s"
+    )
     return [head, *lines]
 
 

@@ -131,3 +131,4 @@ def test_the_next_notebook_starts_once_the_stages_cell_is_done_beside_the_analys
     assert seen["later_start"] > seen["01_start"]  # 01 has no stages cell: it was waited for to its end
     assert [r.name for r in summary.notebooks] == ["00_setup.ipynb", "01_rq1_feedback_reliability.ipynb", "later.ipynb"]
     assert summary.seconds is not None and summary.seconds < sum(r.seconds for r in summary.notebooks)
+    assert any("total: 3 notebooks in" in line and "two ran at once" in line for line in summary.lines())

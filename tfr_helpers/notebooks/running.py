@@ -88,8 +88,10 @@ class NotebookRunSummary(BaseModel):
             first, *rest = ([] if answers else headline_lines(report.headline)) or [""]
             out.append(f"  {report.name} ({report.seconds:.1f} s){': ' + first if first else ''}")
             out += [f"    {line}" for line in rest]
-        total = self.seconds if self.seconds is not None else sum(r.seconds for r in self.notebooks)
-        out.append(f"  total: {len(self.notebooks)} notebooks in {total // 60:.0f} min {total % 60:04.1f} s")
+        own = sum(r.seconds for r in self.notebooks)
+        total = self.seconds if self.seconds is not None else own
+        beside = f" (their own times add up to {_minutes(own)}: two ran at once)" if own > total + 1 else ""
+        out.append(f"  total: {len(self.notebooks)} notebooks in {_minutes(total)}{beside}")
         out += answers
         out.append("open:")
         out += [f"  {report.html}" for report in self.notebooks]
@@ -97,6 +99,10 @@ class NotebookRunSummary(BaseModel):
             if (self.run_dir / extra).exists():
                 out.append(f"  {self.run_dir / extra}")
         return out
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds // 60:.0f} min {seconds % 60:04.1f} s"
 
 
 def _summary_answer_lines(run_dir: Path) -> list[str]:
