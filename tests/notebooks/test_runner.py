@@ -123,12 +123,34 @@ def test_the_next_notebook_starts_once_the_stages_cell_is_done_beside_the_analys
     _write(nbs / "01_rq1_feedback_reliability.ipynb", stamp.format("01_start"))
     _write(nbs / "later.ipynb", stamp.format("later_start"))  # outside the series: waits for both
     run = tmp_path / "run"
-    summary = run_notebooks(
-        params, run, names=("00_setup.ipynb", "01_rq1_feedback_reliability.ipynb", "later.ipynb"), notebooks_dir=nbs
-    )
+    running: list[str] = []
+    names = ("00_setup.ipynb", "01_rq1_feedback_reliability.ipynb", "later.ipynb")
+    summary = run_notebooks(params, run, names=names, notebooks_dir=nbs, running=running)
+    assert running == []  # each was listed while it ran (the live display's prefix), then taken off
     seen = {name: float((run / name).read_text()) for name in ("00_stages", "00_end", "01_start", "later_start")}
     assert seen["00_stages"] < seen["01_start"] < seen["00_end"]  # 01 ran beside 00's last cell
     assert seen["later_start"] > seen["01_start"]  # 01 has no stages cell: it was waited for to its end
     assert [r.name for r in summary.notebooks] == ["00_setup.ipynb", "01_rq1_feedback_reliability.ipynb", "later.ipynb"]
     assert summary.seconds is not None and summary.seconds < sum(r.seconds for r in summary.notebooks)
     assert any("total: 3 notebooks in" in line and "two ran at once" in line for line in summary.lines())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no IPC transport on Windows")
+def test_the_kernel_manager_interrupts_a_kernel_but_not_at_its_shutdown(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from jupyter_client.manager import AsyncKernelManager
+
+    from tfr_helpers.notebooks.running import kernel_manager_class
+
+    sent: list[bool] = []
+
+    async def interrupt(self: AsyncKernelManager) -> None:
+        sent.append(self.shutting_down)
+
+    monkeypatch.setattr(AsyncKernelManager, "_async_interrupt_kernel", interrupt)
+    manager = kernel_manager_class()()
+    asyncio.run(manager._async_interrupt_kernel())  # an interrupt asked for (a timeout, Ctrl-C in Jupyter): sent
+    manager.shutting_down = True  # as jupyter_client sets it first thing in a shutdown
+    asyncio.run(manager._async_interrupt_kernel())  # the SIGINT it sends before the shutdown request: not sent
+    assert sent == [False]

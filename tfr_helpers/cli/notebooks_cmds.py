@@ -19,12 +19,13 @@ RunDirOption = Annotated[
 ]
 
 
-def _notebook(run_dir: Path | None) -> Callable[[], str]:
-    """``[01_rq1] ``: the notebook papermill is executing (the last one it saved)."""
+def _notebook(running: list[str]) -> Callable[[], str]:
+    """``[01_rq1] ``: the notebook being executed, ``[01_rq1+02_rq2] `` when two are (the last started runs the
+    stages shown; the first shows its analysis)."""
 
     def prefix() -> str:
-        saved = sorted((run_dir / "notebooks").glob("*.ipynb"), key=lambda p: p.stat().st_mtime) if run_dir else []
-        return f"[{'_'.join(saved[-1].stem.split('_')[:2])}] " if saved else ""
+        names = ["_".join(Path(name).stem.split("_")[:2]) for name in list(running)]
+        return f"[{'+'.join(names)}] " if names else ""
 
     return prefix
 
@@ -51,8 +52,9 @@ def run(
     if params.is_file():
         resolved = Path(run_dir if run_dir is not None else default_run_dir(load_config(params))).resolve()
     try:
-        with live_progress(resolved or Path("."), enabled=progress and resolved is not None, prefix=_notebook(resolved)):
-            summary = run_notebooks(params, run_dir, progress=not progress)
+        running: list[str] = []
+        with live_progress(resolved or Path("."), enabled=progress and resolved is not None, prefix=_notebook(running)):
+            summary = run_notebooks(params, run_dir, progress=not progress, running=running)
     except RunIncomplete as exc:
         typer.echo(f"tfr: error: {exc}", err=True)
         raise typer.Exit(EXIT_INCOMPLETE) from None

@@ -133,7 +133,8 @@ def project_kernel() -> str:
 
 
 def kernel_manager_class() -> type:
-    """The kernel manager papermill starts each notebook's kernel with: IPC transport where the OS has it.
+    """The kernel manager papermill starts each notebook's kernel with: IPC transport where the OS has it, and no
+    SIGINT before a shutdown request.
 
     Over IPC (Unix domain sockets in Jupyter's runtime directory, private to this user) the kernel's
     messages never touch a network port, so ipykernel has no cause for its "running over TCP without
@@ -161,6 +162,13 @@ def kernel_manager_class() -> type:
             runtime = Path(jupyter_runtime_dir())
             runtime.mkdir(parents=True, exist_ok=True)
             return str(runtime / f"tfr-{uuid.uuid4().hex[:12]}-ipc")
+
+        async def _async_interrupt_kernel(self) -> None:
+            # jupyter_client sends SIGINT before every shutdown request: a kernel caught between two messages then
+            # prints "KeyboardInterrupt caught in kernel" on the user's terminal. The shutdown request (control
+            # channel), then SIGTERM and SIGKILL after ``shutdown_wait_time``, end it without that interrupt.
+            if not self.shutting_down:
+                await super()._async_interrupt_kernel()
 
     return IpcKernelManager
 
@@ -200,6 +208,7 @@ def run_notebooks(
     notebooks_dir: Path = NOTEBOOKS_DIR,
     kernel_name: str | None = None,
     progress: bool = True,
+    running: list[str] | None = None,
 ) -> NotebookRunSummary:
     """Execute the notebook series on one params file into ``<run_dir>/notebooks/`` and export HTML.
 
@@ -209,6 +218,8 @@ def run_notebooks(
     The stages skip finished work, so a second call resumes. Notebooks start in the series' order, each once the
     stages of those it reads are done (:data:`~tfr_helpers.notebooks.schedule.AFTER`; a notebook outside the
     series waits for those of every one before it), up to ``TFR_NOTEBOOKS_AT_ONCE`` (default 2) at a time.
+
+    ``running``, when given, holds the notebooks being executed, in the order they started (a live display's).
 
     Raises:
         ConfigError: the params file or a notebook does not exist.
@@ -241,7 +252,16 @@ def run_notebooks(
     if SECTION_NOTEBOOK in after and (extras.get(SECTION_NOTEBOOK) or {}).get("section_params") == "":
         after[SECTION_NOTEBOOK] = (*after[SECTION_NOTEBOOK], "03_rq3_screening.ipynb")  # the section is this run
 
+    now = running if running is not None else []
+
     def execute(name: str, ready: Callable[[], None]) -> NotebookReport:
+        now.append(name)
+        try:
+            return run_one(name, ready)
+        finally:
+            now.remove(name)
+
+    def run_one(name: str, ready: Callable[[], None]) -> NotebookReport:
         out = out_dir / name
         start = time.perf_counter()
         log.info("executing %s -> %s", name, out)
