@@ -12,7 +12,7 @@ import pytest
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.notebooks.running import NOTEBOOKS
-from tfr_helpers.notebooks.schedule import AFTER, notebooks_at_once, run_in_order
+from tfr_helpers.notebooks.schedule import AFTER, notebooks_at_once, run_in_order, waits_for
 
 
 class Recorder:
@@ -110,3 +110,18 @@ def test_the_setting_is_read_and_the_default_is_at_most_the_cores(monkeypatch: p
     monkeypatch.delenv("TFR_NOTEBOOKS_AT_ONCE")
     monkeypatch.setattr("os.cpu_count", lambda: 1)
     assert notebooks_at_once() == 1
+
+
+def test_the_section_notebook_waits_for_03_only_when_the_run_itself_is_the_section_and_others_for_all_before() -> None:
+    section = "03c_beyond_one_refinement.ipynb"
+    own = waits_for(NOTEBOOKS, section, section_is_run=False)
+    assert own == {name: AFTER.get(name, ()) for name in NOTEBOOKS}  # its own study: beside 03
+    assert waits_for(NOTEBOOKS, section, section_is_run=True)[section] == (
+        "02_rq2_refinement.ipynb",
+        "03_rq3_screening.ipynb",
+    )
+    assert waits_for(["00_setup.ipynb", "mine.ipynb", "more.ipynb"], section, section_is_run=True) == {
+        "00_setup.ipynb": (),
+        "mine.ipynb": ("00_setup.ipynb",),
+        "more.ipynb": ("00_setup.ipynb", "mine.ipynb"),
+    }

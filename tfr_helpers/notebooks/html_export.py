@@ -33,9 +33,9 @@ from tfr_helpers.views.run_details import mask_paths
 log = logging.getLogger(__name__)
 
 STATIC_DIR = "_static"
+"""Directory next to the exported HTML files that holds the widget JavaScript they load."""
 _INSTALLING = threading.Lock()
 """Held while the widget JavaScript is installed: ``tfr run`` exports two notebooks at once."""
-"""Directory next to the exported HTML files that holds the widget JavaScript they load."""
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from tfr_helpers.errors import ConfigError, TfrError
 from tfr_helpers.notebooks.answer_table import summary_answer_lines
 from tfr_helpers.notebooks.html_export import export_html
 from tfr_helpers.notebooks.parameters import config_from_namespace, file_parameters
-from tfr_helpers.notebooks.schedule import AFTER, STAGES_TAG, notebooks_at_once, run_in_order
+from tfr_helpers.notebooks.schedule import STAGES_TAG, notebooks_at_once, run_in_order, waits_for
 from tfr_helpers.pipeline import default_run_dir, load_config
 from tfr_helpers.pipeline.engine.faults import RunIncomplete
 from tfr_helpers.pipeline.section import goes_beyond_one, section_params_for
@@ -216,8 +216,8 @@ def run_notebooks(
     would: see :mod:`tfr_helpers.notebooks.parameters`) and ``run_dir`` (absolute), and runs with the
     notebooks directory as its working directory, on ``kernel_name`` (default: :func:`project_kernel`).
     The stages skip finished work, so a second call resumes. Notebooks start in the series' order, each once the
-    stages of those it reads are done (:data:`~tfr_helpers.notebooks.schedule.AFTER`; a notebook outside the
-    series waits for those of every one before it), up to ``TFR_NOTEBOOKS_AT_ONCE`` (default 2) at a time.
+    stages of those it reads are done (:func:`~tfr_helpers.notebooks.schedule.waits_for`), up to
+    ``TFR_NOTEBOOKS_AT_ONCE`` (default 2) at a time.
 
     ``running``, when given, holds the notebooks being executed, in the order they started (a live display's).
 
@@ -247,10 +247,8 @@ def run_notebooks(
             log.info("%s left out: %s has no section study (see tfr_helpers.pipeline.section)", name, params)
         else:
             chosen.append(name)
-    # a notebook of the series waits for those it reads (AFTER); any other notebook for every one before it
-    after = {name: AFTER.get(name, tuple(chosen[:i])) for i, name in enumerate(chosen)}
-    if SECTION_NOTEBOOK in after and (extras.get(SECTION_NOTEBOOK) or {}).get("section_params") == "":
-        after[SECTION_NOTEBOOK] = (*after[SECTION_NOTEBOOK], "03_rq3_screening.ipynb")  # the section is this run
+    section_is_run = (extras.get(SECTION_NOTEBOOK) or {}).get("section_params") == ""
+    after = waits_for(chosen, SECTION_NOTEBOOK, section_is_run)
 
     now = running if running is not None else []
 

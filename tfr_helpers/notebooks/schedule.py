@@ -38,6 +38,16 @@ AT_ONCE = 2
 thread of analysis each, so two share the machine's cores (:func:`notebooks_at_once`)."""
 
 
+def waits_for(names: Sequence[str], section: str, section_is_run: bool) -> dict[str, tuple[str, ...]]:
+    """Each of ``names`` -> the notebooks whose stages it waits for: :data:`AFTER` for the series' own, every one
+    before it for any other notebook; the ``section`` notebook (03c) also waits for 03 when the run itself is the
+    section (``section_is_run``: it then reads the run's results, not a study of its own)."""
+    after = {name: AFTER.get(name, tuple(names[:i])) for i, name in enumerate(names)}
+    if section_is_run and section in after:
+        after[section] = (*after[section], "03_rq3_screening.ipynb")
+    return after
+
+
 def notebooks_at_once() -> int:
     """``TFR_NOTEBOOKS_AT_ONCE`` (default :data:`AT_ONCE`, at most the machine's cores; 1: one after the other)."""
     value = os.environ.get("TFR_NOTEBOOKS_AT_ONCE", "").strip()
