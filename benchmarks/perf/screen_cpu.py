@@ -27,9 +27,11 @@ import time
 from pathlib import Path
 
 import tfr_helpers
+from tfr_helpers import logfiles
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.engine.codec import decode_records
+from tfr_helpers.pipeline.engine.store import checkpoint_entries
 
 READS = ("generated_codes", "generated_tests", "test_execution_feedback")
 """The checkpoints the stage's items and strategies are built from."""
@@ -39,15 +41,18 @@ def _copy(run: Path, to: Path) -> None:
     (to / "checkpoints").mkdir(parents=True)
     for name in ("config.json", "tasks.json"):
         shutil.copy2(run / name, to / name)
-    for name in READS:
-        shutil.copy2(run / "checkpoints" / f"{name}.jsonl", to / "checkpoints" / f"{name}.jsonl")
+    for name in READS:  # a finished run's checkpoints are compressed, a running one's plain
+        stored = logfiles.stored(run / "checkpoints" / f"{name}.jsonl")
+        if stored is None:
+            raise SystemExit(f"{run} has no checkpoint {name}: run its first three stages first")
+        shutil.copy2(stored, to / "checkpoints" / stored.name)
 
 
 def decisions_digest(run: Path) -> tuple[int, str]:
     """How many decisions the run's screening checkpoint holds and the sha256 of them, sorted."""
     rows = []
-    for line in (run / "checkpoints" / "screening_results.jsonl").read_text().splitlines():
-        for r in decode_records(json.loads(line)["data"]):
+    for entry in checkpoint_entries(run / "checkpoints" / "screening_results.jsonl"):
+        for r in decode_records(entry["data"]):
             rows.append([r.strategy, r.feedback_id, r.decision, r.reasoning, r.decision_path])
     rows.sort(key=lambda r: (r[0], r[1]))
     return len(rows), hashlib.sha256(json.dumps(rows).encode()).hexdigest()

@@ -2,10 +2,28 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from tfr_helpers.errors import SandboxError
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec, run_program
+from tfr_helpers.sandbox.pool import _Pool
+
+# A stand-in worker: it announces itself, then waits (up to 20 s) to see the other one before its hello
+_RENDEZVOUS = """
+import json, os, sys, time
+here = sys.argv[1]
+open(os.path.join(here, str(os.getpid())), "w").close()
+end = time.monotonic() + 20
+while len(os.listdir(here)) < 2 and time.monotonic() < end:
+    time.sleep(0.01)
+print(json.dumps({"ready": True}), flush=True)
+peers = len(os.listdir(here))
+open(os.path.join(here + "-seen", str(os.getpid())), "w").write(str(peers))
+sys.stdin.read()
+"""
 
 
 def test_run_many_preserves_order(sandbox: Sandbox) -> None:
@@ -36,3 +54,25 @@ def test_worker_death_is_a_candidate_failure() -> None:
 
 def test_run_program_one_shot() -> None:
     assert run_program("x = 2", [TestSpec("t", "assert x == 2")]).passed
+
+
+def test_a_pools_workers_start_side_by_side(tmp_path: Path) -> None:
+    # each stand-in says hello only once it has seen the other start: spawned one after the other (each waited
+    # for before the next), the first would see itself alone
+    here, seen = tmp_path / "started", tmp_path / "started-seen"
+    here.mkdir()
+    seen.mkdir()
+    pool = _Pool([sys.executable, "-c", _RENDEZVOUS, str(here)], size=2)
+    try:
+        pool.get()
+        assert len(pool.all) == 2
+    finally:
+        pool.close()
+    assert sorted(p.read_text() for p in seen.iterdir()) == ["2", "2"]
+
+
+def test_a_worker_that_fails_to_start_ends_the_others(tmp_path: Path) -> None:
+    pool = _Pool([sys.executable, "-c", "import sys; sys.exit(1)"], size=2)
+    with pytest.raises(SandboxError, match="failed to start"):
+        pool.get()
+    assert pool.all == []

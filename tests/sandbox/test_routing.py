@@ -28,15 +28,20 @@ def test_imports_pick_the_kind() -> None:
 
 
 def test_a_hypothesis_program_runs_where_only_hypothesis_is_preloaded(monkeypatch: pytest.MonkeyPatch) -> None:
-    starts: list[float] = []  # how long each worker took to start
-    start = pool_module._WorkerHandle.__init__
+    starts: list[float] = []  # how long each worker took to start, from its spawn to its hello
+    spawn, ready = pool_module._WorkerHandle.__init__, pool_module._WorkerHandle.wait_ready
+    spawned: dict[int, float] = {}
 
-    def timed_start(handle: pool_module._WorkerHandle, cmd: list[str]) -> None:
-        t0 = time.perf_counter()
-        start(handle, cmd)
-        starts.append(time.perf_counter() - t0)
+    def timed_spawn(handle: pool_module._WorkerHandle, cmd: list[str], **kw: bool) -> None:
+        spawned[id(handle)] = time.perf_counter()
+        spawn(handle, cmd, **kw)
 
-    monkeypatch.setattr(pool_module._WorkerHandle, "__init__", timed_start)
+    def timed_ready(handle: pool_module._WorkerHandle) -> None:
+        ready(handle)
+        starts.append(time.perf_counter() - spawned[id(handle)])
+
+    monkeypatch.setattr(pool_module._WorkerHandle, "__init__", timed_spawn)
+    monkeypatch.setattr(pool_module._WorkerHandle, "wait_ready", timed_ready)
     with Sandbox(Limits(timeout_s=10.0), workers=1) as sandbox:
         n_started = len(starts)  # the light worker of the sandbox's self-test
         probe = PBT + "def test_q():\n    assert PRELOADED == ['hypothesis']\n"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tfr_helpers.pipeline.engine.store import RunStore
-from tfr_helpers.screener import asserts, features
+from tfr_helpers.screener import asserts, features, strategy
 from tfr_helpers.screener.asserts import assert_pairs, prompt_examples
 from tfr_helpers.screener.features import extract
 from tfr_helpers.screener.strategy import PROVENANCE_FILE, _record_provenance
@@ -98,6 +98,10 @@ class _Ctx:
 
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
+        self.config = SimpleNamespace(concurrency=SimpleNamespace(executor="local", sandbox_workers=2))
+
+    def on_close(self, fn):
+        pass
 
     def run_programs(self, jobs, desc=""):
         self.batches.append([code for code, _ in jobs])
@@ -117,9 +121,11 @@ def test_prepared_examples_runs_are_the_runs_a_chunk_would_make():
     jobs = [example_job(example_key(i.code, i.task.description, "f", i.task.examples)) for i in items[:2]]
     ctx, plain = _Ctx(), _Ctx()
     prepare(items, ctx)  # type: ignore[arg-type]
-    assert ctx.batches == [["a", "b", "c"]]  # each (program, examples) once, in one batch; c has the shown example
+    ((_, started),) = strategy._PREPARED
+    assert [run.result(30).outcomes[0].status for run in started.values()] == ["a", "b", "c"]
+    assert sorted(ctx.batches) == [["a"], ["b"], ["c"]]  # each (program, examples) once; c has the shown example
     late = example_job(example_key("d", PROMPT, "f", ("assert f(5) == 10",)))
     got = _run_examples([*jobs, late], ctx)  # type: ignore[arg-type]
-    assert ctx.batches[1:] == [["d"]]  # only the job not prepared runs now
+    assert ctx.batches[3:] == [["d"]]  # only the job not prepared runs now
     assert got == _run_examples([*jobs, late], plain)  # type: ignore[arg-type]
     assert _run_examples(jobs, plain) and plain.batches[-1] == ["a", "b"]  # another context: nothing prepared

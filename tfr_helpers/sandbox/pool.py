@@ -45,16 +45,30 @@ _SELF_TEST = (
 class _WorkerHandle:
     """One worker process and its pipes."""
 
-    def __init__(self, cmd: list[str]) -> None:
+    def __init__(self, cmd: list[str], *, ready: bool = True) -> None:
+        """Start the worker; ``ready`` False returns at once (call :meth:`wait_ready` before the first job)."""
         env = _worker_env("--warm" in cmd)
+        self.cmd = cmd
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.buf = b""
+        self.uid: int | None = None
+        self.view: dict[str, list[str]] | None = None
+        if ready:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
+        """Wait for the worker's hello (its preloads done).
+
+        Raises:
+            SandboxError: The worker did not start, or started with a random string-hash seed.
+        """
+        cmd = self.cmd
         hello = self.read_line(120.0)
         if hello is None or not hello.get("ready"):
             self.close()
             raise SandboxError(f"sandbox worker failed to start ({' '.join(cmd)}); run it by hand to see why")
-        self.uid: int | None = hello.get("uid")
-        self.view: dict[str, list[str]] | None = hello.get("view")
+        self.uid = hello.get("uid")
+        self.view = hello.get("view")
         if hello.get("hash_randomization"):
             self.close()
             raise SandboxError("sandbox worker started with a random string-hash seed; start it with PYTHONHASHSEED set")
@@ -120,7 +134,18 @@ class _Pool:
                 self.all.append(_WorkerHandle(self.cmd))
                 return self.all[-1]
             if not self.all and not self.grow:
-                self.all = [_WorkerHandle(self.cmd) for _ in range(self.size)]
+                # all spawned before any is waited for: their start-ups (a heavy worker's preloads take
+                # seconds) run side by side instead of one after the other
+                started = [_WorkerHandle(self.cmd, ready=False) for _ in range(self.size)]
+                try:
+                    for handle in started:
+                        handle.wait_ready()
+                except SandboxError:
+                    for handle in started:
+                        handle.proc.kill()
+                        handle.close()
+                    raise
+                self.all = started
                 for handle in self.all:
                     self.idle.put(handle)
         return self.idle.get()

@@ -12,8 +12,10 @@ On a simulated coder's feedback each reasoning says it is a demo (the artefact n
 from __future__ import annotations
 
 import json
+import os
 import weakref
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -89,9 +91,9 @@ def _artefact(path: Path | None) -> Artefact:
 
 EXAMPLES_DESC = "learned_gold_free: prompt examples"
 
-_PREPARED: list[tuple[weakref.ref[RunContext], dict[tuple[str, tuple[str, ...]], ProgramRun]]] = []
+_PREPARED: list[tuple[weakref.ref[RunContext], dict[tuple[str, tuple[str, ...]], Future[ProgramRun]]]] = []
 """The examples runs of the stage's pending feedback: the run context that made them (its sandbox limits), and the
-runs by (program, tests)."""
+runs by (program, tests), each done or under way."""
 
 
 def _job_key(job: tuple[str, Sequence[TestSpec]]) -> tuple[str, tuple[str, ...]]:
@@ -99,23 +101,47 @@ def _job_key(job: tuple[str, Sequence[TestSpec]]) -> tuple[str, tuple[str, ...]]
 
 
 def prepare(items: Sequence[ScreeningItem], ctx: RunContext) -> None:
-    """Run the prompt examples of all the stage's pending feedback in one sandbox batch, before its first chunk.
+    """Start the prompt examples of all the stage's pending feedback in the background, before its first chunk.
 
     The stage calls the strategy chunk by chunk, and each chunk waited for its own examples: a program that loops
-    held the stage for its whole timeout, test after test. In one batch the workers share them out. The chunks then
-    take these runs (:func:`_run_examples`); a job not prepared runs as before."""
+    held the stage for its whole timeout, test after test. Started here, in the pending feedback's order, as many
+    at once as the sandbox has workers, they run while the stage works out the other strategies' decisions; a
+    chunk waits only for its own examples (:func:`_run_examples`), and a job not prepared runs as before. The
+    runs are the same as one batch's: scheduling only. On the Ray executor (one batch at a time) they run here
+    as one batch."""
     keys = dict.fromkeys(example_key(i.code, i.task.description, i.task.entry_point, tuple(i.task.examples)) for i in items)
     jobs = [example_job(key) for key in keys if key[1]]
-    runs = ctx.run_programs(jobs, desc=EXAMPLES_DESC) if jobs else []
-    _PREPARED[:] = [(weakref.ref(ctx), {_job_key(job): run for job, run in zip(jobs, runs, strict=True)})]
+    _PREPARED.clear()
+    if not jobs:
+        return
+    futures: dict[tuple[str, tuple[str, ...]], Future[ProgramRun]] = {}
+    if ctx.config.concurrency.executor != "local":
+        for job, run in zip(jobs, ctx.run_programs(jobs, desc=EXAMPLES_DESC), strict=True):
+            done: Future[ProgramRun] = Future()
+            done.set_result(run)
+            futures[_job_key(job)] = done
+    else:
+        workers = ctx.config.concurrency.sandbox_workers or os.cpu_count() or 1
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tfr-examples")
+        for job in jobs:
+            futures[_job_key(job)] = pool.submit(_run_one, ctx, job)
+        pool.shutdown(wait=False)  # its threads end once the queued runs are done
+        ctx.on_close(lambda: pool.shutdown(wait=False, cancel_futures=True))
+    _PREPARED.append((weakref.ref(ctx), futures))
+
+
+def _run_one(ctx: RunContext, job: tuple[str, Sequence[TestSpec]]) -> ProgramRun:
+    (run,) = ctx.run_programs([job], desc=EXAMPLES_DESC)
+    return run
 
 
 def _run_examples(jobs: Sequence[tuple[str, Sequence[TestSpec]]], ctx: RunContext) -> list[ProgramRun]:
-    """The runs of ``jobs``: those :func:`prepare` made for this context, the others run now, in order."""
+    """The runs of ``jobs``: those :func:`prepare` started for this context (waited for), the others run now,
+    in order."""
     prepared = next((runs for made_by, runs in _PREPARED if made_by() is ctx), {})
     missing = [job for job in jobs if _job_key(job) not in prepared]
     fresh = iter(ctx.run_programs(missing, desc=EXAMPLES_DESC) if missing else [])
-    return [prepared[_job_key(job)] if _job_key(job) in prepared else next(fresh) for job in jobs]
+    return [prepared[_job_key(job)].result() if _job_key(job) in prepared else next(fresh) for job in jobs]
 
 
 @register_strategy("learned_gold_free")

@@ -10,7 +10,7 @@ import json
 import os
 import resource
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +72,14 @@ class RunContext:
     """Guards the lazily made executor and cache and the sandbox counters (chunks may run in threads)."""
     _verdicts: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False)
     """(reference, stripped test source) -> the reference passed it in RQ1 (see :meth:`measured_verdicts`)."""
+    _on_close: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    """Called by :meth:`close` before the sandbox stops (see :meth:`on_close`)."""
+
+    def on_close(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` when the context closes, before its sandbox stops: work started in the background (a
+        strategy's prepared runs) stops taking new programs there, so none runs on a closed sandbox."""
+        with self._lock:
+            self._on_close.append(fn)
 
     # sandbox ------------------------------------------------------------------------------------
     def limits(self, generated: bool, rerun: bool = False, budget_factor: float = 1.0, examples_factor: int = 1) -> Any:
@@ -219,6 +227,10 @@ class RunContext:
 
     def close(self) -> None:
         """Release the sandbox's worker pool and the model client."""
+        with self._lock:
+            hooks, self._on_close = self._on_close, []
+        for fn in hooks:
+            fn()
         if self._sandbox is not None:
             self._sandbox.close()
             self._sandbox = None
