@@ -117,3 +117,12 @@ def test_outcome_messages_name_no_machine_path(sandbox: Sandbox) -> None:
     assert [o.exc_type for o in run.outcomes] == ["FileNotFoundError"] * 2, run.outcomes
     assert "'missing.csv'" in messages[0] and "'<python>/missing.csv'" in messages[1], messages
     assert not any(sys.prefix in m or "/tmp/" in m for m in messages), messages
+
+
+def test_stderr_names_no_machine_path_and_no_address(sandbox: Sandbox) -> None:
+    # a library's warning names its file under the interpreter's prefix (numpy's, pandas' RuntimeWarnings)
+    program = "import sys\n\ndef warn():\n    print(sys.prefix + '/lib/x.py:1: RuntimeWarning', object(), file=sys.stderr)\n"
+    run = sandbox.run(program, [TestSpec("t", "def test_w():\n    warn()\n", kind="function")], Limits(timeout_s=10.0))
+    (outcome,) = run.outcomes
+    assert outcome.status == "passed" and outcome.stderr.startswith("<python>/lib/x.py:1: RuntimeWarning"), outcome
+    assert sys.prefix not in outcome.stderr and "at 0x..." in outcome.stderr, outcome.stderr
