@@ -12,7 +12,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from tfr_helpers.errors import ConfigError, TfrError
-from tfr_helpers.notebooks.running import project_kernel, run_notebooks
+from tfr_helpers.notebooks.running import kernel_env, project_kernel, run_notebooks
 
 pytestmark = pytest.mark.notebooks
 
@@ -83,6 +83,37 @@ def test_bad_inputs_are_config_errors(tmp_path: Path, params: Path) -> None:
         run_notebooks(tmp_path / "missing.yaml", tmp_path / "run")
     with pytest.raises(ConfigError, match="not found in"):
         run_notebooks(params, tmp_path / "run", names=("nope.ipynb",), notebooks_dir=tmp_path)
+
+
+def test_a_kernel_keeps_its_bytecode_in_the_cache_where_the_environment_forbids_writing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path / "cache"))
+    env = kernel_env({"PATH": "/bin", "PYTHONDONTWRITEBYTECODE": "1"})
+    assert env == {"PATH": "/bin", "PYTHONPYCACHEPREFIX": str(tmp_path / "cache" / "bytecode")}
+    assert kernel_env({"PATH": "/bin"}) == {"PATH": "/bin"}  # bytecode already written where Python writes it
+    chosen = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/elsewhere"}
+    assert kernel_env(chosen) == chosen  # a prefix of the user's own is kept, and so is their setting
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no IPC transport on Windows")
+def test_a_notebooks_kernel_starts_with_that_environment(
+    tmp_path: Path, params: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    _write(
+        nbs / "a.ipynb",
+        "import pathlib, sys\n"
+        "pathlib.Path(run_dir, 'bytecode.txt').write_text(f'{sys.dont_write_bytecode} {sys.pycache_prefix}')",
+    )
+    run = tmp_path / "run"
+    run_notebooks(params, run, names=("a.ipynb",), notebooks_dir=nbs, progress=False)
+    assert (run / "bytecode.txt").read_text() == f"False {tmp_path / 'cache' / 'bytecode'}"
+    assert any((tmp_path / "cache" / "bytecode").rglob("*.pyc"))  # the kernel's imports were kept there
 
 
 def test_project_kernel_starts_this_interpreter() -> None:
