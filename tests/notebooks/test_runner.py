@@ -26,6 +26,16 @@ def _write(path: Path, *sources: str) -> None:
     nbformat.write(nb, str(path))
 
 
+def _run_one_cell(tmp_path: Path, params: Path, source: str) -> Path:
+    """Run a notebook of one cell (``nbs/a.ipynb``, after the parameters) into ``run``; that run directory."""
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    _write(nbs / "a.ipynb", source)
+    run = tmp_path / "run"
+    run_notebooks(params, run, names=("a.ipynb",), notebooks_dir=nbs, progress=False)
+    return run
+
+
 @pytest.fixture()
 def params(tmp_path: Path) -> Path:
     path = tmp_path / "p.yaml"
@@ -103,15 +113,12 @@ def test_a_notebooks_kernel_starts_with_that_environment(
     monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
-    nbs = tmp_path / "nbs"
-    nbs.mkdir()
-    _write(
-        nbs / "a.ipynb",
+    run = _run_one_cell(
+        tmp_path,
+        params,
         "import pathlib, sys\n"
         "pathlib.Path(run_dir, 'bytecode.txt').write_text(f'{sys.dont_write_bytecode} {sys.pycache_prefix}')",
     )
-    run = tmp_path / "run"
-    run_notebooks(params, run, names=("a.ipynb",), notebooks_dir=nbs, progress=False)
     assert (run / "bytecode.txt").read_text() == f"False {tmp_path / 'cache' / 'bytecode'}"
     assert any((tmp_path / "cache" / "bytecode").rglob("*.pyc"))  # the kernel's imports were kept there
 
@@ -127,17 +134,14 @@ def test_project_kernel_starts_this_interpreter() -> None:
 def test_kernels_start_over_ipc_so_nothing_warns_about_tcp(
     tmp_path: Path, params: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    nbs = tmp_path / "nbs"
-    nbs.mkdir()
-    _write(
-        nbs / "a.ipynb",
+    run = _run_one_cell(
+        tmp_path,
+        params,
         "import pathlib\nfrom ipykernel.kernelapp import IPKernelApp\n"
         "pathlib.Path(run_dir, 'transport.txt').write_text(IPKernelApp.instance().transport)",
     )
-    run = tmp_path / "run"
-    run_notebooks(params, run, names=("a.ipynb",), notebooks_dir=nbs, progress=False)
     assert (run / "transport.txt").read_text() == "ipc"
-    assert not list(nbs.glob("*ipc*")), "sockets belong in Jupyter's runtime directory, removed at shutdown"
+    assert not list((tmp_path / "nbs").glob("*ipc*")), "sockets belong in Jupyter's runtime directory, removed at shutdown"
     out, err = capfd.readouterr()
     assert "without encryption" not in out + err  # the warning has no cause: no TCP port is opened
 

@@ -62,11 +62,10 @@ class _WorkerHandle:
         Raises:
             SandboxError: The worker did not start, or started with a random string-hash seed.
         """
-        cmd = self.cmd
         hello = self.read_line(120.0)
         if hello is None or not hello.get("ready"):
             self.close()
-            raise SandboxError(f"sandbox worker failed to start ({' '.join(cmd)}); run it by hand to see why")
+            raise SandboxError(f"sandbox worker failed to start ({' '.join(self.cmd)}); run it by hand to see why")
         self.uid = hello.get("uid")
         self.view = hello.get("view")
         if hello.get("hash_randomization"):
