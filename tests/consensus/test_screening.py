@@ -69,12 +69,21 @@ def test_consensus_screeners_accept_reliable_and_reject_unreliable_feedback(gene
         # B4's best candidate y is the right test alone; dual-critic t -> (1, 0); Dawid-Skene alpha alike
         got = {fid: decisions[(name, fid)] for fid in reliable}
         assert got == {fid: "accept" if r == "reliable" else "reject" for fid, r in reliable.items()}, name
+    # each decision states its score (higher: more likely unreliable) as a typed field, and none abstains here
+    typed = {(d.strategy, d.feedback_id): d for d in results.screening}
+    for name in SCREENERS:
+        got = [typed[(name, fid)] for fid in reliable]
+        assert all(d.score is not None and 0 <= d.score <= 1 and not d.abstained for d in got), name
+        on_reliable = [typed[(name, fid)].score for fid, r in reliable.items() if r == "reliable"]
+        on_unreliable = [typed[(name, fid)].score for fid, r in reliable.items() if r == "unreliable"]
+        assert max(on_reliable) < min(on_unreliable), name  # type: ignore[type-var]
     # RQ3 scores them beside the other strategies on the same feedback: each is a perfect classifier here
     from tfr_helpers.analysis.rq3 import screening_and_downstream
 
     rq3 = screening_and_downstream(results, n_resamples=50).set_index("strategy")
     for name in SCREENERS:
         assert rq3.loc[name, "decisions"] == 3 and rq3.loc[name, "accuracy_pct"] == 100.0, name
+        assert rq3.loc[name, "auroc_pct"] == 100.0, name  # from the typed scores
     assert rq3.loc["accept_all", "accuracy_pct"] == pytest.approx(100 / 3, abs=0.1)
     # the same run's records as a selection: CodeT's top level is the correct program (2 of 3 samples)
     [(coder, report)] = selection_by_coder(results, ["codet", "mbr_exec_hard"]).items()

@@ -14,8 +14,10 @@ Registered strategies (usable in the ``screening`` list of a params file):
   Dawid-Skene: the test's sensitivity ``alpha_j``). Default 0.5; another threshold is part of the name,
   ``consensus_dawid_skene@0.7``.
 
-A task with fewer than two programs, or where the method finds no consensus, gives no evidence: the feedback
-is accepted (as ``accept_all`` would) and the reasoning says why.
+Each decision's ``score`` is 1 minus the trust the method gives the failing test (CodeT: the share of its top
+level passing the test; the others: the test score), so higher means more likely unreliable. A task with fewer
+than two programs, or where the method finds no consensus, gives no evidence: the feedback is accepted (as
+``accept_all`` would), the decision is ``abstained`` with no score, and the reasoning says why.
 """
 
 from __future__ import annotations
@@ -116,12 +118,13 @@ def _screen(
         run = runs.get(unit)
         why = _no_evidence(run, None)
         if why or run is None or item.test.test_id not in run.test_index:
-            out.append(Verdict("accept", why or "the test is not in the matrix: accepted as accept_all would"))
+            why = why or "the test is not in the matrix: accepted as accept_all would"
+            out.append(Verdict("accept", why, abstained=True))
             continue
         ranking = unit_ranking(method, unit, run)
         why = _no_evidence(run, ranking)
         if why:
-            out.append(Verdict("accept", why))
+            out.append(Verdict("accept", why, abstained=True))
             continue
         out.append(decide(run, ranking, run.test_index[item.test.test_id]))
     return out
@@ -136,7 +139,7 @@ def consensus_codet_top(items: Sequence[ScreeningItem], ctx: RunContext) -> list
         w = run.matrix.weights[top]
         share = float((w * run.matrix.matrix[top, j]).sum() / w.sum())
         reason = f"{share:.0%} of the {int(w.sum())} samples in CodeT's top consensus level pass this test"
-        return Verdict("accept" if share >= 0.5 else "reject", reason)
+        return Verdict("accept" if share >= 0.5 else "reject", reason, score=1 - share)
 
     return _screen(items, ctx, "codet", decide)
 
@@ -147,11 +150,13 @@ def threshold_screener(method: str, threshold: float) -> Strategy:
     def screener(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
         def decide(run: RunMatrix, ranking: Ranking, j: int) -> Verdict:
             if ranking.test_scores is None:
-                return Verdict("accept", f"{method} scores no test: accepted as accept_all would")
+                return Verdict("accept", f"{method} scores no test: accepted as accept_all would", abstained=True)
             score = float(np.asarray(ranking.test_scores)[j])
             verb = "clears" if score >= threshold else "is below"
             return Verdict(
-                "accept" if score >= threshold else "reject", f"{method} test score {score:.3f} {verb} {threshold:g}"
+                "accept" if score >= threshold else "reject",
+                f"{method} test score {score:.3f} {verb} {threshold:g}",
+                score=1 - score,
             )
 
         return _screen(items, ctx, method, decide)

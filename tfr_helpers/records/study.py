@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from tfr_helpers.records.core import (
     BenchmarkName,
@@ -23,6 +23,7 @@ from tfr_helpers.records.core import (
     Transition,
     pair_id,
 )
+from tfr_helpers.records.screening_legacy import legacy_fields
 
 
 class GeneratedCode(Record):
@@ -214,10 +215,23 @@ class ScreeningDecision(Record):
     strategy: str
     """``accept_all``, ``llm_judge``, ``llm_judge_reasoning``, ..."""
     decision: Decision
+    score: float | None = Field(default=None, allow_inf_nan=False)
+    """How likely the strategy rates the feedback unreliable (higher: more likely; any scale, not necessarily a
+    probability), None when it states none (a rule, a judge). AUROC ranks the feedback by it."""
+    abstained: bool = False
+    """The strategy found no evidence and decided by default (a consensus screener with fewer than two programs
+    accepts as ``accept_all`` would)."""
     reasoning: str | None = None
+    """For people: why, in words (never parsed)."""
     call: ModelCallRecord | None = None
     """None for strategies that call no model (``accept_all``)."""
     decision_path: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_runs(cls, data: object) -> object:
+        """A decision of an earlier run, stored without ``score`` and ``abstained``, gets them from its reasoning."""
+        return legacy_fields(data)
 
 
 class Refinement(Record):

@@ -11,9 +11,10 @@ less feedback, and its logged transition (made with all of it) is not a counterf
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from tfr_helpers.records.core import Decision, Record, TestOutcome
+from tfr_helpers.records.screening_legacy import legacy_test_fields
 
 
 class ScreenedFailingTest(Record):
@@ -26,8 +27,18 @@ class ScreenedFailingTest(Record):
     """The reference fails the test too (RQ1's label; never shown to a strategy)."""
     decisions: dict[str, Decision] = Field(default_factory=dict)
     """Strategy -> its decision on this test."""
+    scores: dict[str, float] = Field(default_factory=dict)
+    """Strategy -> its score (higher: more likely unreliable), where it gave one."""
+    abstained: dict[str, bool] = Field(default_factory=dict)
+    """Strategy -> whether it found no evidence and decided by default."""
     reasons: dict[str, str] = Field(default_factory=dict)
-    """Strategy -> its reasoning, where it gave one."""
+    """Strategy -> its reasoning, where it gave one (for people; never parsed)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_runs(cls, data: object) -> object:
+        """A test of an earlier run, stored without ``scores`` and ``abstained``, gets them from its reasons."""
+        return legacy_test_fields(data)
 
 
 class TrajectoryStepScreening(Record):

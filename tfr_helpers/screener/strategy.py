@@ -3,9 +3,10 @@
 Each batch of feedback is turned into :class:`~tfr_helpers.screener.view.FeedbackView` records by the one function
 that reads the run context (:func:`~tfr_helpers.screener.view.views_from_context`), featurised (the prompt's
 examples run on the generated code in the run's sandbox) and scored by the artefact; feedback whose probability of
-being unreliable is at or above the artefact's threshold is rejected. A task the artefact was trained on is scored
-by the fold model that held it out, never in-sample. Every decision's reasoning names the artefact's sha256, and
-the run directory gets ``screening/learned_gold_free.json``: the artefact's version, features and training data.
+being unreliable is at or above the artefact's threshold is rejected, and that probability is the decision's
+``score``. A task the artefact was trained on is scored by the fold model that held it out, never in-sample.
+Every decision's reasoning names the artefact's sha256, and the run directory gets
+``screening/learned_gold_free.json``: the artefact's version, features and training data.
 On a simulated coder's feedback each reasoning says it is a demo (the artefact never saw simulated data).
 """
 
@@ -55,7 +56,7 @@ def decide(items: Sequence[ScreeningItem], ctx: RunContext, artefact: Artefact) 
             f"artefact sha256 {artefact.sha256[:12]}, scikit-learn {artefact.sklearn_version}"
             + (SIMULATED_NOTE if is_simulated(item.coder) else "")
         )
-        out.append(Verdict("reject" if reject else "accept", reason))
+        out.append(Verdict("reject" if reject else "accept", reason, score=prob))
     return out
 
 

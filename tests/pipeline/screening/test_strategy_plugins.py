@@ -19,7 +19,11 @@ from tfr_helpers.pipeline.screening.registry import Verdict
 
 def reject_long_feedback(items, ctx):
     """Reject feedback longer than 200 characters."""
-    return [Verdict("reject" if len(i.feedback.text) > 200 else "accept", f"{len(i.feedback.text)} chars") for i in items]
+    return [
+        Verdict("reject" if len(i.feedback.text) > 200 else "accept", f"{len(i.feedback.text)} chars",
+                score=len(i.feedback.text) / 1000)
+        for i in items
+    ]
 
 
 NOT_A_FUNCTION = 3
@@ -63,6 +67,7 @@ def test_a_strategy_in_a_module_outside_the_package_runs_from_a_params_file(
     for d in decisions:
         assert d.decision == ("reject" if len(feedback[d.feedback_id]) > 200 else "accept")
         assert d.reasoning == f"{len(feedback[d.feedback_id])} chars"
+        assert d.score == len(feedback[d.feedback_id]) / 1000 and d.abstained is False  # the plugin's typed score
 
 
 def test_bad_import_paths_are_config_errors_naming_the_fix(outside_module: None) -> None:

@@ -1,8 +1,9 @@
 """The feedback every screening strategy of one coder decided on (the common set), and the downstream policy.
 
 All strategies of a coder are scored on the same feedback instances: those every strategy decided and whose
-reliability is known. Per decision it also reads, from the decision's reasoning, whether a consensus screener
-abstained (it found no evidence and accepted as ``accept_all`` would) and the score it thresholded (for AUROC).
+reliability is known. Per decision it also reads the decision's typed fields: whether the strategy abstained
+(``abstained``: it found no evidence, e.g. a consensus screener accepting as ``accept_all`` would) and its
+``score`` (higher: more likely unreliable; for AUROC). A decision's reasoning is text for people, never read.
 
 Downstream policy (per code sample, over all the coder's code samples): refine each code sample once, with one
 feedback drawn at random from the common-set feedback on it that the strategy accepts and that has a refinement
@@ -12,7 +13,6 @@ record; keep the code when none is accepted. Its benchmark change is the expecta
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -28,9 +28,6 @@ from tfr_helpers.records import Results
 
 T = TypeVar("T")
 BASELINE = "accept_all"
-ABSTAIN_MARK = "accepted as accept_all would"
-"""Consensus screeners' reasoning when they found no evidence (fewer than two programs, no consensus)."""
-_SCORE = re.compile(r"test score (-?\d+(?:\.\d+)?)|^(\d+)% of the \d+ samples in CodeT's top consensus level")
 UNDECIDED_AS = ("reject", "accept", "excluded")
 """The three readings of an undecided decision: as a reject (the default), as an accept, left out."""
 GAIN = {"fail->pass": 1, "pass->fail": -1}
@@ -50,7 +47,7 @@ class CommonSet:
     abstained: pd.DataFrame
     """Same shape: True where the strategy abstained (found no evidence)."""
     scores: pd.DataFrame
-    """Same shape: the score a strategy thresholded (NaN where it states none)."""
+    """Same shape: the decision's ``score``, higher meaning more likely unreliable (NaN where it states none)."""
     codes: pd.DataFrame
     """All the coder's code samples: ``task_id, code_index``."""
     decided: dict[str, int]
@@ -79,10 +76,11 @@ class CommonSet:
         return (dec == "accept") | ((dec == "undecided") & (undecided_as == "accept"))
 
     def ranking_scores(self, strategy: str) -> np.ndarray | None:
-        """The strategy's score on every feedback of the common set, abstentions tied at one level (the median of
-        its stated scores: an abstention carries no evidence either way); None when some other decision states no
-        score (a judge, say), so the strategy has no AUROC."""
-        scores = self.scores[strategy].to_numpy(dtype=float).copy()
+        """The strategy's ranking of every feedback of the common set by reliability, for AUROC (reliable is the
+        positive class): minus its ``score``, abstentions tied at one level (the median of its stated scores: an
+        abstention carries no evidence either way); None when some other decision states no score (a judge, say),
+        so the strategy has no AUROC."""
+        scores = -self.scores[strategy].to_numpy(dtype=float)
         abstained = self.abstained[strategy].to_numpy(dtype=bool)
         stated = np.isfinite(scores)
         if not stated.any() or not (stated | abstained).all():
@@ -102,14 +100,6 @@ class CommonSet:
 def set_resamplers(cs: CommonSet, n_resamples: int, seed: int) -> tuple[Resampler, Resampler]:
     """Resamplers of the common set's feedback rows and of the coder's code samples."""
     return cs.resampler(cs.feedback, n_resamples, seed), cs.resampler(cs.codes, n_resamples, seed)
-
-
-def _reading(reasoning: str | None) -> tuple[bool, float]:
-    text = reasoning or ""
-    match = _SCORE.search(text)
-    if match is None:
-        return ABSTAIN_MARK in text, np.nan
-    return False, float(match.group(1)) if match.group(1) is not None else int(match.group(2)) / 100
 
 
 _LAST: dict[str, tuple[Results, tuple[object, ...], Any]] = {}
@@ -136,7 +126,9 @@ def common_sets(results: Results) -> dict[str, CommonSet]:
 def _common_sets(results: Results) -> dict[str, CommonSet]:
     frame = screening_frame(results)
     frame = frame[frame["reliable"].notna()]
-    reasons = {(s.strategy, s.feedback_id): s.reasoning for s in results.screening}
+    readings = {
+        (s.strategy, s.feedback_id): (s.abstained, np.nan if s.score is None else s.score) for s in results.screening
+    }
     refined = refinements_frame(results).set_index("feedback_id")["transition"]
     codes_text = code_texts(results.generated_codes)
     prompt_of = {
@@ -164,7 +156,7 @@ def _common_sets(results: Results) -> dict[str, CommonSet]:
         feedback["gain"] = [GAIN.get(t, 0) if isinstance(t, str) else None for t in feedback["transition"]]
         feedback["gain"] = feedback["gain"].astype(float)
         feedback["prompt"] = [prompts.setdefault(prompt_of.get(f, ("", "", f)), len(prompts)) for f in wide.index]
-        readings = {s: [_reading(reasons.get((s, f))) for f in wide.index] for s in wide.columns}
+        mine_read = {s: [readings.get((s, f), (False, np.nan)) for f in wide.index] for s in wide.columns}
         codes = pd.DataFrame(
             [(c.task_id, c.sample_index) for c in results.generated_codes if c.model == model],
             columns=["task_id", "code_index"],
@@ -173,8 +165,8 @@ def _common_sets(results: Results) -> dict[str, CommonSet]:
             model=str(model),
             feedback=feedback,
             decisions=wide,
-            abstained=pd.DataFrame({s: [r[0] for r in v] for s, v in readings.items()}, index=wide.index),
-            scores=pd.DataFrame({s: [r[1] for r in v] for s, v in readings.items()}, index=wide.index),
+            abstained=pd.DataFrame({s: [r[0] for r in v] for s, v in mine_read.items()}, index=wide.index),
+            scores=pd.DataFrame({s: [r[1] for r in v] for s, v in mine_read.items()}, index=wide.index, dtype=float),
             codes=codes,
             decided={str(k): int(v) for k, v in decided.items()},
             samples_per_task=samples_per_task(results, str(model)),

@@ -1,4 +1,7 @@
-"""The built-in screening strategies: accept everything, reject broken test code, and the two LLM judges."""
+"""The built-in screening strategies: accept everything, reject broken test code, and the two LLM judges.
+
+None of them states a score (a rule and a judge's Accept or Reject rank nothing) and none abstains: each
+verdict's ``score`` is None and ``abstained`` False, explicitly."""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ class ModelCaller(Protocol):
 @register_strategy("accept_all")
 def accept_all(items: Sequence[ScreeningItem], ctx: ModelCaller) -> list[Verdict]:
     """Baseline: use every feedback."""
-    return [Verdict("accept") for _ in items]
+    return [Verdict("accept", score=None, abstained=False) for _ in items]
 
 
 @register_strategy("reject_test_code_errors")
@@ -33,6 +36,8 @@ def reject_test_code_errors(items: Sequence[ScreeningItem], ctx: ModelCaller) ->
             Verdict(
                 "reject" if broken else "accept",
                 f"{item.outcome.exc_type} outside the code under test" if broken else None,
+                score=None,
+                abstained=False,
             )
         )
     return out
@@ -52,7 +57,7 @@ def _judge(template: str, items: Sequence[ScreeningItem], ctx: ModelCaller) -> l
     out = []
     for result in ctx.call_models(jobs, stage="screen_feedback"):
         parsed = parse_decision(result.text or "")
-        out.append(Verdict(parsed.decision, parsed.reasoning, result))
+        out.append(Verdict(parsed.decision, parsed.reasoning, result, score=None, abstained=False))
     return out
 
 

@@ -11,6 +11,10 @@ Add a strategy by writing one function and registering it::
     def reject_long_feedback(items, ctx):
         return [Verdict("reject" if len(i.feedback.text) > 2000 else "accept") for i in items]
 
+A verdict may also state a ``score`` (higher: more likely unreliable; AUROC ranks the feedback by it) and whether
+the strategy ``abstained`` (found no evidence and decided by default); the analysis reads these fields, never the
+``reasoning`` text.
+
 A strategy outside the package needs no registration: name it in the ``screening`` list of a params file by
 import path (``mypkg.screens:reject_long_feedback``), or declare it in the ``tfr.screening`` entry point group
 (``reject_long = "mypkg.screens:reject_long_feedback"``) and name it ``reject_long``; an entry naming a module
@@ -24,14 +28,19 @@ batch). Its verdicts must not depend on it.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.jobs import CallResult
 from tfr_helpers.plugins import import_object, load_entry_points_once
 from tfr_helpers.records import Decision, Feedback, GeneratedTest, TaskView, TestOutcome, require_view
+
+DECISIONS: tuple[str, ...] = get_args(Decision)
+"""The decisions a verdict may give."""
 
 
 @dataclass(frozen=True)
@@ -56,11 +65,33 @@ class ScreeningItem:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A strategy's answer on one item (``call`` set when a model was asked)."""
+    """A strategy's answer on one item (``call`` set when a model was asked).
+
+    ``score`` and ``abstained`` are what the analysis reads (AUROC ranks by the score; abstentions are counted);
+    ``reasoning`` is for people and is never parsed."""
 
     decision: Decision
     reasoning: str | None = None
     call: CallResult | None = None
+    score: float | None = None
+    """How likely the feedback is unreliable, higher meaning more likely (any scale), or None (no score)."""
+    abstained: bool = False
+    """The strategy found no evidence and decided by default (e.g. accepted as ``accept_all`` would)."""
+
+    def __post_init__(self) -> None:
+        if self.decision not in DECISIONS:
+            raise ConfigError(f"a screening verdict's decision is {self.decision!r}; use one of {', '.join(DECISIONS)}")
+        if self.score is not None and (
+            isinstance(self.score, bool) or not isinstance(self.score, numbers.Real) or not math.isfinite(self.score)
+        ):
+            raise ConfigError(
+                f"a screening verdict's score is {self.score!r}; give a finite number (higher: more likely "
+                "unreliable) or None"
+            )
+        if not isinstance(self.abstained, bool):
+            raise ConfigError(f"a screening verdict's abstained is {self.abstained!r}; give True or False")
+        if self.score is not None:  # numpy's floats and ints too, stored as a float
+            object.__setattr__(self, "score", float(self.score))
 
 
 Strategy = Callable[[Sequence[ScreeningItem], Any], list[Verdict]]

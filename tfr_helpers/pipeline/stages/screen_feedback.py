@@ -66,6 +66,8 @@ def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[Screeni
                 feedback_id=job.item.feedback.feedback_id,
                 strategy=job.strategy,
                 decision=verdict.decision,
+                score=verdict.score,
+                abstained=verdict.abstained,
                 reasoning=verdict.reasoning,
                 call=call,
                 decision_path=path,

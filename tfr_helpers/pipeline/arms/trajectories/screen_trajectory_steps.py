@@ -93,6 +93,8 @@ def screen_trajectory_steps(items: Sequence[ScreenStepJob], ctx: RunContext) -> 
                     outcome=item.outcome.model_copy(update={"traceback": None, "stdout": "", "stderr": ""}),
                     unreliable=verdict.on_reference != "passed",
                     decisions={name: v.decision for name, v in mine.items()},
+                    scores={name: v.score for name, v in mine.items() if v.score is not None},
+                    abstained={name: v.abstained for name, v in mine.items()},
                     reasons={name: v.reasoning for name, v in mine.items() if v.reasoning},
                 )
             )
