@@ -3,7 +3,8 @@
     uv run python benchmarks/stats/size_and_coverage.py [--replications 500] [--resamples 2000] [--seed 0]
 
 For 15, 20 and 164 tasks and intraclass correlation 0.1 and 0.3: the rejection rate at 0.05 of each test when
-there is no effect, and the coverage of each 95% interval of a pooled share of 0.6 and 0.876
+there is no effect, the size and power of the primary test of a screener (its MCC = 0) against the former one,
+and the coverage of each 95% interval of a pooled share of 0.6 and 0.876
 (``tfr_helpers/analysis/inference/calibration.py`` says how the data are drawn). Simulated data: these numbers
 describe the methods, not the study's results.
 """
@@ -13,11 +14,19 @@ from __future__ import annotations
 import argparse
 import time
 
-from tfr_helpers.analysis.inference.calibration import INTERVALS, TESTS, coverage_of_intervals, size_of_tests
+from tfr_helpers.analysis.inference.calibration import (
+    INTERVALS,
+    PRIMARY,
+    TESTS,
+    coverage_of_intervals,
+    primary_rejection,
+    size_of_tests,
+)
 
 TASKS = (15, 20, 164)
 ICCS = (0.1, 0.3)
 SHARES = (0.6, 0.876)
+EFFECTS = (0.0, 0.05, 0.1, 0.2)
 
 
 def _pct(x: float) -> str:
@@ -48,6 +57,25 @@ def main() -> None:
                 seed=args.seed,
             )
             print(f"| {n_tasks} | {icc} | " + " | ".join(_pct(rates[k]) for k in (*TESTS, *extra)) + " |", flush=True)
+    print(
+        "\nThe primary test of a screener, MCC = 0 (alpha 0.05; reliable share about 0.3, the screener rejects "
+        "about 30% of feedback, plus the effect on unreliable feedback and minus it on reliable; effect 0: size)\n"
+    )
+    print("| tasks | ICC | effect | mean MCC | " + " | ".join(PRIMARY) + " |")
+    print("|---" * (4 + len(PRIMARY)) + "|")
+    for n_tasks in TASKS:
+        for icc in ICCS:
+            for effect in EFFECTS:
+                rates = primary_rejection(
+                    n_tasks,
+                    icc,
+                    effect,
+                    replications=args.replications,
+                    n_permutations=args.permutations,
+                    seed=args.seed,
+                )
+                cells = " | ".join(_pct(rates[k]) for k in PRIMARY)
+                print(f"| {n_tasks} | {icc} | {effect} | {rates['mean MCC']:.3f} | {cells} |", flush=True)
     print("\nCoverage of 95% intervals of a pooled share (1 + Poisson(10) instances per task)\n")
     print("| tasks | ICC | share | " + " | ".join(INTERVALS) + " |")
     print("|---" * (3 + len(INTERVALS)) + "|")

@@ -23,6 +23,6 @@ def test_the_task_test_holds_its_size_where_mcnemar_does_not() -> None:
 
 def test_the_used_interval_covers_at_fifteen_tasks_where_the_percentile_does_not() -> None:
     cov = coverage_of_intervals(15, 0.3, 0.876, replications=150, n_resamples=400, seed=2)
-    assert cov["bootstrap-t logit (used)"] >= 0.9
-    assert cov["bootstrap-t logit (used)"] > cov["percentile (former)"]
+    assert cov["Wald, bootstrap SE, logit (used)"] >= 0.9
+    assert cov["Wald, bootstrap SE, logit (used)"] > cov["percentile (former)"]
     assert cov["Wilson over instances"] < 0.8

@@ -150,7 +150,7 @@ def _against_baseline(tests: pd.DataFrame, model: str, strategy: str, measure: s
     r = row.iloc[0]
     shown = f"{LABELS.get(measure, measure)} {0.0 - r['diff_pp']:+.1f} [{0.0 - r['high']:.1f}, {0.0 - r['low']:.1f}]"
     if pd.isna(r["p_holm"]):
-        return f"{shown} ({r['test']}: {r['informative_tasks']} tasks differ, {_verdict(r['p_holm'])})"
+        return f"{shown} ({r['test']}: {r['informative_tasks']} informative tasks, {_verdict(r['p_holm'])})"
     family = "" if r.get("family") == "primary" else ", exploratory"
     return f"{shown} (p_Holm = {r['p_holm']:.3f}{family}: {_verdict(r['p_holm'])})"
 

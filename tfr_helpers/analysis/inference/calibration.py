@@ -6,13 +6,17 @@ Bernoulli with a task rate drawn from a Beta of mean ``share`` and intraclass co
 target is ``share``.
 
 - :func:`coverage_of_intervals`: how often each 95% interval of a pooled share covers ``share``: the package's own
-  interval (:func:`~tfr_helpers.analysis.inference.clustered.small_cluster_t` on the logit scale), the former
+  interval (:func:`~tfr_helpers.analysis.inference.clustered.wald_bootstrap_se` on the logit scale), the former
   percentile interval, BCa (``scipy.stats.bootstrap`` over the tasks' (hits, instances) pairs) and Wilson over
   instances.
 - :func:`size_of_tests`: how often each test rejects at 0.05 when there is no effect: two arms with exchangeable
   outcomes on the same instances (the controls' comparison), and two screeners of equal quality (the RQ3 MCC
   comparison). The package's task-level test (:mod:`paired_tasks`), the cluster bootstrap's p and the exact
   McNemar test over instances.
+- :func:`primary_rejection`: how often the primary test of a screener (its MCC = 0, reliability labels permuted
+  within tasks, :mod:`label_permutation`) and the former one (the screener against ``accept_all``'s MCC, decisions
+  swapped within tasks) reject, for a screener that rejects about 30% of feedback at random (the size) or more
+  often when the feedback is unreliable (the power).
 
 Every configuration draws one set of bootstrap weights with the package's seeded :func:`resampler` and uses it
 for all its replications (as every table of a run does for its rows), so the work is matrix products over the
@@ -26,15 +30,18 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest, bootstrap
 
-from tfr_helpers.analysis.inference.clustered import bootstrap_p, resampler, small_cluster_t
-from tfr_helpers.analysis.inference.measures import mcc
+from tfr_helpers.analysis.inference.clustered import bootstrap_p, resampler, wald_bootstrap_se
+from tfr_helpers.analysis.inference.label_permutation import mcc_zero_test
+from tfr_helpers.analysis.inference.measures import confusion_cells, mcc
 from tfr_helpers.analysis.inference.paired_tasks import paired_measure_test, paired_task_test
 from tfr_helpers.analysis.inference.stats import wilson
 
-INTERVALS = ("bootstrap-t logit (used)", "percentile (former)", "BCa", "Wilson over instances")
+INTERVALS = ("Wald, bootstrap SE, logit (used)", "percentile (former)", "BCa", "Wilson over instances")
 """Coverage columns, in order."""
 TESTS = ("task swap permutation", "cluster bootstrap p", "McNemar over instances", "task swap, MCC of screeners")
 """Rejection-rate columns, in order."""
+PRIMARY = ("labels permuted within tasks (now)", "against accept_all, task swap (former)")
+"""The primary test's columns: the test the study uses and the one it replaced."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +93,7 @@ def coverage_of_intervals(
         value = hits.sum() / size.sum()
         boot = (weights @ hits) / (weights @ size)
         bounds = {
-            INTERVALS[0]: small_cluster_t(value, boot, n_tasks, "logit", 0.5 / size.sum()),
+            INTERVALS[0]: wald_bootstrap_se(value, boot, n_tasks, "logit", 0.5 / size.sum()),
             INTERVALS[1]: tuple(np.percentile(boot, [2.5, 97.5])),
         }
         if 0 < value < 1:
@@ -143,7 +150,7 @@ def size_of_tests(
         diff = np.bincount(data.task_of_row, weights=a.astype(float) - b, minlength=n_tasks)
         boot = (weights @ diff) / (weights @ data.sizes)
         rejected[TESTS[1]] += bootstrap_p(boot) < alpha
-        low, high = small_cluster_t(float(diff.sum() / rows), boot, n_tasks)
+        low, high = wald_bootstrap_se(float(diff.sum() / rows), boot, n_tasks)
         covers_zero += bool(low <= 0 <= high)
         rejected[TESTS[2]] += _mcnemar(a, b) < alpha
         reliable = rng.random(rows) < data.rate_of_row
@@ -154,3 +161,43 @@ def size_of_tests(
         ).rejects(alpha)
     out = {name: count / replications for name, count in rejected.items()}
     return out | {"too few tasks": too_few / replications, "difference interval coverage": covers_zero / replications}
+
+
+def primary_rejection(
+    n_tasks: int,
+    icc: float,
+    effect: float,
+    *,
+    share: float = 0.3,
+    reject: float = 0.3,
+    replications: int = 500,
+    n_permutations: int = 999,
+    seed: int = 0,
+    mean_size: float = 10,
+    alpha: float = 0.05,
+) -> dict[str, float]:
+    """Rejection rate at ``alpha`` of each test of :data:`PRIMARY`, and ``mean MCC``, the simulated screener's MCC
+    averaged over the replications.
+
+    Reliability is Bernoulli with the task's rate (mean ``share``, ICC ``icc``, as :func:`clustered` draws it).
+    The screener rejects with its own task-level rate ``q_t ~ Beta`` of mean ``reject`` and ICC ``icc``, shifted
+    by ``effect``: probability ``q_t + effect`` on unreliable feedback and ``q_t - effect`` on reliable feedback
+    (clipped to [0, 1]). With ``effect`` 0 its decisions are independent of reliability (MCC 0: the size).
+    """
+    rng = np.random.default_rng(seed)
+    rejected = dict.fromkeys(PRIMARY, 0)
+    mccs = []
+    for _ in range(replications):
+        data = clustered(rng, n_tasks, icc, share, mean_size)
+        rows = data.task_of_row.size
+        reliable = rng.random(rows) < data.rate_of_row
+        q = clustered_rates(rng, icc, reject, n_tasks)[data.task_of_row]
+        accepted = rng.random(rows) >= np.clip(np.where(reliable, q - effect, q + effect), 0, 1)
+        mccs.append(float(mcc(confusion_cells(accepted, reliable).sum(axis=0))))
+        rejected[PRIMARY[0]] += mcc_zero_test(data.task_of_row, accepted, reliable).rejects(alpha)
+        rejected[PRIMARY[1]] += paired_measure_test(
+            data.task_of_row, np.ones(rows, dtype=bool), accepted, reliable, mcc, n_permutations=n_permutations,
+            seed=seed,
+        ).rejects(alpha)  # fmt: skip
+    out = {name: count / replications for name, count in rejected.items()}
+    return out | {"mean MCC": float(np.mean(mccs))}

@@ -5,7 +5,8 @@ rate and difference is resampled by task. A :class:`Resampler` draws the weights
 model's feedback, say): each resample draws ``n_tasks`` tasks with replacement and, when the coder has several
 code samples per task, draws that task's code samples with replacement inside every draw of the task (two levels).
 Every statistic of those rows, and every paired difference between two statistics, is computed on the same
-weights. Intervals are 95% bootstrap-t intervals with a small-cluster correction, on the logit scale for a share
+weights. Intervals are 95% Wald intervals with a bootstrap standard error and a small-cluster correction (the
+estimate plus or minus a t quantile times the resamples' standard deviation), on the logit scale for a share
 (:func:`draws_interval`: chosen over the percentile and BCa intervals by the coverage simulation of
 :mod:`calibration`); the method, resamples, seed, clusters and design effect travel with each :class:`Interval`
 (see docs/inference.md).
@@ -31,9 +32,9 @@ Scale = Literal["logit", "atanh", "identity"]
 """The scale an interval is built on: ``logit`` for a share in [0, 1], ``atanh`` for a correlation in [-1, 1]
 (MCC), ``identity`` for a difference or an unbounded mean."""
 INTERVAL_FORM = (
-    "95 percent bootstrap-t interval with a small-cluster correction: estimate +- t(0.975, tasks - 1) x "
-    "sqrt(tasks / (tasks - 1)) x the bootstrap standard deviation, on the logit scale for a share (atanh for MCC, "
-    "the raw scale for a difference)"
+    "95 percent Wald interval with a bootstrap standard error and a small-cluster correction: estimate +- "
+    "t(0.975, tasks - 1) x sqrt(tasks / (tasks - 1)) x the bootstrap standard deviation, on the logit scale for "
+    "a share (atanh for MCC, the raw scale for a difference)"
 )
 """How every interval of :func:`draws_interval` is built, in words (summary.json's ``intervals`` block)."""
 
@@ -191,10 +192,11 @@ _BACK: dict[str, Callable[[Any], Any]] = {"logit": lambda x: 1 / (1 + np.exp(-x)
 _LIMITS = {"logit": (0.0, 1.0), "atanh": (-1.0, 1.0)}
 
 
-def small_cluster_t(
+def wald_bootstrap_se(
     value: float, boot: np.ndarray, clusters: int, scale: Scale = "identity", eps: float = 1e-6
 ) -> tuple[float, float]:
-    """The 95% bounds ``value +- t(0.975, G - 1) sqrt(G / (G - 1)) sd(boot)`` on ``scale``, mapped back.
+    """The 95% Wald bounds with a bootstrap standard error, ``value +- t(0.975, G - 1) sqrt(G / (G - 1)) sd(boot)``
+    on ``scale``, mapped back. (Not a bootstrap-t interval: nothing is studentised within the resamples.)
 
     ``G`` is the number of tasks. The bootstrap's variance over ``G`` clusters is short by the factor
     ``(G - 1) / G``, and its normal quantile by the t quantile with ``G - 1`` degrees of freedom; both matter
@@ -225,14 +227,14 @@ def draws_interval(
     clusters: int | None = None,
 ) -> Interval:
     """The 95% interval of resampled statistics ``boot`` (NaN resamples dropped) around ``value``
-    (:func:`small_cluster_t` over ``clusters`` tasks: those holding the statistic's rows, ``rs``'s tasks when
+    (:func:`wald_bootstrap_se` over ``clusters`` tasks: those holding the statistic's rows, ``rs``'s tasks when
     None), with the design effect and the descriptive bootstrap p."""
     clusters = rs.clusters if clusters is None else clusters
     kept = boot[np.isfinite(boot)]
     if not np.isfinite(value) or kept.size < 2:
         nan = math.nan
         return Interval(value if np.isfinite(value) else nan, nan, nan, rs.method, rs.resamples, clusters, nan)
-    low, high = small_cluster_t(float(value), kept, clusters, scale, eps)
+    low, high = wald_bootstrap_se(float(value), kept, clusters, scale, eps)
     var = float(np.var(kept, ddof=1))
     deff = var / iid_var if iid_var > 0 else (1.0 if var == 0 and iid_var == 0 else math.nan)
     return Interval(float(value), low, high, rs.method, rs.resamples, clusters, deff, bootstrap_p(kept))

@@ -7,7 +7,9 @@ strategies' decisions swapped within whole tasks, :mod:`paired_tasks`; no p belo
 
 Pre-specified families (Holm, ``statsmodels.stats.multitest.multipletests``, within one coder):
 
-- **primary**: each strategy against ``accept_all`` on MCC, one family per coder;
+- **primary**: each strategy against ``accept_all`` on MCC, one family per coder. ``accept_all``'s MCC is 0 by
+  convention, so the row tests the strategy's MCC = 0, by permuting the reliability labels within tasks
+  (:mod:`label_permutation`, exact); its interval is the paired bootstrap's like every other row's;
 - **exploratory**: every other row, Holm within one coder and one measure (all its other pairs).
 
 A difference is "shown" when ``p_holm < 0.05``; exploratory rows say so in ``family``.
@@ -21,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Interval, counts_stat, ratio
+from tfr_helpers.analysis.inference.label_permutation import mcc_zero_test
 from tfr_helpers.analysis.inference.measures import MEASURES, joint_cells, paired, paired_level_cells
 from tfr_helpers.analysis.inference.paired_tasks import TaskTest, holm, paired_measure_test, paired_task_test, swap_test
 from tfr_helpers.analysis.inference.screening_set import BASELINE, common_sets, last_of, set_resamplers
@@ -66,7 +69,8 @@ def pairwise_comparisons(results: Results, *, n_resamples: int = N_RESAMPLES, se
         Columns :data:`COLUMNS`: ``a``, ``b`` the two strategies (``a`` sorted first, so ``accept_all`` is ``a``),
         ``measure``, ``family`` (``primary`` or ``exploratory``), ``diff_pp`` (100 x the difference; MCC x 100
         too), ``low``, ``high`` (paired cluster bootstrap), ``informative_tasks``, ``test`` (the permutation's
-        method, or ``too few tasks``), ``p`` (task-level permutation; NaN without a test), ``p_holm`` (Holm within
+        method, or ``too few tasks``), ``p`` (task-level permutation: for a primary row, the strategy's MCC = 0
+        with the labels permuted within tasks; NaN without a test), ``p_holm`` (Holm within
         the coder's primary family, or within the coder and measure for exploratory rows), ``differs``
         (``p_holm < 0.05``), and the interval's method, resamples, clusters and design effect.
     """
@@ -87,8 +91,12 @@ def _pairwise(results: Results, n_resamples: int, seed: int) -> pd.DataFrame:
             full, boot = rs_fb.sums(joint_cells(acc_a, acc_b, rel))
             for measure in COMPARED:
                 iv = counts_stat(rs_fb, full, boot, paired(MEASURES[measure]), scale="identity")
-                test = paired_measure_test(tasks, acc_a, acc_b, rel, MEASURES[measure], seed=seed)
-                row = {"a": a, "b": b, "measure": measure, "family": family_of(a, b, measure)}
+                family = family_of(a, b, measure)
+                if family == "primary":  # the other strategy's MCC = 0 (accept_all's, by convention)
+                    test = mcc_zero_test(tasks, acc_b if a == BASELINE else acc_a, rel)
+                else:
+                    test = paired_measure_test(tasks, acc_a, acc_b, rel, MEASURES[measure], seed=seed)
+                row = {"a": a, "b": b, "measure": measure, "family": family}
                 rows.append({**head, **row, **_row(iv, test)})
             scores_a, scores_b = cs.ranking_scores(a), cs.ranking_scores(b)
             if scores_a is not None and scores_b is not None and len(set(rel)) == 2:
