@@ -82,8 +82,8 @@ def test_the_primary_rows_test_each_strategy_s_mcc_with_the_labels_permuted(
 
 
 def test_reduced_simulation_size_near_nominal_and_more_power_than_the_former_test() -> None:
-    null = primary_rejection(15, 0.3, 0.0, replications=150, n_permutations=199)
-    assert null[PRIMARY[0]] <= 0.1  # nominal 0.05; 150 replications
+    null = primary_rejection(15, 0.3, 0.0, replications=100, n_permutations=99)
+    assert null[PRIMARY[0]] <= 0.1  # nominal 0.05; 100 replications
     assert abs(null["mean MCC"]) < 0.03
-    effect = primary_rejection(15, 0.3, 0.15, replications=60, n_permutations=199, seed=1)
+    effect = primary_rejection(15, 0.3, 0.15, replications=40, n_permutations=99, seed=1)
     assert effect[PRIMARY[0]] > effect[PRIMARY[1]] and effect[PRIMARY[0]] >= 0.4
