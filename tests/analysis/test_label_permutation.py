@@ -12,8 +12,8 @@ from scipy.stats import hypergeom
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis import load_results, pairwise_comparisons
 from tfr_helpers.analysis.inference import pairwise
-from tfr_helpers.analysis.inference.calibration import PRIMARY, primary_rejection
-from tfr_helpers.analysis.inference.label_permutation import METHOD, mcc_zero_test
+from tfr_helpers.analysis.inference.calibration import BY_CODE_SAMPLE, PRIMARY, primary_rejection
+from tfr_helpers.analysis.inference.label_permutation import METHOD, METHOD_WITHIN, mcc_zero_test
 from tfr_helpers.analysis.inference.measures import confusion_cells, mcc
 from tfr_helpers.analysis.inference.screening_set import common_sets
 
@@ -72,8 +72,8 @@ def test_the_primary_rows_test_each_strategy_s_mcc_with_the_labels_permuted(
     assert len(primary) and primary["p"].notna().all()
     for _, row in primary.iterrows():
         cs = common_sets(results)[row["model"]]
-        accepted, reliable = cs.accepted(row["b"]), cs.feedback["reliable"]
-        want = mcc_zero_test(cs.feedback["task_id"].tolist(), accepted, reliable, min_informative=1)
+        accepted, reliable, codes = cs.accepted(row["b"]), cs.feedback["reliable"], cs.feedback["code_index"]
+        want = mcc_zero_test(cs.feedback["task_id"].tolist(), accepted, reliable, within=codes, min_informative=1)
         assert row["test"] == (want.method if want.tested else want.status)
         if want.p_value is None:
             assert np.isnan(row["p"])
@@ -87,3 +87,23 @@ def test_reduced_simulation_size_near_nominal_and_more_power_than_the_former_tes
     assert abs(null["mean MCC"]) < 0.03
     effect = primary_rejection(15, 0.3, 0.15, replications=40, n_permutations=99, seed=1)
     assert effect[PRIMARY[0]] > effect[PRIMARY[1]] and effect[PRIMARY[0]] >= 0.4
+
+
+def test_code_sample_clustering_is_simulated_for_both_strata() -> None:
+    from tfr_helpers.analysis.inference.calibration import primary_size_by_code_sample
+
+    rates = primary_size_by_code_sample(15, 0.3, replications=30)
+    assert set(rates) == set(BY_CODE_SAMPLE)
+    assert all(0 <= r <= 0.2 for r in rates.values())
+
+
+def test_within_code_samples_permutes_inside_each_task_s_code_samples_and_counts_informative_tasks() -> None:
+    # two tasks of two code samples each; every code sample perfectly screened, two rows each
+    tasks, codes = ["a"] * 8 + ["b"] * 8, [0, 0, 1, 1, 2, 2, 3, 3] * 2
+    acc = rel = [1, 0] * 8
+    test = mcc_zero_test(tasks, acc, rel, within=codes, min_informative=1)
+    assert test.informative_tasks == 2 and test.tasks == 2 and test.method == METHOD_WITHIN
+    assert test.p_value == pytest.approx(2 / 2**8)  # eight strata, each TP ~ Bernoulli(1/2)
+    whole = mcc_zero_test(tasks, acc, rel, min_informative=1)  # within whole tasks: hypergeometric(8, 4, 4) twice
+    assert whole.p_value == pytest.approx(2 * (1 / 70) ** 2)
+    assert mcc_zero_test(tasks, acc, rel, within=codes).status == "too few tasks"  # the floor counts tasks

@@ -75,8 +75,8 @@ DEFINITIONS = {
     "pairwise": "rq3_pairwise: a - b on the common set, paired cluster-bootstrap interval; p: task-level "
     "permutation test (decisions swapped within whole tasks; NaN and test 'too few tasks' below six informative "
     "tasks); family: primary (each strategy vs accept_all on MCC, Holm within the model; accept_all's MCC is 0 "
-    "by convention, so its p tests the strategy's MCC = 0 with the reliability labels permuted within tasks, "
-    "exact) or exploratory (Holm within one model and measure); differs: p_holm < 0.05.",
+    "by convention, so its p tests the strategy's MCC = 0 with the reliability labels permuted within each code "
+    "sample of a task, exact) or exploratory (Holm within one model and measure); differs: p_holm < 0.05.",
     "refinement_prompts": "Identical refinement prompts (same task, code sample and feedback text) share one "
     "cached reply: unique counts distinct prompts, and unique_* rates count each once.",
 }

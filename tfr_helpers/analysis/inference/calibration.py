@@ -13,6 +13,9 @@ target is ``share``.
   outcomes on the same instances (the controls' comparison), and two screeners of equal quality (the RQ3 MCC
   comparison). The package's task-level test (:mod:`paired_tasks`), the cluster bootstrap's p and the exact
   McNemar test over instances.
+- :func:`primary_size_by_code_sample`: the primary test's size when reliability and decisions both vary by code
+  sample within a task (the study's CodeT coder has ten code samples per task), beside the same test stratified by
+  code sample.
 - :func:`primary_rejection`: how often the primary test of a screener (its MCC = 0, reliability labels permuted
   within tasks, :mod:`label_permutation`) and the former one (the screener against ``accept_all``'s MCC, decisions
   swapped within tasks) reject, for a screener that rejects about 30% of feedback at random (the size) or more
@@ -41,7 +44,10 @@ INTERVALS = ("Wald, bootstrap SE, logit (used)", "percentile (former)", "BCa", "
 TESTS = ("task swap permutation", "cluster bootstrap p", "McNemar over instances", "task swap, MCC of screeners")
 """Rejection-rate columns, in order."""
 PRIMARY = ("labels permuted within tasks (now)", "against accept_all, task swap (former)")
-"""The primary test's columns: the test the study uses and the one it replaced."""
+"""The primary test's columns: the test the study uses and the one it replaced (one code sample per task, where
+permuting within tasks and within code samples are the same test)."""
+BY_CODE_SAMPLE = ("labels permuted within tasks", "within code samples of tasks (used)")
+"""The primary test's two strata when feedback also clusters by code sample."""
 
 
 @dataclass(frozen=True)
@@ -201,3 +207,41 @@ def primary_rejection(
         ).rejects(alpha)  # fmt: skip
     out = {name: count / replications for name, count in rejected.items()}
     return out | {"mean MCC": float(np.mean(mccs))}
+
+
+def primary_size_by_code_sample(
+    n_tasks: int,
+    icc_code: float,
+    *,
+    codes: int = 10,
+    mean_size: float = 3,
+    icc: float = 0.3,
+    share: float = 0.3,
+    reject: float = 0.3,
+    replications: int = 300,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> dict[str, float]:
+    """Rejection rate at ``alpha`` of the primary test with no effect, when the feedback of one code sample shares
+    more than its task: labels within tasks and within code samples.
+
+    Each task has ``codes`` code samples of ``1 + Poisson(mean_size)`` feedback. The task's reliable share and
+    rejection rate are drawn as in :func:`primary_rejection` (means ``share`` and ``reject``, ICC ``icc``); each
+    code sample draws its own rates around its task's (``Beta`` with ICC ``icc_code`` among the task's code
+    samples), independently for reliability and decisions (no effect).
+    """
+    rng = np.random.default_rng(seed)
+    rejected = dict.fromkeys(BY_CODE_SAMPLE, 0)
+    for _ in range(replications):
+        task_rel = np.clip(clustered_rates(rng, icc, share, n_tasks), 0.02, 0.98)
+        task_rej = np.clip(clustered_rates(rng, icc, reject, n_tasks), 0.02, 0.98)
+        rel_rate = np.concatenate([clustered_rates(rng, icc_code, float(r), codes) for r in task_rel])
+        rej_rate = np.concatenate([clustered_rates(rng, icc_code, float(r), codes) for r in task_rej])
+        sizes = 1 + rng.poisson(mean_size, n_tasks * codes)
+        code_of_row = np.repeat(np.arange(n_tasks * codes), sizes)
+        reliable = rng.random(code_of_row.size) < rel_rate[code_of_row]
+        accepted = rng.random(code_of_row.size) >= rej_rate[code_of_row]
+        task_of_row = code_of_row // codes
+        rejected[BY_CODE_SAMPLE[0]] += mcc_zero_test(task_of_row, accepted, reliable).rejects(alpha)
+        rejected[BY_CODE_SAMPLE[1]] += mcc_zero_test(task_of_row, accepted, reliable, within=code_of_row).rejects(alpha)
+    return {name: count / replications for name, count in rejected.items()}

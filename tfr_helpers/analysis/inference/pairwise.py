@@ -8,8 +8,9 @@ strategies' decisions swapped within whole tasks, :mod:`paired_tasks`; no p belo
 Pre-specified families (Holm, ``statsmodels.stats.multitest.multipletests``, within one coder):
 
 - **primary**: each strategy against ``accept_all`` on MCC, one family per coder. ``accept_all``'s MCC is 0 by
-  convention, so the row tests the strategy's MCC = 0, by permuting the reliability labels within tasks
-  (:mod:`label_permutation`, exact); its interval is the paired bootstrap's like every other row's;
+  convention, so the row tests the strategy's MCC = 0, by permuting the reliability labels within tasks, and
+  within each code sample of a task (:mod:`label_permutation`, exact); its interval is the paired bootstrap's
+  like every other row's;
 - **exploratory**: every other row, Holm within one coder and one measure (all its other pairs).
 
 A difference is "shown" when ``p_holm < 0.05``; exploratory rows say so in ``family``.
@@ -83,6 +84,7 @@ def _pairwise(results: Results, n_resamples: int, seed: int) -> pd.DataFrame:
         rs_fb, rs_codes = set_resamplers(cs, n_resamples, seed)
         rel = cs.feedback["reliable"].to_numpy(dtype=bool)
         tasks, code_tasks = cs.feedback["task_id"].tolist(), cs.codes["task_id"].tolist()
+        code_samples = cs.feedback["code_index"].tolist()
         refined = skip_reason(results, model, "refine_codes") is None and cs.feedback["gain"].notna().any()
         head = {"model": model, "source": source_of(results, model).source, "decisions": len(cs.feedback)}
         change = {s: cs.per_code_change(s) for s in cs.strategies} if refined else {}
@@ -93,7 +95,7 @@ def _pairwise(results: Results, n_resamples: int, seed: int) -> pd.DataFrame:
                 iv = counts_stat(rs_fb, full, boot, paired(MEASURES[measure]), scale="identity")
                 family = family_of(a, b, measure)
                 if family == "primary":  # the other strategy's MCC = 0 (accept_all's, by convention)
-                    test = mcc_zero_test(tasks, acc_b if a == BASELINE else acc_a, rel)
+                    test = mcc_zero_test(tasks, acc_b if a == BASELINE else acc_a, rel, within=code_samples)
                 else:
                     test = paired_measure_test(tasks, acc_a, acc_b, rel, MEASURES[measure], seed=seed)
                 row = {"a": a, "b": b, "measure": measure, "family": family}
