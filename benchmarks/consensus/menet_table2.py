@@ -12,6 +12,9 @@ samples (`tfr_helpers.consensus.subsample`) and runs every strategy on the drawn
 - per family, soft minus hard paired by task (bootstrap interval over tasks, Wilcoxon, Holm) and the verdict;
 - the same with the 10 test samples drawn among those that hold a test (`--only-suites` prints only that one),
   since about 87% of CodeGen's test samples hold no test;
+- the estimators' diagnostics (`tfr_helpers.consensus.diagnostics`: signal-to-noise, Spearman and Kendall with
+  correctness, per task) on the whole 100 x 100 matrices and on the seeds' draws, and the data's profile (suites of
+  one case, samples failing every test, tasks whose largest identical cluster is wrong, ties);
 - the runtime.
 
 Real data (CodeGen-Mono-16B's published generations), never simulated. Usage:
@@ -28,9 +31,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from tfr_helpers.consensus.diagnostics import data_profile, diagnostics
 from tfr_helpers.consensus.execute import build_matrices
 from tfr_helpers.consensus.matrix import TaskMatrix, TaskTruth
-from tfr_helpers.consensus.seed_draws import B4_PAIR, FAMILIES, compare, run_draws, seed_table, verdict
+from tfr_helpers.consensus.seed_draws import B4_PAIR, FAMILIES, compare, draw_tasks, run_draws, seed_table, verdict
 from tfr_helpers.replay import load_replay
 
 DATASET = "codet-codegen16b-humaneval"
@@ -95,6 +99,24 @@ def main() -> None:
         variants.insert(0, (False, "m test samples drawn among all 100 (CodeGen's empty samples included)"))
     for only, title in variants:
         _print_draws(title, matrices, truths, entry, samples, seeds, only)
+    t0 = time.process_time()
+    pd.set_option("display.width", 200)
+    print("\n## Estimator diagnostics (per task, over its executed code samples; median / mean over defined tasks)\n")
+    print("whole matrices (100 code x 100 test samples):")
+    print(diagnostics(matrices, truths).round(3).to_string())
+    drawn = [d for seed in seeds for d in draw_tasks(matrices, truths, entry, samples, seed, args.n, args.m)]
+    small = [d[0] for d in drawn]
+    keyed = {f"{i}:{m.task_id}": m.model_copy(update={"task_id": f"{i}:{m.task_id}"}) for i, m in enumerate(small)}
+    truth_keyed = {k: d[1].model_copy(update={"task_id": k}) for k, d in zip(keyed, drawn, strict=True)}
+    print(f"\nthe draws (n = {args.n}, m = {args.m}, all test samples; every seed's tasks pooled, {len(small)} task draws):")
+    print(diagnostics(list(keyed.values()), truth_keyed).round(3).to_string())
+    print("\nprofile of the data (whole matrices):")
+    for key, value in data_profile(matrices, truths).items():
+        print(f"  {key}: {value:.1f}")
+    print("profile of the draws:")
+    for key, value in data_profile(list(keyed.values()), truth_keyed).items():
+        print(f"  {key}: {value:.1f}")
+    print(f"(diagnostics: {time.process_time() - t0:.1f} CPU-seconds)")
     print(
         f"\nruntime: {time.monotonic() - wall:.1f} s wall, {time.process_time() - cpu:.1f} CPU-seconds in this process "
         f"(load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} CPUs)"

@@ -82,3 +82,20 @@ def test_one_suite_per_test_is_the_plain_share_of_tests() -> None:
     assert agreement(plain)[A, B] == pytest.approx(2 / 3)
     assert mean_rate(plain, hard=False) == pytest.approx([1, 2 / 3, 0, 2 / 3])
     assert mean_rate(plain, hard=True) == pytest.approx([1, 2 / 3, 0, 2 / 3])
+
+
+def test_the_diagnostics_of_e_r_on_q_worked_by_hand() -> None:
+    """Only A is correct. E[R] over the samples (A, B, B, C, D) = (1, 5/6, 5/6, 0, 7/12): correct mean 1, wrong mean
+    9/16, overall mean 0.65 and variance 0.12333 (ddof 0): SNR 0.4375 / sqrt(0.12333). Ranks of the score
+    (5, 3.5, 3.5, 1, 2) against correctness (5, 2.5, 2.5, 2.5, 2.5): Spearman 5 / sqrt(9.5 * 5). Kendall tau-b: A
+    beats the 4 wrong samples (4 concordant pairs, none discordant), 1 pair tied in the score, 6 tied in
+    correctness: 4 / sqrt(9 * 4) = 2/3."""
+    from tests.consensus.matrices import truth
+    from tfr_helpers.consensus.diagnostics import task_diagnostics
+
+    got = task_diagnostics(Q, truth(Q, [True, False, False, False]))
+    snr, rho, tau = got["E[R] (MaxPass soft)"]
+    assert snr == pytest.approx(0.4375 / np.sqrt(0.616666666 / 5))
+    assert rho == pytest.approx(5 / np.sqrt(9.5 * 5))
+    assert tau == pytest.approx(2 / 3)
+    assert all(np.isnan(v) for v in got["outputs p(N^1) (FunCoder)"])  # Q records no outputs: undefined

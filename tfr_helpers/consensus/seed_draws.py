@@ -61,6 +61,25 @@ class SeedDraws:
         return self.values[:, :, self.strategies.index(strategy)]
 
 
+def draw_tasks(
+    matrices: Sequence[TaskMatrix],
+    truths: Mapping[str, TaskTruth],
+    entry_points: Mapping[str, str],
+    test_samples: Mapping[str, int],
+    seed: int,
+    n: int = 10,
+    m: int = 10,
+    only_suites: bool = False,
+) -> list[tuple[TaskMatrix, TaskTruth]]:
+    """One seed's draw of every task (one generator per seed, tasks in the given order; see :func:`run_draws`)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for matrix in matrices:
+        task = matrix.task_id
+        out.append(draw(matrix, truths[task], rng, n, m, test_samples[task], entry_points[task], only_suites))
+    return out
+
+
 def run_draws(
     matrices: Sequence[TaskMatrix],
     truths: Mapping[str, TaskTruth],
@@ -72,7 +91,7 @@ def run_draws(
     strategies: Sequence[str] = STRATEGIES,
     only_suites: bool = False,
 ) -> SeedDraws:
-    """Every strategy's pass@1 on each task's draw, per seed (one generator per seed, tasks in the given order).
+    """Every strategy's pass@1 on each task's draw, per seed.
 
     Args:
         matrices: The whole matrices.
@@ -89,10 +108,8 @@ def run_draws(
     values = np.zeros((len(seeds), len(matrices), len(strategies) + 1))
     fallback = np.zeros((len(seeds), len(strategies) + 1), dtype=int)
     for a, seed in enumerate(seeds):
-        rng = np.random.default_rng(seed)
-        for t, matrix in enumerate(matrices):
-            task = matrix.task_id
-            small, truth = draw(matrix, truths[task], rng, n, m, test_samples[task], entry_points[task], only_suites)
+        drawn = draw_tasks(matrices, truths, entry_points, test_samples, seed, n, m, only_suites)
+        for t, (small, truth) in enumerate(drawn):
             values[a, t, 0] = random_pass_at_k(small, truth, 1)
             for s, select in enumerate(selectors, start=1):
                 ranking = select(small)
