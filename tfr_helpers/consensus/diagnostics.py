@@ -98,7 +98,8 @@ def data_profile(matrices: Sequence[TaskMatrix], truths: Mapping[str, TaskTruth]
 
     - ``suites_one_case``: suites (test samples with a test) holding a single case: there ``R = R^inf``;
     - ``cases_per_suite``: mean cases per suite;
-    - ``samples_failing_all``: executed code samples that pass no test (they agree with each other on every case);
+    - ``samples_failing_all``: executed code samples that pass no test (they agree with each other on every case),
+      over the tasks with a test;
     - ``top_cluster_wrong``: tasks whose largest cluster of identical pass vectors (with a test passed or not) is
       wrong, among tasks with a correct sample;
     - ``all_fail_cluster_largest``: tasks whose largest identical cluster passes no test;
@@ -112,10 +113,10 @@ def data_profile(matrices: Sequence[TaskMatrix], truths: Mapping[str, TaskTruth]
         ran = m.ran
         w = m.weights
         p = m.matrix
-        executed += int(w[ran].sum())
-        failing += int(w[ran & ~p.any(axis=1)].sum())
         if not ran.any() or not m.tests:
             continue
+        executed += int(w[ran].sum())
+        failing += int(w[ran & ~p.any(axis=1)].sum())
         rows: dict[str, float] = {}
         for i in np.flatnonzero(ran):
             rows[m.passes[i]] = rows.get(m.passes[i], 0.0) + w[i]
