@@ -190,3 +190,17 @@ def test_summary_has_every_per_round_number_with_definitions(rounds_run: tuple[P
 
 def test_rounds_table_compiles_with_pdflatex(rounds_run: tuple[Path, AnalysisOutputs], tmp_path: Path) -> None:
     test_export.test_tex_compiles_with_pdflatex(rounds_run, tmp_path)
+
+
+def test_r_and_r_obs_per_round_by_hand() -> None:
+    """Code after round j: r is pass@1 at round j (1/3, 2/3, 1/3, 0); r_obs the share of chains that ran round j + 1
+    whose code passed its whole suite: round 1 only MBPP/2 (1/3); round 2 neither HumanEval chain (0/2, MBPP/2
+    stopped); round 3 HumanEval/0 stopped on a passed suite, HumanEval/1 failed one test (1/2); no round 4."""
+    from tfr_helpers.analysis.arms.rounds import observed_vs_true, plot_observed_vs_true
+
+    frame = observed_vs_true(_results())
+    assert frame["r"].tolist() == pytest.approx([1 / 3, 2 / 3, 1 / 3, 0.0])
+    assert frame["r_obs"].tolist()[:3] == pytest.approx([1 / 3, 0.0, 1 / 2])
+    assert math.isnan(frame["r_obs"].iloc[3]) and frame["observed"].tolist() == [3, 2, 2, 0]
+    ax = plot_observed_vs_true(_results())
+    assert len(ax.get_lines()) == 2

@@ -31,6 +31,8 @@ TABLE = "rounds_per_round"
 """Name of the LaTeX table (``analysis/rounds_per_round.tex``)."""
 FIGURE = "rounds_pass_at_1"
 """Stem of the figure ``tfr analyze`` draws for runs with rounds (``analysis/figures/rounds_pass_at_1.png``)."""
+OBSERVED_FIGURE = "rounds_r_obs"
+"""Stem of the figure of the true and the observed pass rate per round (``analysis/figures/rounds_r_obs.png``)."""
 ALL = "all"
 """The benchmark label of rows pooling every benchmark of a coder."""
 PER_ROUND_COLUMNS = [
@@ -261,8 +263,8 @@ def tables(results: Results) -> dict[str, Styler]:
 
 
 def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
-    """The arm's figure: pass@1 per round (:data:`FIGURE`)."""
-    return {FIGURE: (plot_rounds, (5.0, 3.5))}
+    """The arm's figures: pass@1 per round (:data:`FIGURE`), r and r_obs per round (:data:`OBSERVED_FIGURE`)."""
+    return {FIGURE: (plot_rounds, (5.0, 3.5)), OBSERVED_FIGURE: (plot_observed_vs_true, (5.0, 3.5))}
 
 
 def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, ax: Any = None) -> Any:
@@ -303,6 +305,60 @@ def plot_pass_at_1_per_round(frames: Mapping[int, pd.DataFrame] | pd.DataFrame, 
     ax.set_ylabel("pass@1 (%)")
     ax.set_ylim(0, 100)
     ax.set_title("Pass@1 per backprompting round")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def observed_vs_true(results: Results) -> pd.DataFrame:
+    """Backprompting as Menet et al. draw it: per source and coder (all its benchmarks) and code index j (the code
+    after round j, 0 = the generated code), ``r``, the true pass rate (the share of chains whose code passes the
+    benchmark tests: ``pass_at_1`` at round j), and ``r_obs``, the observed own-test pass rate (the share of the
+    chains that ran round j + 1 whose code passed every test of that round's own non-empty suite), with the chains
+    each counts. The code after the last round meets no further suite: its ``r_obs`` is NaN."""
+    rows = []
+    rounds = results.rounds.rounds if results.rounds is not None else 0
+    frame = per_round(results)
+    for model, bench, chains in _groups(results):
+        if bench != ALL:
+            continue
+        true = frame[(frame["model"] == model) & (frame["benchmark"] == ALL)].set_index("round")
+        for j in range(rounds + 1):
+            seen = [c.steps[j] for c in chains if len(c.steps) > j and c.steps[j].suite_size > 0]
+            rows.append(
+                {
+                    "source": source_label(results, model),
+                    "model": model,
+                    "code_round": j,
+                    "r": float(true.loc[j, "pass_at_1"]),
+                    "chains": len(chains),
+                    "r_obs": _ratio(sum(not s.failed for s in seen), len(seen)),
+                    "observed": len(seen),
+                }
+            )
+    return pd.DataFrame(rows, columns=["source", "model", "code_round", "r", "chains", "r_obs", "observed"])
+
+
+def plot_observed_vs_true(results: Results, ax: Any = None) -> Any:
+    """Per coder, ``r`` (solid) and ``r_obs`` (dashed) by round (:func:`observed_vs_true`), in percent."""
+    import matplotlib.pyplot as plt  # after analysis.figures picks the backend (Agg outside a notebook)
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.5))
+    frame = observed_vs_true(results)
+    for model, g in frame.groupby("model", sort=True):
+        line = ax.plot(g["code_round"], 100 * g["r"], marker="o", label=f"{model}: r (benchmark tests)")
+        ax.plot(
+            g["code_round"],
+            100 * g["r_obs"],
+            marker="s",
+            linestyle="--",
+            color=line[0].get_color(),
+            label=f"{model}: r_obs (its own suite)",
+        )
+    ax.set_xlabel("code after round (0 = generated code)")
+    ax.set_ylabel("pass rate (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title("True and observed pass rate per backprompting round")
     ax.legend(fontsize="small")
     return ax
 

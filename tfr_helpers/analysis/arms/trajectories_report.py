@@ -18,6 +18,7 @@ from tfr_helpers.analysis.arms.trajectories import (
     rq2_rows,
     step_classes,
 )
+from tfr_helpers.analysis.arms.trajectory_cases import LLM_JUDGES_OFFLINE, screening_of, screening_text, step_order
 from tfr_helpers.analysis.tables import share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.records import Results
@@ -122,6 +123,33 @@ def latex_table(results: Results) -> Styler:
     return frame.style.set_caption(f"{LATEX_CAPTION} {REAL_NOTE} {definitions} {provenance(results)}")
 
 
+LISTED_STEPS = 12
+"""A set of at most this many steps (a worked example) is listed step by step in summary.json and by ``tfr analyze``."""
+
+
+def listed_steps(results: Results) -> list[dict[str, Any]]:
+    """Every step of each set with at most :data:`LISTED_STEPS` steps, in the study's layout: RQ1 (the step's class
+    and the causes of its wrong tests), RQ2 (the transition on the benchmark tests), RQ3 (the reference-free
+    screeners' decisions; the LLM judges need a model)."""
+    assert results.trajectories is not None
+    steps = sorted(results.trajectories.steps, key=step_order)
+    sizes = {s.name: s.steps for s in results.trajectories.sets}
+    screened = screening_of(results)
+    return [
+        {
+            "dataset": s.dataset,
+            "task_id": s.task_id,
+            "step": s.step,
+            "rq1_class": s.step_class,
+            "rq1_causes": sorted({v.cause for v in s.tests if v.cause}),
+            "rq2_transition": s.transition,
+            "rq3_offline": screening_text(screened.get((s.dataset, s.task_id, s.step))),
+        }
+        for s in steps
+        if sizes.get(s.dataset, LISTED_STEPS + 1) <= LISTED_STEPS
+    ]
+
+
 def summary_section(results: Results) -> dict[str, Any]:
     """``{"trajectories": {...}}`` (sets, classes, faults, causes, RQ2 rows, headline) and, when steps were screened,
     ``{"trajectory_screening": {...}}`` (:mod:`.trajectory_screening`); ``{}`` without the arm."""
@@ -139,6 +167,7 @@ def summary_section(results: Results) -> dict[str, Any]:
             "causes": {"rows": frame_records(causes(results))},
             "rq2": {"rows": frame_records(rq2_rows(results))},
             "headline": {"rows": frame_records(headline(results))},
+            "listed_steps": {"max_steps": LISTED_STEPS, "judges": LLM_JUDGES_OFFLINE, "rows": listed_steps(results)},
             TABLE: {"caption": f"{REAL_NOTE} {CAPTION}", "latex_caption": LATEX_CAPTION},
             "provenance": provenance(results),
         }
@@ -192,6 +221,20 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
         for f in section["faults"]["rows"]:
             if f["dataset"] == r["dataset"]:
                 lines.append(f"  removed {f['steps']} steps as {f['removed_as']}: {f['fault']}")
+        lines += _step_lines(section.get("listed_steps", {}).get("rows", []), r["dataset"])
+    return lines
+
+
+def _step_lines(rows: list[dict[str, Any]], dataset: str) -> list[str]:
+    """A small set's steps, one line each in the study's layout (RQ1 class, RQ2 transition, RQ3 offline)."""
+    lines = []
+    for s in (s for s in rows if s["dataset"] == dataset):
+        causes = f" ({', '.join(s['rq1_causes'])})" if s["rq1_causes"] else ""
+        lines.append(
+            f"  {s['task_id']} step {s['step']}: RQ1 feedback {s['rq1_class']}{causes}; RQ2 "
+            f"{(s['rq2_transition'] or 'no verdict').replace('pass', 'Pass').replace('fail', 'Fail')}; RQ3 judges "
+            f"need a model, {s['rq3_offline']}"
+        )
     return lines
 
 

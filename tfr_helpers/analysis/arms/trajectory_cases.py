@@ -27,6 +27,7 @@ from tfr_helpers.records.trajectories import (
     TrajectorySetInfo,
     TrajectoryStepEvaluation,
 )
+from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
 from tfr_helpers.replay.trajectories.sets import load_trajectories
 
 CLASS_MEANING = {
@@ -174,6 +175,26 @@ def transition_text(step: TrajectoryStepEvaluation) -> str:
     return "\n".join(lines)
 
 
+LLM_JUDGES_OFFLINE = "the LLM judges (llm_judge, llm_judge_reasoning) need a model: not run on a replayed step"
+"""What the RQ3 row says of the judges: a replayed step is screened only by the strategies that need no model."""
+
+
+def screening_of(results: Results) -> dict[tuple[str, str, int], TrajectoryStepScreening]:
+    """(set, task, step) -> the reference-free screeners' decisions on the step's reproduced failing tests."""
+    part = results.trajectories
+    return {(s.dataset, s.task_id, s.step): s for s in (part.screening if part is not None else [])}
+
+
+def screening_text(screened: TrajectoryStepScreening | None) -> str:
+    """RQ3 on one step, offline: each reference-free strategy's decision on each reproduced failing test
+    (``offline, reference-free: accept_all accept; reject_test_code_errors accept``)."""
+    if screened is None or not screened.tests:
+        return "not screened (no reproduced failing test)"
+    strategies = screened.strategies or list(dict.fromkeys(k for t in screened.tests for k in t.decisions))
+    decided = [f"{s} {'/'.join(str(t.decisions.get(s, 'none')) for t in screened.tests)}" for s in strategies]
+    return f"offline, reference-free: {'; '.join(decided)}"
+
+
 @dataclass(frozen=True)
 class StepSection:
     """One titled block of a step: ``code`` (a program, a diff) or text."""
@@ -216,7 +237,13 @@ def _fence(text: str, lang: str = "") -> list[str]:
     return [f"{ticks}{lang}", text.rstrip("\n"), ticks]
 
 
-def _step(number: int, step: TrajectoryStepEvaluation, logs: LoggedSets, previous: int | None) -> list[str]:
+def _step(
+    number: int,
+    step: TrajectoryStepEvaluation,
+    logs: LoggedSets,
+    previous: int | None,
+    screened: TrajectoryStepScreening | None,
+) -> list[str]:
     """A step's table and blocks; its code before is shown in full unless it is the code after of step ``previous``
     listed just above (the same trajectory's step before: its code before with its diff applied)."""
     before = "n/a" if step.benchmark_before is None else ("pass" if step.benchmark_before else "fail")
@@ -228,6 +255,7 @@ def _step(number: int, step: TrajectoryStepEvaluation, logs: LoggedSets, previou
         f"| RQ1 | Feedback after attempt {step.step} | {step.feedback_format} format, {len(step.tests)} failing tests "
         f"run again | {step.step_class} |",
         f"| RQ2 | Attempt {step.step + 1} | diff below | {step.transition or 'no verdict'} |",
+        f"| RQ3 | Judges' Accept/Reject of the failing tests | {LLM_JUDGES_OFFLINE} | {screening_text(screened)} |",
         "",
     ]
     for index, block in enumerate(step_sections(step, logs)):
@@ -251,10 +279,12 @@ def render_trajectory_cases(results: Results, info: TrajectorySetInfo, logs: Log
         f"{len(steps)} steps of {info.tasks} tasks: " + ", ".join(f"{c} {n}" for c, n in counts.items()) + ".",
         "",
     ]
+    screened = screening_of(results)
     for number, step in enumerate(steps, start=1):
         last = steps[number - 2] if number > 1 else None
         chained = last is not None and (last.task_id, last.step + 1) == (step.task_id, step.step)
-        lines += _step(number, step, logs, number - 1 if chained and logs.of(step) is not None else None)
+        previous = number - 1 if chained and logs.of(step) is not None else None
+        lines += _step(number, step, logs, previous, screened.get((step.dataset, step.task_id, step.step)))
     return "\n".join(lines)
 
 
