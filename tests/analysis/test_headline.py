@@ -208,3 +208,19 @@ def test_the_readme_headline_script_prints_every_replayed_model_with_its_populat
 def test_the_readme_headline_script_refuses_a_run_without_analysis(tmp_path: Path) -> None:
     out = _readme_headlines(tmp_path)
     assert out.returncode != 0 and "tfr analyze" in out.stderr
+
+
+def test_the_paper_tables_fit_a_page_and_keep_real_and_simulated_rows_apart(mixed: Path, tmp_path: Path) -> None:
+    from tests.helpers.latex import overfull_boxes
+
+    tables = sorted((mixed / "analysis").glob("*.tex"))
+    assert len(tables) >= 9
+    assert not overfull_boxes(tables, tmp_path)  # every table fits a 17 cm text width
+    for path in tables:
+        for table in path.read_text().split(r"\begin{table}")[1:]:
+            real = "CodeGen-Mono-16B (CodeT)" in table or "GPT-4 (Reflexion)" in table
+            assert not (real and "sim:default" in table), path.name  # never in one table
+            assert "replay:" not in table and "Part " not in table, path.name
+    four = (mixed / "analysis" / "rq1_four_cases.tex").read_text()
+    assert r"\label{tab:rq1_four_cases}" in four and r"\label{tab:rq1_four_cases-simulated}" in four
+    assert "Real generations: CodeGen-Mono-16B (CodeT), GPT-4 (Reflexion)." in four
