@@ -95,11 +95,26 @@ def test_the_printed_summary_gives_one_line_per_model_and_source(mixed: Path, tm
         lines.index(next(x for x in lines if x.startswith("Demo: the simulated model"))),
     )
     rq1 = [x for x in lines if x.startswith("  rq1  ")]
-    assert [x.split()[1] for x in rq1] == [CODET, GPT4, SIM]  # real first, the simulated row under the demo title
+    names = [x[7:].split("  ")[0] for x in rq1]  # display names, as the paper tables give them
+    assert names == [
+        "CodeGen-Mono-16B (CodeT)",
+        "GPT-4 (Reflexion)",
+        SIM,
+    ]  # real first, the simulated row under the demo title
     assert all(re.search(r"\d% \[\d+\.\d, \d+\.\d\]  \d+ of \d+ feedback instances", x) for x in rq1), rq1
     assert real < lines.index(rq1[1]) < demo < lines.index(rq1[2])
-    assert any(f"rq2  {CODET}" in x and "no answer: refine_codes not run: no refiner" in x for x in lines)
+    assert any("rq2  CodeGen-Mono-16B (CodeT)" in x and "no answer: refine_codes not run: no refiner" in x for x in lines)
     assert not any("pooled" in line or "refinements=0" in line for line in lines)
+    assert not any("pass->fail" in line or "fail->pass" in line for line in lines)  # one naming: Pass->Fail
+    # then the time per stage, the counts and every output's path
+    stages = lines.index("stages (wall time):")
+    assert lines[stages + 1].split()[0] in ("generate_codes", "generate_tests", "evaluate_code_test_pairs")
+    assert any(re.fullmatch(r"  sandbox runs: [1-9][\d,]*", x) for x in lines)
+    assert any(x.startswith("  model calls behind the results: ") for x in lines)
+    assert any(f"{CODET} refine_codes: not run: no refiner (1 item)" in x for x in lines)  # excluded, counted
+    assert f"  report   {tmp_path / '01.html'}" in lines
+    assert any(x.startswith("  tables   ") and "rq1_four_cases" in x for x in lines)
+    assert any(x.startswith("  figures  ") and "pdf, png, svg" in x for x in lines)
 
 
 def test_a_pooled_figure_only_where_the_models_share_one_source(mixed: Path) -> None:
@@ -208,3 +223,19 @@ def test_the_readme_headline_script_prints_every_replayed_model_with_its_populat
 def test_the_readme_headline_script_refuses_a_run_without_analysis(tmp_path: Path) -> None:
     out = _readme_headlines(tmp_path)
     assert out.returncode != 0 and "tfr analyze" in out.stderr
+
+
+def test_the_paper_tables_fit_a_page_and_keep_real_and_simulated_rows_apart(mixed: Path, tmp_path: Path) -> None:
+    from tests.helpers.latex import overfull_boxes
+
+    tables = sorted((mixed / "analysis").glob("*.tex"))
+    assert len(tables) >= 9
+    assert not overfull_boxes(tables, tmp_path)  # every table fits a 17 cm text width
+    for path in tables:
+        for table in path.read_text().split(r"\begin{table}")[1:]:
+            real = "CodeGen-Mono-16B (CodeT)" in table or "GPT-4 (Reflexion)" in table
+            assert not (real and "sim:default" in table), path.name  # never in one table
+            assert "replay:" not in table and "Part " not in table, path.name
+    four = (mixed / "analysis" / "rq1_four_cases.tex").read_text()
+    assert r"\label{tab:rq1_four_cases}" in four and r"\label{tab:rq1_four_cases-simulated}" in four
+    assert "Real generations: CodeGen-Mono-16B (CodeT), GPT-4 (Reflexion)." in four

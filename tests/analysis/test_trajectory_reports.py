@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
-from tests.helpers.env import require_executable
+from tests.helpers.latex import overfull_boxes
 from tests.helpers.records import bare_results
 from tfr_helpers.analysis.answers import report_answers, summary_section
 from tfr_helpers.analysis.arms.trajectories import JUDGED_GROUP, rq2_rows
 from tfr_helpers.analysis.arms.trajectories_report import latex_table
 from tfr_helpers.analysis.arms.trajectory_cases import trajectory_file_name
 from tfr_helpers.analysis.cases import write_refinement_cases
-from tfr_helpers.analysis.export import MAX_LATEX_COLUMNS, sentences, to_latex
+from tfr_helpers.analysis.export import sentences, to_latex
 from tfr_helpers.notebooks.answer_table import summary_answer_lines
 from tfr_helpers.records import Results
 from tfr_helpers.records.trajectories import (
@@ -123,18 +122,11 @@ def test_a_case_file_per_set_linked_from_refinement_cases_and_a_paper_table(tmp_
     assert "-    return x + y" in text and "## 5. HumanEval/53" in text
     latex = to_latex(latex_table(results), "tab:rq2_trajectories")
     assert latex.count("\\begin{table}") == 1
-    header = next(line for line in latex.splitlines() if line.startswith("Set") or line.startswith(" & Model"))
-    assert header.count("&") + 1 <= MAX_LATEX_COLUMNS
     caption = re.search(r"\\caption\{(.*)\}", latex)
     assert caption is not None and len(sentences(caption.group(1))) <= 2
     assert "% " in latex and "Sets (published logs)" in latex.replace("\n% ", " ")
-    require_executable("pdflatex", "apt-get install texlive-latex-base texlive-latex-recommended")
-    doc = tmp_path / "doc.tex"
-    doc.write_text(f"\\documentclass{{article}}\n\\usepackage{{booktabs}}\n\\begin{{document}}\n{latex}\\end{{document}}\n")
-    proc = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path, capture_output=True, text=True
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:]
+    (tmp_path / "table.tex").write_text(latex)
+    assert not overfull_boxes([tmp_path / "table.tex"], tmp_path)  # fits a 17 cm text width
 
 
 def test_a_log_that_cannot_be_read_leaves_its_steps_browsable(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ viewport, and the case browser opening a replayed case and stepping through a re
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from dataclasses import dataclass
@@ -30,6 +31,24 @@ TRAJECTORY_LOG = ROOT / "tests" / "replay" / "data" / "reflexion_log"
 """The hand-built Reflexion-format log of the trajectory arm's tests (7 steps of known class and transition)."""
 TRAJECTORY_MODEL = "unspecified · my_logs"
 """Its rows' model: the log names no model (no meta.json), the set is named for its directory."""
+GPT4O_MODEL = "GPT-4o · gpt4o_logs"
+"""A second set, named for GPT-4o by its meta.json: a step of it must show GPT-4o's code, not another set's."""
+GPT4O_CODE = "return sum((x, y)) + 0  # GPT-4o's second attempt"
+GPT4O_LOG = {
+    "name": "HumanEval_53_add",
+    "entry_point": "add",
+    "implementations": [
+        "def add(x: int, y: int) -> int:\n    return x - y\n",
+        "def add(x: int, y: int) -> int:\n    " + GPT4O_CODE,  # no final newline: the diff must still split lines
+    ],
+    "test_feedback": [
+        "Tested passed:\n\nTests failed:\nassert add(2, 3) == 5 # output: -1",
+        "Tested passed:\n\nTests failed:\n",
+    ],
+    "reflections": ["(reflection)"],
+    "is_solved": True,
+    "solution": "def add(x: int, y: int) -> int:\n    " + GPT4O_CODE,
+}
 SERIES = ("00_setup.ipynb", "01_rq1_feedback_reliability.ipynb", "02_rq2_refinement.ipynb", "03_rq3_screening.ipynb")
 SERIES += ("03b_consensus_selection.ipynb", "04_case_browser.ipynb")
 SHARE_WITH_INTERVAL = re.compile(r"\d+(\.\d+)?% \[\d+(\.\d+)?, \d+(\.\d+)?\]")
@@ -52,10 +71,14 @@ def series(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) ->
     from tfr_helpers.notebooks import run_notebooks
 
     root = tmp_path_factory.mktemp("reports")
-    logs = root / "my_logs"
+    logs, gpt4o = root / "my_logs", root / "gpt4o_logs"
     shutil.copytree(TRAJECTORY_LOG, logs)
+    gpt4o.mkdir()
+    (gpt4o / "meta.json").write_text(json.dumps({"model": "GPT-4o"}))
+    (gpt4o / "run._reflexion_2_model_pass_at_k_1_py.jsonl").write_text(json.dumps(GPT4O_LOG) + "\n")
     params = yaml.safe_load((ROOT / "papermill_params" / "replay_smoke.yaml").read_text())
-    params |= {"run_name": "replay_smoke_demo", "tasks": {"humaneval": 3}, "trajectories": [f"replay:{logs}"]}
+    sets = [f"replay:{logs}", f"replay:{gpt4o}"]
+    params |= {"run_name": "replay_smoke_demo", "tasks": {"humaneval": 3}, "trajectories": sets}
     params["models"]["coders"].append("sim:default")
     path = root / "params.yaml"
     path.write_text(yaml.safe_dump(params))
@@ -169,5 +192,48 @@ def test_the_case_browser_steps_through_a_replayed_trajectory_offline(series: Se
             expect(detail).to_contain_text("Transition: pass->fail")
             STEP_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
             cases.screenshot(path=str(STEP_SCREENSHOT))  # the filters, the step and its sections
+        finally:
+            browser.close()
+
+
+MONOSPACE = "() => getComputedStyle(document.querySelector('.tfr-detail pre.tfr-code')).fontFamily"
+
+
+def test_the_case_browser_opens_on_a_real_case_in_monospace_and_reaches_a_gpt4o_step(series: Series) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    from tfr_helpers.views import OfflineCaseBrowser
+
+    rows = OfflineCaseBrowser(series.run_dir).rows
+    assert rows[0].source != "simulated" and any(r.source == "simulated" for r in rows)  # real first
+    mine = [r for r in rows if r.model == GPT4O_MODEL]
+    assert len(mine) == 1
+    with sync_playwright() as p:
+        browser, page = _open(p, series.html["04_case_browser.ipynb"])
+        try:
+            cases = page.locator(".tfr-cases").first
+            detail = cases.locator(".tfr-detail")
+            expect(detail).to_contain_text(f"id {rows[0].id}")  # the page opens on the first case: a real one
+            assert "(simulated)" not in detail.locator(".tfr-case-head").inner_text()
+            family = page.evaluate(MONOSPACE)
+            assert "mono" in family.lower() and "system-ui" not in family, family
+            model = cases.locator("select[data-key='model']")
+            assert f"{GPT4O_MODEL} (1)" in model.locator("option").all_inner_texts()  # counts beside the options
+            cases.locator("select[data-key='kind']").select_option("trajectory step")
+            kinds = cases.locator("select[data-key='model'] option:not([disabled])").all_inner_texts()
+            assert all(t.startswith(("(all)", "unspecified", "GPT-4o")) for t in kinds), kinds  # dependent filters
+            model.select_option(GPT4O_MODEL)
+            expect(cases.locator(".tfr-status")).to_contain_text("1 matching")
+            expect(detail).to_contain_text(GPT4O_CODE)  # GPT-4o's code, no other set's
+            expect(detail).to_contain_text("+    " + GPT4O_CODE)
+            assert "-    return x - y+" not in detail.inner_text()  # the diff keeps its lines apart
+            model.select_option("(all)")
+            cases.locator("select[data-key='kind']").select_option("(all)")
+            cases.locator(".tfr-next").click()  # next/previous through the matches
+            expect(detail).to_contain_text(f"id {rows[1].id}")
+            cases.locator(".tfr-prev").click()
+            expect(detail).to_contain_text(f"id {rows[0].id}")
+            page.goto(series.html["04_case_browser.ipynb"].as_uri() + "#case-" + mine[0].id.replace("|", "%7C"))
+            expect(page.locator(".tfr-cases").first.locator(".tfr-detail")).to_contain_text(GPT4O_CODE)  # a case link
         finally:
             browser.close()

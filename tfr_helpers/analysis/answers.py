@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis.tables import TRANSITION_LABELS
 from tfr_helpers.analysis.tidy.sources import source_label, source_of
 from tfr_helpers.records import Results
 
@@ -185,7 +186,7 @@ def _rq2_rows(results: Results) -> list[Answer]:
         if not row.get("attempts"):
             continue
         given = "passed" if row["transition"] == "pass->fail" else "failed"
-        measure = f"P({row['transition']} | {given} before), {row['reliability']} feedback"
+        measure = f"P({TRANSITION_LABELS[row['transition']]} | {given} before), {row['reliability']} feedback"
         out.append(share_answer(results, kind, str(row["model"]), row, measure=measure))
     return out
 

@@ -3,11 +3,12 @@
 Plot functions called without ``ax`` draw one panel per kind of evidence (real generations first, then the
 simulated model: never in one panel) and return the figure; given an ``ax`` (and optionally ``models``) they draw
 those models on it and return the axes. Every panel names its models in a key. They never save:
-:func:`save_figures` writes PNG and PDF with the Agg backend when no notebook backend is active.
+:func:`save_figures` writes PNG, PDF and SVG with the Agg backend when no notebook backend is active.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from tfr_helpers.analysis.inference.units import rows_resampler, share_columns  
 from tfr_helpers.analysis.interpret import evidence_kind  # noqa: E402
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS, error_bar  # noqa: E402
 from tfr_helpers.analysis.tidy.frames import pairs_frame  # noqa: E402
-from tfr_helpers.analysis.tidy.sources import real_note, source_label  # noqa: E402
+from tfr_helpers.analysis.tidy.sources import model_display, real_note, source_label  # noqa: E402
 from tfr_helpers.records import Results  # noqa: E402
 
 
@@ -89,8 +90,8 @@ def panels(
 def plot_four_cases(results: Results, ax: Axes | None = None, models: list[str] | None = None) -> Axes | Figure:
     """Share of each RQ1 case per model and benchmark, with 95% cluster-bootstrap intervals (tasks, code samples).
 
-    Models are abbreviated A, B, ... on the x axis (``A · humaneval``) and named with their source in the key
-    under it, so the labels stay legible at any number of models; the figure widens with the groups.
+    Each bar group is named by its model's display name, its benchmark and its n (pairs); the panel's title says
+    whether the rows are real or simulated.
     """
     pairs = pairs_frame(results)
     if ax is None:
@@ -98,20 +99,20 @@ def plot_four_cases(results: Results, ax: Axes | None = None, models: list[str] 
             results, plot_four_cases, sorted(pairs["model"].unique()), "Four cases per model and benchmark", (7, 4.5)
         )
     models = sorted(pairs["model"].unique()) if models is None else models
-    pairs = pairs[pairs["model"].isin(models)]
-    letters = {m: _letter(i) for i, m in enumerate(models)}
-    pairs["group"] = pairs["model"].map(letters) + " · " + pairs["benchmark"]
-    order = sorted(pairs["group"].unique())
+    pairs = pairs[pairs["model"].isin(models)].copy()
+    sizes = pairs.groupby(["model", "benchmark"]).size()
+    pairs["group"] = [
+        f"{model_display(results, m)}\n{b}, n = {sizes[(m, b)]:,}"
+        for m, b in zip(pairs["model"], pairs["benchmark"], strict=True)
+    ]
+    order = list(dict.fromkeys(pairs.sort_values(["model", "benchmark"])["group"]))
     rows = []
     for g, sub in pairs.groupby("group", sort=True):
         rs = rows_resampler(results, sub, str(sub["model"].iloc[0]))
         rows += [{"group": g, "case": CASE_LABELS[c], **share_columns(rs, sub["case"] == c)} for c in rq1.CASES]
     frame = pd.DataFrame(rows, columns=["group", "case", "k", "n", "pct", "low", "high"])
     _bars(frame, "group", "case", order, list(CASE_LABELS.values()), ax)
-    key = "\n".join(f"{letters[m]}: {m} ({source_label(results, m)})" for m in models)
-    ax.set(xlabel=key, ylabel="percent of (code sample, test) pairs")
-    ax.xaxis.label.set_horizontalalignment("left")
-    ax.xaxis.set_label_coords(0.0, -0.12, transform=ax.transAxes)
+    ax.set(xlabel="model and benchmark; n = (code sample, generated test) pairs", ylabel="percent of pairs")
     ax.tick_params(axis="x", labelsize=8)
     if ax.get_legend() is not None:
         sns.move_legend(ax, "upper left", bbox_to_anchor=(1.0, 1.0), title="case", frameon=False, fontsize=8)
@@ -155,28 +156,51 @@ def plot_transitions(results: Results, ax: Axes | None = None, models: list[str]
     return ax
 
 
-def plot_screening_pr(results: Results, ax: Axes | None = None, models: list[str] | None = None) -> Axes | Figure:
-    """Screening strategies per model on the precision-recall plane (reliable = positive), cluster-bootstrap bars;
-    the key of strategies sits beside the plane, never over its points."""
-    nums = rq3.screening_and_downstream(results)
-    if "model" not in nums:  # no test-fail feedback in the run (a trajectories-only study): an empty plane
-        nums = pd.DataFrame(columns=["model", "precision_pct", "recall_pct"])
-    if ax is None:
-        return panels(results, plot_screening_pr, list(dict.fromkeys(nums["model"])), "Screening strategies", (6.5, 5))
-    nums = nums if models is None else nums[nums["model"].isin(models)]
-    palette = sns.color_palette(n_colors=max(len(nums), 1))
-    for colour, (_, r) in zip(palette, nums.iterrows(), strict=False):
-        if r["precision_pct"] is None or r["recall_pct"] is None or pd.isna(r["precision_pct"]):
+OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"]
+"""Okabe and Ito's colour-blind-safe palette."""
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "p", "h"]
+"""One marker per strategy (with the palette's colours, no two strategies look alike up to 24 strategies)."""
+
+
+def strategy_styles(strategies: list[str]) -> dict[str, tuple[str, str]]:
+    """Strategy -> (colour, marker), the same in every panel: colours from :data:`OKABE_ITO`, markers from
+    :data:`MARKERS`, so that strategies sharing a colour never share a marker."""
+    return {s: (OKABE_ITO[i % len(OKABE_ITO)], MARKERS[i % len(MARKERS)]) for i, s in enumerate(strategies)}
+
+
+def abstained_everywhere(nums: pd.DataFrame) -> list[str]:
+    """Strategies that abstained on every decision of the frame's rows (a consensus screener without consensus: it
+    accepted as ``accept_all`` does, so its point would sit on ``accept_all``'s)."""
+    if "abstained" not in nums:
+        return []
+    done = nums[(nums["decisions"] > 0) & (nums["abstained"] == nums["decisions"])]
+    return [str(s) for s in done["strategy"]]
+
+
+def _pr_panel(nums: pd.DataFrame, styles: dict[str, tuple[str, str]], ax: Axes) -> None:
+    """One model's strategies on the precision-recall plane; strategies that abstained everywhere listed under it."""
+    gone = abstained_everywhere(nums)
+    undefined = [
+        str(r["strategy"])
+        for _, r in nums.iterrows()
+        if r["strategy"] not in gone and (pd.isna(r["precision_pct"]) or pd.isna(r["recall_pct"]))
+    ]
+    for _, r in nums.iterrows():
+        if r["strategy"] in gone or r["strategy"] in undefined:
             continue
+        colour, marker = styles[r["strategy"]]
         ax.errorbar(
             r["recall_pct"],
             r["precision_pct"],
             xerr=error_bar(r, "recall_"),
             yerr=error_bar(r, "precision_"),
-            fmt="o",
+            fmt=marker,
             color=colour,
+            markeredgecolor="black",
+            markeredgewidth=0.5,
+            markersize=7,
             capsize=3,
-            label=f"{r['model']}: {r['strategy']}" if nums["model"].nunique() > 1 else r["strategy"],
+            label=r["strategy"],
         )
     ax.set(
         xlim=(0, 105),
@@ -184,10 +208,50 @@ def plot_screening_pr(results: Results, ax: Axes | None = None, models: list[str
         xlabel="recall (percent of reliable feedback accepted)",
         ylabel="precision (percent of accepted feedback reliable)",
     )
+    lines = []
+    if gone:
+        lines.append("abstained on every decision (accepted as accept_all; not plotted): " + ", ".join(gone))
+    if undefined:
+        lines.append("precision or recall not defined (no accepted or no reliable feedback): " + ", ".join(undefined))
+    if lines:
+        ax.text(0.0, -0.16, "\n".join(textwrap.fill(x, 90) for x in lines), transform=ax.transAxes, fontsize=7, va="top")
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-    _title(ax, "Screening strategies", results, list(dict.fromkeys(nums["model"])))
-    return ax
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, title="strategy")
+
+
+def _pr_title(results: Results, model: str, nums: pd.DataFrame) -> str:
+    kind = "real generations" if evidence_kind(results, model) == "real" else "a demo, not evidence"
+    decisions = int(nums["decisions"].max()) if len(nums) else 0
+    tasks = int(nums["f1_clusters"].max()) if "f1_clusters" in nums and len(nums) else 0
+    return f"{model_display(results, model)} ({kind})\nn = {decisions:,} test-fail feedback, {tasks} tasks"
+
+
+def plot_screening_pr(results: Results, ax: Axes | None = None, models: list[str] | None = None) -> Axes | Figure:
+    """Screening strategies on the precision-recall plane (reliable = positive), cluster-bootstrap bars: one panel
+    per model (real first), titled with its name, source and n; one colour-blind-safe colour and marker per
+    strategy, the same in every panel; strategies that abstained on every decision listed under the panel, not
+    plotted over ``accept_all``'s point. Given ``ax``, the first of ``models`` is drawn on it."""
+    nums = rq3.screening_and_downstream(results)
+    if "model" not in nums:  # no test-fail feedback in the run (a trajectories-only study): an empty plane
+        nums = pd.DataFrame(columns=["model", "strategy", "precision_pct", "recall_pct", "decisions", "abstained"])
+    styles = strategy_styles(list(dict.fromkeys(nums["strategy"])))
+    shown = list(dict.fromkeys(nums["model"])) if models is None else models
+    shown = sorted(shown, key=lambda m: evidence_kind(results, m) != "real")
+    if ax is not None:
+        mine = nums[nums["model"] == shown[0]] if shown else nums.iloc[:0]
+        _pr_panel(mine, styles, ax)
+        ax.set_title(_pr_title(results, shown[0], mine) if shown else "no data", fontsize=9)
+        return ax
+    fig, axes = plt.subplots(1, max(len(shown), 1), figsize=(6.5 * max(len(shown), 1), 5.5), squeeze=False)
+    for panel, model in zip(axes[0], shown, strict=False):
+        mine = nums[nums["model"] == model]
+        _pr_panel(mine, styles, panel)
+        panel.set_title(_pr_title(results, model, mine), fontsize=9)
+    if not shown:
+        axes[0][0].set_title("no data", fontsize=10)
+    fig.suptitle("Screening strategies on the precision-recall plane, per model", fontsize=11)
+    fig.tight_layout()
+    return fig
 
 
 FIGSIZES = {
@@ -203,11 +267,15 @@ PLOTS = {
 """Figure file stem -> plot function."""
 
 
+FORMATS = ("png", "pdf", "svg")
+"""Every figure is saved in each: PNG for reports, PDF and SVG for papers and slides."""
+
+
 def save_figures(results: Results, out_dir: Path) -> list[Path]:
-    """Draw every figure of :data:`PLOTS` and save it as PNG and PDF under ``out_dir``.
+    """Draw every figure of :data:`PLOTS` and save it as PNG, PDF and SVG under ``out_dir``.
 
     Returns:
-        The written paths (two per figure).
+        The written paths (three per figure).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -223,7 +291,7 @@ def save_figures(results: Results, out_dir: Path) -> list[Path]:
                 fig, ax = plt.subplots(figsize=size)
                 plot(results, ax=ax)
                 fig.tight_layout()
-            for ext in ("png", "pdf"):
+            for ext in FORMATS:
                 path = out_dir / f"{stem}.{ext}"
                 fig.savefig(path, dpi=150, bbox_inches="tight")
                 written.append(path)

@@ -11,13 +11,14 @@ from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import rq1_modes, rq2, rq3
 from tfr_helpers.analysis.inference import pairwise
-from tfr_helpers.analysis.tables import MEASURE_LABELS, TRANSITION_LABELS, caption, caption_with, share_cell
+from tfr_helpers.analysis.tables import CAPTIONS, MEASURE_LABELS, TRANSITION_LABELS, share_cell
 from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
 
 
 def _styler(frame: pd.DataFrame, name: str, results: Results) -> Styler:
-    return frame.style.set_caption(caption(name, results))
+    """The table with its own caption only, as :mod:`tables` gives it (the LaTeX export adds the sources)."""
+    return frame.style.set_caption(CAPTIONS[name])
 
 
 FAILURE_MODES_CAPTION = (
@@ -47,7 +48,7 @@ def rq1_failure_modes_table(results: Results) -> Styler:
     ]
     cols = ["Model", "Failure mode", "Source", "Feedback", "Unreliable", "Task mean", "Indeterminate", "Tasks"]
     frame = pd.DataFrame(rows, columns=cols).set_index(["Model", "Failure mode"])
-    return frame.style.set_caption(caption_with(FAILURE_MODES_CAPTION, results))
+    return frame.style.set_caption(FAILURE_MODES_CAPTION)
 
 
 def rq2_conditional_transitions_table(results: Results) -> Styler:

@@ -88,6 +88,73 @@ CAPTIONS = {
 }
 
 
+CI_SHORT = "95% CI clustered by task"
+PAPER_CAPTIONS = {
+    "rq1_four_cases": "Generated tests run on each model's generated code and on the reference, per test kind: count "
+    f"and percent [{CI_SHORT}] of (code sample, generated test) pairs in each verdict case (code / reference).",
+    "rq1_by_benchmark": "Test-fail feedback per benchmark and model, over the (code sample, generated test) pairs "
+    f"whose code failed the test: percent unreliable (the reference fails the test too) [{CI_SHORT}].",
+    "rq1_unreliable_causes": "Unreliable test-fail feedback by cause and test kind: count and percent "
+    f"[{CI_SHORT}] of each model's unreliable feedback of that kind.",
+    "rq2_refinement_outcomes": "Benchmark transition of the refined code per model and feedback reliability: "
+    f"count (percent of attempts [{CI}]). Identical refinement prompts share one cached reply: unique prompts "
+    "counts them once. " + POOLED,
+    "rq2_conditional_transitions": "Refinement outcome conditional on the code's state before, per model and "
+    f"feedback reliability: P(Pass->Fail | passed before) and P(Fail->Pass | failed before), percent [{CI}]; "
+    "per attempt (multiplicity-weighted) and per distinct refinement prompt (unique-weighted: identical prompts "
+    "share one cached reply and count once), with the attempts and distinct prompts behind each. " + ESTIMAND,
+    "rq2_generated_test_diagnostic": "Refined code with usable code, per model: generated test vs benchmark "
+    "verdict. Misleading: percent failing the benchmark among those passing the "
+    f"generated test [{CI}]. Unique prompts: distinct refinement prompts behind the attempts. " + POOLED,
+    "rq3_screening_and_downstream": "Screening strategies as classifiers of reliable feedback on each model's "
+    f"common feedback set (percent [{CI}]; F1, balanced accuracy, MCC and AUROC x 100; AUROC only for strategies "
+    "that state a score) and the downstream effect of refining only on accepted feedback: per code sample "
+    "(refine once with one accepted feedback drawn at random, expectation over the draw; all code samples) and "
+    "per refinement attempt, in percentage points. Undecided counts as reject; abstained: a consensus screener "
+    "found no evidence and accepted as accept all would. Unique feedback: distinct (code sample, feedback text) "
+    "prompts behind the decisions (identical prompts share one cached reply). " + POOLED,
+    "rq3_pairwise": "Paired comparison of screening strategies on each model's common feedback set: "
+    f"difference in F1 x 100, row strategy minus column strategy [{CI}, the same resamples for both], and "
+    "the Holm-adjusted bootstrap p-value (within the model and measure); a star marks p_Holm < 0.05.",
+    "rq3_undecided_sensitivity": "Strategies with undecided judge replies: measures with undecided read as "
+    f"reject, as accept, and left out (percent [{CI}]).",
+    "rounds_per_round": "Multi-round backprompting per round (0 = generated code), per model and benchmark: chains, "
+    "chains active in the round, stopped early (passed their own suite); pass@1 percent of chains [95 percent "
+    "bootstrap over tasks, then code samples]; mean suite length; suite precision (percent of the round's tests "
+    "the reference passes); collision (percent of the round's refined programs equal to an earlier program of "
+    "their chain); unreliable (percent of the round's test-fail feedback whose test the reference fails).",
+}
+
+
+CI_SHORT = "95% CI clustered by task"
+PAPER_CAPTIONS = {
+    "rq1_four_cases": "Generated tests run on each model's generated code and on the reference, per test kind: count "
+    f"and percent [{CI_SHORT}] of (code sample, generated test) pairs in each verdict case (code / reference).",
+    "rq1_by_benchmark": "Test-fail feedback per benchmark and model, over the (code sample, generated test) pairs "
+    f"whose code failed the test: percent unreliable (the reference fails the test too) [{CI_SHORT}].",
+    "rq1_unreliable_causes": "Unreliable test-fail feedback by cause and test kind: count and percent "
+    f"[{CI_SHORT}] of each model's unreliable feedback of that kind.",
+    "rq1_failure_modes": "Test-fail feedback by how the generated code failed, per model: percent unreliable of "
+    f"the reliable and unreliable feedback of each mode [{CI_SHORT}]; indeterminate feedback counted apart.",
+    "rq2_refinement_outcomes": "Benchmark transition of the refined code per model and feedback reliability: "
+    f"count and percent [{CI_SHORT}] of refinement attempts.",
+    "rq2_conditional_transitions": "P(Pass->Fail | passed before) and P(Fail->Pass | failed before) per model and "
+    f"feedback reliability [{CI_SHORT}], over refinement attempts and over distinct refinement prompts.",
+    "rq2_generated_test_diagnostic": "Refined code with usable code per model and feedback reliability: its "
+    "generated-test verdict against its benchmark verdict; misleading: percent failing the benchmark among those "
+    f"passing the generated test [{CI_SHORT}].",
+    "rq3_screening_and_downstream": "Screening strategies as classifiers of reliable feedback on each model's common "
+    f"set of test-fail feedback (percent [{CI_SHORT}]), and the effect of refining only on accepted feedback "
+    "(percentage points).",
+    "rq3_pairwise": "Paired differences in F1 x 100 between screening strategies (row minus column) on each model's "
+    f"common feedback set [{CI_SHORT}], with Holm-adjusted p-values; a star marks p < 0.05.",
+    "rq3_undecided_sensitivity": "Strategies with undecided judge replies, on each model's common feedback set: "
+    f"measures with undecided read as reject, as accept, and left out (percent [{CI_SHORT}]).",
+}
+"""A paper table's caption: what it shows and over which population, in one or two sentences (the full caption,
+with its definitions, goes to the ``.tex`` file's ``%`` comments)."""
+
+
 def _num(x: Any) -> str:
     return "--" if x is None or pd.isna(x) else f"{x:.1f}"
 
@@ -205,24 +272,50 @@ def rq1_by_benchmark_table(results: Results) -> Styler:
     return _styler(frame, "rq1_by_benchmark", results)
 
 
-def rq1_unreliable_causes_table(results: Results) -> Styler:
-    """Unreliable feedback by cause (rows), per model and test kind (columns ``<model> (<source>) EBT``, ``PBT``,
-    ``All``; a kind with no unreliable feedback of that model is left out)."""
+KINDS = {"ebt": "EBT", "pbt": "PBT", "all": "All"}
+
+
+def _cause_cells(results: Results) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
+    """The causes' cells (count (share [CI])) and the (model, kind) columns: a kind with no unreliable feedback of
+    that model is left out."""
     nums = rq1.unreliable_causes(results)
     frame = nums.assign(cell=[share_cell(r, with_count=True) for _, r in nums.iterrows()])
-    kinds = {"ebt": "EBT", "pbt": "PBT", "all": "All"}
     columns = [
         (model, kind)
         for model in dict.fromkeys(nums["model"])
-        for kind in kinds
+        for kind in KINDS
         if kind == "all" or int(nums[(nums["model"] == model) & (nums["kind"] == kind)]["n"].max()) > 0
     ]
+    return frame, columns
+
+
+def rq1_unreliable_causes_table(results: Results) -> Styler:
+    """Unreliable feedback by cause (rows), per model and test kind (columns ``<model> (<source>) EBT``, ``PBT``,
+    ``All``; a kind with no unreliable feedback of that model is left out)."""
+    frame, columns = _cause_cells(results)
     wide = frame.pivot(index="cause", columns=["model", "kind"], values="cell")
-    wide = wide.reindex(index=list(dict.fromkeys(nums["cause"])), columns=pd.MultiIndex.from_tuples(columns))
+    wide = wide.reindex(index=list(dict.fromkeys(frame["cause"])), columns=pd.MultiIndex.from_tuples(columns))
     wide.index = [c.replace("_", " ") for c in wide.index]
     wide.index.name = "Cause"
-    wide.columns = [f"{m} ({source_label(results, m)}) {kinds[k]}" for m, k in columns]
+    wide.columns = [f"{m} ({source_label(results, m)}) {KINDS[k]}" for m, k in columns]
     return _styler(wide, "rq1_unreliable_causes", results)
+
+
+def rq1_unreliable_causes_by_model(results: Results) -> Styler:
+    """The same numbers with the models as rows (``Model``, ``Cause``) and the test kinds as columns: the paper
+    table's shape, as wide as three kinds however many models a run has (a kind a model has no unreliable
+    feedback of is left blank)."""
+    frame, columns = _cause_cells(results)
+    kinds = [k for k in KINDS if any(kind == k for _, kind in columns)]
+    cells = {(r["model"], r["cause"], r["kind"]): r["cell"] for _, r in frame.iterrows()}
+    rows = {
+        (model, cause.replace("_", " ")): [cells.get((model, cause, k), "") if (model, k) in columns else "" for k in kinds]
+        for model in dict.fromkeys(frame["model"])
+        for cause in dict.fromkeys(frame["cause"])
+    }
+    index = pd.MultiIndex.from_tuples(list(rows), names=["Model", "Cause"])
+    long = pd.DataFrame(list(rows.values()), index=index, columns=[KINDS[k] for k in kinds])
+    return _styler(long, "rq1_unreliable_causes", results)
 
 
 def rq2_refinement_outcomes_table(results: Results) -> Styler:
@@ -267,23 +360,35 @@ def rq2_generated_test_diagnostic_table(results: Results) -> Styler:
     return _styler(frame, "rq2_generated_test_diagnostic", results)
 
 
-def rq3_screening_and_downstream_table(results: Results) -> Styler:
-    """Metrics (rows) per model and screening strategy (columns ``<model> (<source>): <strategy>``), downstream
-    effect against ``accept_all`` (``not run: no refiner`` for a model whose feedback was not refined)."""
-    nums = rq3.screening_and_downstream(results)
-    rows: dict[str, dict[str, str]] = {}
-    downstream = [
+SCREENING_GROUPS = {
+    "Decisions": ["Decisions (common set)", "Unique feedback", "Accepted", "Rejected", "Undecided", "Abstained"],
+    "Measures (percent)": ["Accept rate", "Accuracy", "Precision", "Recall", "Specificity"],
+    "Summary measures (x 100)": ["F1", "Balanced accuracy", "MCC", "AUROC", "Tasks"],
+    "Downstream per code sample (pp)": [
         "Code samples",
         "Net change per code sample (pp)",
         "Difference vs accept all per code sample (pp)",
+    ],
+    "Downstream per attempt (pp)": [
         "Refinement attempts",
         "Regressions avoided",
         "Fixes lost",
         "Net pass-rate change per attempt (pp)",
         "Difference vs accept all per attempt (pp)",
-    ]
+    ],
+}
+"""The RQ3 table's columns by meaning: the paper table splits at these groups when it is too wide for a page."""
+DOWNSTREAM_GROUPS = ("Downstream per code sample (pp)", "Downstream per attempt (pp)")
+
+
+def rq3_screening_by_strategy(results: Results) -> Styler:
+    """Per model and screening strategy (rows ``Model``, ``Strategy``): the decisions, the measures and the
+    downstream effect against ``accept_all`` (``not run: no refiner`` for a model whose feedback was not refined),
+    the columns grouped by :data:`SCREENING_GROUPS`."""
+    nums = rq3.screening_and_downstream(results)
+    rows: dict[tuple[str, str], dict[str, str]] = {}
     for _, r in nums.iterrows():
-        rows[f"{r['model']} ({source_label(results, r['model'])}): {r['strategy']}"] = {
+        row = {
             "Decisions (common set)": str(r["decisions"]),
             "Unique feedback": str(r["unique_feedback"]),
             "Accepted": str(r["accepted"]),
@@ -305,9 +410,25 @@ def rq3_screening_and_downstream_table(results: Results) -> Styler:
                 {"pct": r["diff_vs_accept_all_pp"], "low": r["diff_low"], "high": r["diff_high"]}
             ),
         }
-        if r["refinement"] != "run":  # no refiner: the downstream rows say so instead of a number
-            rows[next(reversed(rows))].update(dict.fromkeys(downstream, str(r["refinement"])))
-    frame = pd.DataFrame(rows)
+        if r["refinement"] != "run":  # no refiner: the downstream cells say so instead of a number
+            row.update(dict.fromkeys([c for g in DOWNSTREAM_GROUPS for c in SCREENING_GROUPS[g]], str(r["refinement"])))
+        rows[(r["model"], r["strategy"])] = row
+    columns = pd.MultiIndex.from_tuples([(g, c) for g, cs in SCREENING_GROUPS.items() for c in cs])
+    index = pd.MultiIndex.from_tuples(list(rows), names=["Model", "Strategy"])
+    frame = pd.DataFrame([[row[c] for _, c in columns] for row in rows.values()], index=index, columns=columns)
+    return _styler(frame, "rq3_screening_and_downstream", results)
+
+
+SCREENING_ORDER = [*SCREENING_GROUPS["Decisions"], *MEASURE_LABELS.values(), "Tasks"]
+SCREENING_ORDER += [c for g in DOWNSTREAM_GROUPS for c in SCREENING_GROUPS[g]]
+
+
+def rq3_screening_and_downstream_table(results: Results) -> Styler:
+    """Metrics (rows) per model and screening strategy (columns ``<model> (<source>): <strategy>``), downstream
+    effect against ``accept_all`` (``not run: no refiner`` for a model whose feedback was not refined)."""
+    long = rq3_screening_by_strategy(results).data.droplevel(0, axis=1)
+    frame = long.T.reindex(SCREENING_ORDER)
+    frame.columns = [f"{m} ({source_label(results, m)}): {s}" for m, s in long.index]
     frame.index.name = "Metric"
     return _styler(frame, "rq3_screening_and_downstream", results)
 
@@ -321,3 +442,8 @@ TABLES: dict[str, Callable[[Results], Styler]] = {
     "rq3_screening_and_downstream": rq3_screening_and_downstream_table,
 }
 """Table name (file stem of the ``.tex``) -> function building it."""
+LATEX_SHAPES: dict[str, Callable[[Results], Styler]] = {
+    "rq1_unreliable_causes": rq1_unreliable_causes_by_model,
+    "rq3_screening_and_downstream": rq3_screening_by_strategy,
+}
+"""Tables whose paper shape differs from the report's: models as rows, so the width does not grow with the models."""

@@ -8,6 +8,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tfr_helpers.analysis.answers import Answer, answers_from_summary
+from tfr_helpers.replay.datasets import DATASETS
+
+
+def display_name(model: str) -> str:
+    """A registered replay dataset's display name (``replay:codet-codegen16b-humaneval`` -> ``CodeGen-Mono-16B
+    (CodeT)``), as the paper tables name it; any other model as given."""
+    spec = DATASETS.get(model.removeprefix("replay:")) if model.startswith("replay:") else None
+    return spec.display if spec is not None else model
+
 
 REPORT_ORDER = ("rq1", "rq2", "rq3")
 """The reports whose answers the table gives, in order (``setup`` and ``cases`` count records: left out)."""
@@ -23,8 +32,10 @@ def _table(rows: Sequence[tuple[str, Answer]]) -> list[str]:
     seen = Counter((report, a.model, a.measure) for report, a in rows)
 
     def model(report: str, a: Answer) -> str:
-        """The model, with the first part of its note (RQ1's: the benchmark) when it has several such rows."""
-        return f"{a.model} ({a.note.split(';')[0]})" if seen[(report, a.model, a.measure)] > 1 and a.note else a.model
+        """The model by its display name, with the first part of its note (RQ1's: the benchmark) when it has several
+        such rows."""
+        name = display_name(a.model)
+        return f"{name} ({a.note.split(';')[0]})" if seen[(report, a.model, a.measure)] > 1 and a.note else name
 
     cells = [("", "model", "measure", "answer [95% CI]", "of")]
     cells += [

@@ -28,6 +28,7 @@ from tfr_helpers.errors import ConfigError, TfrError
 from tfr_helpers.notebooks.answer_table import summary_answer_lines
 from tfr_helpers.notebooks.html_export import export_html
 from tfr_helpers.notebooks.parameters import config_from_namespace, file_parameters
+from tfr_helpers.notebooks.run_report import run_report_lines
 from tfr_helpers.notebooks.schedule import STAGES_TAG, notebooks_at_once, run_in_order, waits_for
 from tfr_helpers.pipeline import default_run_dir, load_config
 from tfr_helpers.pipeline.engine.faults import RunIncomplete
@@ -80,8 +81,10 @@ class NotebookRunSummary(BaseModel):
     """Wall time of the whole series (notebooks run beside each other where they may: less than their sum)."""
 
     def lines(self) -> list[str]:
-        """A short human summary: the real answers with their intervals in one table (simulated rows after, marked
-        as a demo), each notebook's time and the total, and the paths to open. Without ``summary.json``'s answers
+        """A short human summary: each notebook's time and the total, the real answers with their intervals in one
+        table (simulated rows after, marked as a demo), then the time per stage, the counts (sandbox runs, model
+        calls, cost, excluded items) and the paths of the reports, tables, figures and case files
+        (:mod:`tfr_helpers.notebooks.run_report`). Without ``summary.json``'s answers
         (a series stopped before 03), each notebook's recorded headline instead, per model and source."""
         out = [f"run directory: {self.run_dir}"]
         answers = _summary_answer_lines(self.run_dir)
@@ -94,11 +97,7 @@ class NotebookRunSummary(BaseModel):
         beside = f" (their own times add up to {_minutes(own)}: two ran at once)" if own > total + 1 else ""
         out.append(f"  total: {len(self.notebooks)} notebooks in {_minutes(total)}{beside}")
         out += answers
-        out.append("open:")
-        out += [f"  {report.html}" for report in self.notebooks]
-        for extra in ("refinement_cases.md", "analysis/summary.json"):
-            if (self.run_dir / extra).exists():
-                out.append(f"  {self.run_dir / extra}")
+        out += run_report_lines(self.run_dir, [report.html for report in self.notebooks])
         return out
 
 

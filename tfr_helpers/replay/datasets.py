@@ -88,6 +88,12 @@ class DatasetSpec:
         return next(f for f in self.files if f.role == role)
 
     @property
+    def display(self) -> str:
+        """The name tables and reports give the dataset's model: ``CodeGen-Mono-16B (CodeT)``, the producing model
+        and the work that published its generations (the paper's title up to its colon)."""
+        return f"{self.model} ({self.paper.split(':')[0]})"
+
+    @property
     def source(self) -> str:
         """Short provenance: ``github.com/<repo>@<commit[:7]>``."""
         return f"github.com/{self.repo}@{self.commit[:7]}"

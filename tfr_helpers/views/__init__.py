@@ -25,7 +25,6 @@ from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.run_details import RunDetails, mask_paths, run_outputs, shown_path
 from tfr_helpers.views.trajectories import (
     trajectories_report,
-    trajectory_browser,
     trajectory_html,
     trajectory_results,
     trajectory_step_rows,
@@ -63,7 +62,6 @@ __all__: list[str] = [
     "sources_table",
     "tasks_overview",
     "trajectories_report",
-    "trajectory_browser",
     "trajectory_html",
     "trajectory_results",
     "trajectory_step_rows",

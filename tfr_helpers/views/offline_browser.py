@@ -63,61 +63,105 @@ SCRIPT = r"""
       }
       return row.text;
     }
-    var bar = root.querySelector(".tfr-filters"), selects = {};
+    var bar = root.querySelector(".tfr-filters"), selects = {}, values = {};
     keys.forEach(function (key) {
-      var values = {};
-      rows.forEach(function (r) { values[facet(r, key)] = 1; });
+      var seen = {};
+      rows.forEach(function (r) { seen[facet(r, key)] = 1; });
+      values[key] = Object.keys(seen).sort();
       var label = document.createElement("label");
       label.textContent = key + " ";
       var select = document.createElement("select");
       select.className = "tfr-filter";
       select.dataset.key = key;
-      ["(all)"].concat(Object.keys(values).sort()).forEach(function (v) {
+      ["(all)"].concat(values[key]).forEach(function (v) {
         var o = document.createElement("option"); o.value = v; o.textContent = v; select.appendChild(o);
       });
-      select.addEventListener("change", update);
+      select.addEventListener("change", function () { update(); });
       label.appendChild(select); bar.appendChild(label); selects[key] = select;
     });
     var search = root.querySelector(".tfr-search"), list = root.querySelector(".tfr-list");
     var more = root.querySelector(".tfr-more");
-    var detail = root.querySelector(".tfr-detail"), matching = [], shown = 0;
-    search.addEventListener("input", update);
+    var detail = root.querySelector(".tfr-detail"), matching = [], shown = 0, current = -1;
+    search.addEventListener("input", function () { update(); });
     more.addEventListener("click", function () { listMore(); });
     function esc(s) {
       return s.replace(/[&<>"]/g, function (c) { return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]; });
     }
-    function update() {
-      var q = search.value.trim().toLowerCase();
-      matching = rows.filter(function (r) {
-        for (var k in selects) { var v = selects[k].value; if (v !== "(all)" && facet(r, k) !== v) { return false; } }
-        return !q || text(r).indexOf(q) >= 0;
+    function passes(r, skip, q) {
+      for (var k in selects) {
+        var v = selects[k].value;
+        if (k !== skip && v !== "(all)" && facet(r, k) !== v) { return false; }
+      }
+      return !q || text(r).indexOf(q) >= 0;
+    }
+    function counts(q) {
+      // each filter's options counted among the cases the other filters and the search let through
+      keys.forEach(function (key) {
+        var n = {}, total = 0;
+        rows.forEach(function (r) { if (passes(r, key, q)) { n[facet(r, key)] = (n[facet(r, key)] || 0) + 1; total++; } });
+        Array.prototype.forEach.call(selects[key].options, function (o) {
+          var c = o.value === "(all)" ? total : (n[o.value] || 0);
+          o.textContent = o.value + " (" + c + ")";
+          o.disabled = c === 0 && o.value !== selects[key].value;
+        });
       });
+    }
+    function update(keep) {
+      var q = search.value.trim().toLowerCase();
+      matching = rows.filter(function (r) { return passes(r, null, q); });
+      counts(q);
       list.innerHTML = ""; shown = 0; listMore();
       status.textContent = matching.length + " matching of " + rows.length + " cases";
-      if (matching.length) { open(matching[0]); } else { detail.innerHTML = "<i>No case matches: widen a filter.</i>"; }
+      var at = keep ? matching.indexOf(keep) : -1;
+      if (matching.length) { open(at >= 0 ? at : 0); } else { detail.innerHTML = "<i>No case matches: widen a filter.</i>"; }
     }
     function listMore() {
       matching.slice(shown, shown + page).forEach(function (r, i) {
-        var li = document.createElement("li");
+        var li = document.createElement("li"), at = shown + i;
         li.className = "tfr-case";
-        li.textContent = (shown + i + 1) + ". " + S[r[6]] + " · " + S[r[2]] + " · " + S[r[1]];
-        li.addEventListener("click", function () { open(r); });
+        li.textContent = (at + 1) + ". " + S[r[6]] + " · " + S[r[2]] + " · " + S[r[1]];
+        li.addEventListener("click", function () { open(at); });
         list.appendChild(li);
       });
       shown = Math.min(matching.length, shown + page);
       more.style.display = shown < matching.length ? "" : "none";
       more.textContent = "list " + Math.min(page, matching.length - shown) + " more";
     }
-    function open(r) {
-      var out = "<div class='tfr-case-head'><b>" + esc(S[r[5]]) + "</b> · " + esc(S[r[2]]) + " (" + esc(S[r[3]]) +
-        ") · " + esc(S[r[1]]) + " · id " + esc(S[r[0]]) + "<br>" + esc(S[r[6]]) + "</div>";
+    function anchor(r) { return "case-" + encodeURIComponent(S[r[0]]); }
+    function open(at) {
+      current = at;
+      var r = matching[at];
+      Array.prototype.forEach.call(list.children, function (li, i) { li.classList.toggle("tfr-current", i === at); });
+      var nav = "<div class='tfr-nav'><button type='button' class='tfr-prev'" + (at > 0 ? "" : " disabled") +
+        ">&larr; previous</button> case " + (at + 1) + " of " + matching.length +
+        " <button type='button' class='tfr-next'" + (at + 1 < matching.length ? "" : " disabled") +
+        ">next &rarr;</button> <a class='tfr-link' href='#" + anchor(r) + "'>link to this case</a></div>";
+      var out = nav + "<div class='tfr-case-head'><b>" + esc(S[r[5]]) + "</b> · " + esc(S[r[2]]) + " (" +
+        esc(S[r[3]]) + ") · " + esc(S[r[1]]) + " · id " + esc(S[r[0]]) + "<br>" + esc(S[r[6]]) + "</div>";
       r[8].forEach(function (s) {
         out += "<details open><summary><b>" + esc(S[s[0]]) + "</b></summary><pre class='tfr-" +
           (s[2] ? "code" : "text") + "'>" + esc(S[s[1]]) + "</pre></details>";
       });
       detail.innerHTML = out;
+      detail.querySelector(".tfr-prev").addEventListener("click", function () { if (current > 0) { open(current - 1); } });
+      detail.querySelector(".tfr-next").addEventListener("click", function () {
+        if (current + 1 < matching.length) { open(current + 1); }
+      });
     }
-    update();
+    function fromHash() {
+      // a link #case-<id> opens that case, whatever the filters were
+      var h = decodeURIComponent((window.location.hash || "").replace(/^#case-/, ""));
+      if (!h || window.location.hash.indexOf("#case-") !== 0) { return false; }
+      var r = rows.filter(function (x) { return S[x[0]] === h; })[0];
+      if (!r) { return false; }
+      for (var k in selects) { selects[k].value = "(all)"; }
+      search.value = "";
+      update(r);
+      root.scrollIntoView();
+      return true;
+    }
+    window.addEventListener("hashchange", fromHash);
+    if (!fromHash()) { update(); }
   }
 })();
 """
@@ -132,6 +176,10 @@ STYLE = """<style>
 .tfr-cases .tfr-case:hover { background: #eef3fa; }
 .tfr-cases pre { white-space: pre-wrap; overflow-wrap: break-word; font-size: 12px; background: #f6f8fa;
   padding: 6px; margin: 2px 0; max-width: 100%; box-sizing: border-box; }
+.tfr-cases pre.tfr-code, .tfr-cases pre.tfr-text { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas,
+  "DejaVu Sans Mono", "Liberation Mono", monospace !important; }
+.tfr-cases .tfr-current { background: #dde8f6; }
+.tfr-cases .tfr-nav { margin-bottom: 4px; font-size: 13px; }
 .tfr-cases .tfr-detail { border-top: 1px solid #ccd; margin-top: 6px; padding-top: 6px; }
 </style>"""
 
@@ -191,6 +239,12 @@ def browser_html(rows: Sequence[CaseRow], title: str = "") -> str:
     )
 
 
+def real_first(rows: Sequence[CaseRow]) -> list[CaseRow]:
+    """The rows with every real case (replayed or live) before the simulated ones, each group in its order: the
+    browser opens on its first match, so on a real case whenever the run holds one."""
+    return sorted(rows, key=lambda r: r.source == "simulated")
+
+
 class OfflineCaseBrowser:
     """Every test-fail feedback of a run (every source), browsable with no kernel.
 
@@ -201,7 +255,7 @@ class OfflineCaseBrowser:
     def __init__(self, run_dir: str | Path) -> None:
         self.run_dir = shown_run(run_dir)
         self.results: Results = results_so_far(self.run_dir)
-        self.rows = case_rows(self.results, self.run_dir)
+        self.rows = real_first(case_rows(self.results, self.run_dir))
 
     def html(self) -> str:
         """The browser as one HTML block."""

@@ -6,7 +6,6 @@ All HTML is self-contained (inline styles), so it renders the same live, in nbco
 
 from __future__ import annotations
 
-import difflib
 import html
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import DiffLexer, PythonLexer
 
+from tfr_helpers.analysis.tidy.diffs import unified_diff
 from tfr_helpers.pipeline.engine.artifact_log import read_artifact
 from tfr_helpers.records import ModelCallRecord, TestOutcome
 from tfr_helpers.views.cases import Attempt
@@ -36,8 +36,7 @@ def diff_html(before: str | None, after: str | None) -> str:
     """Unified diff of the generated code against the refined code, highlighted."""
     if before is None or after is None:
         return "<i>no diff: one side has no usable code</i>"
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), "generated", "refined")
-    text = "".join(lines)
+    text = unified_diff(before, after, "generated", "refined")
     return highlight(text, DiffLexer(), _FORMATTER) if text else "<i>identical to the generated code</i>"
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any
 
 from tfr_helpers.analysis.arms.trajectories import present
 from tfr_helpers.analysis.arms.trajectories_report import REAL_NOTE, trajectories_table
@@ -120,35 +119,6 @@ def trajectory_html(results: Results, dataset: str, task_id: str) -> str:
     trajectory = _trajectory(results, dataset, task_id)
     title = f"<h4>{html.escape(dataset)} · {html.escape(task_id)} · real data, {len(steps)} steps</h4>"
     return title + "".join(step_html(trajectory, s) for s in steps)
-
-
-def trajectory_browser(run_dir: str | Path) -> Any:
-    """Notebook 04's trajectory browser: pick a set and a task, see its steps attempt by attempt (a widget)."""
-    import ipywidgets as widgets  # notebooks only
-
-    results = trajectory_results(run_dir)
-    if not present(results):
-        return widgets.HTML("<i>This run replays no real trajectory: name sets in <code>trajectories</code>.</i>")
-    assert results.trajectories is not None
-    tasks: dict[str, list[str]] = {}
-    for s in results.trajectories.steps:
-        tasks.setdefault(s.dataset, [])
-        if s.task_id not in tasks[s.dataset]:
-            tasks[s.dataset].append(s.task_id)
-    sets = widgets.Dropdown(options=list(tasks), description="set")
-    task = widgets.Dropdown(options=tasks[sets.value] if tasks else [], description="task")
-    out = widgets.HTML()
-
-    def show(_: object = None) -> None:
-        out.value = trajectory_html(results, sets.value, task.value) if task.value else ""
-
-    def on_set(_: object) -> None:
-        task.options = tasks[sets.value]
-
-    sets.observe(on_set, names="value")
-    task.observe(show, names="value")
-    show()
-    return widgets.VBox([widgets.HBox([sets, task]), out])
 
 
 KIND = "trajectory step"

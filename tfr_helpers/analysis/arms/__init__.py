@@ -41,7 +41,7 @@ class ArmReport(Protocol):
         ...
 
     def figures(self, results: Results) -> dict[str, tuple[Plot, tuple[float, float]]]:
-        """Figure stem -> (plot, size in inches) saved as ``analysis/figures/<stem>.png`` and ``.pdf``."""
+        """Figure stem -> (plot, size in inches) saved as ``analysis/figures/<stem>.png``, ``.pdf`` and ``.svg``."""
         ...
 
     def headline_rows(self, results: Results) -> list[dict[str, object]]:

@@ -11,12 +11,12 @@ commit.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tfr_helpers.analysis.tidy.diffs import unified_diff
 from tfr_helpers.errors import TfrError
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.records import Results
@@ -104,10 +104,8 @@ def attempts_of(trajectory: Trajectory | None, step: int) -> tuple[TrajectoryAtt
 
 def code_diff(before: str, after: str, step: int) -> str:
     """Unified diff of attempt k against attempt k + 1 (``identical`` when the model resubmitted the same code)."""
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), f"attempt {step}", f"attempt {step + 1}"
-    )
-    return "".join(lines) or f"attempt {step + 1} is identical to attempt {step}"
+    diff = unified_diff(before, after, f"attempt {step}", f"attempt {step + 1}")
+    return diff or f"attempt {step + 1} is identical to attempt {step}"
 
 
 def _verdict(passed: bool | None) -> str:

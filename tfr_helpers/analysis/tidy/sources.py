@@ -10,6 +10,7 @@ import pandas as pd
 
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.records import ModelSource, Results
+from tfr_helpers.replay.datasets import DATASETS
 
 SOURCE_COLUMNS = ["model", "source", "label", "dataset", "producer", "license", "note"]
 
@@ -31,6 +32,24 @@ def source_label(results: Results, model: str) -> str:
     ``replayed (published): CodeGen-Mono-16B``."""
     src = source_of(results, model)
     return f"{src.label}: {src.producer}" if src.source == "replayed" and src.producer else src.label
+
+
+def model_display(results: Results, model: str) -> str:
+    """The name a table gives a model: a registered dataset's ``CodeGen-Mono-16B (CodeT)``, an imported one's
+    producer and dataset, ``sim:default (simulated)``, a live model's ``provider:model``."""
+    src = source_of(results, model)
+    if src.source == "replayed":
+        if src.dataset in DATASETS:
+            return DATASETS[src.dataset].display
+        if src.producer:
+            return f"{src.producer} ({src.dataset})" if src.dataset else src.producer
+        return model
+    return f"{model} (simulated)" if src.source == "simulated" else model
+
+
+def is_simulated_model(results: Results, model: str) -> bool:
+    """Whether a model's outputs are simulated (a demo), by its source record."""
+    return source_of(results, model).source == "simulated"
 
 
 def real_note(results: Results) -> str:

@@ -291,7 +291,7 @@ def run_stages(
             run = stage in wanted
             spec = registry[stage]
             store.stage = stage
-            t0, cpu0 = time.monotonic(), ctx.cpu_times()
+            t0, cpu0, runs0 = time.monotonic(), ctx.cpu_times(), ctx.counters.sandbox_runs
             if spec.checkpoint is None:  # the final stage: results.json only from complete records
                 if run and not ledger:
                     results = spec.run(spec.items(ctx, recs), ctx)[0]
@@ -305,6 +305,7 @@ def run_stages(
                 log.info("stage %s: %.1f s", stage, seconds[stage])
                 _add_time(store, stage, seconds[stage])
                 _add_cpu(store, stage, cpu0, ctx.cpu_times())
+                _add_runs(store, stage, ctx.counters.sandbox_runs - runs0)
         calls = ctx.call_counts()
     finally:
         ctx.close()
@@ -335,6 +336,17 @@ def _add_time(store: RunStore, stage: str, seconds: float) -> None:
     times = store.read_json("stage_seconds.json") if path.exists() else {}
     times[stage] = round(times.get(stage, 0.0) + seconds, 3)
     store.write_json("stage_seconds.json", times)
+
+
+SANDBOX_RUNS = "stage_sandbox_runs.json"
+"""Programs each stage ran in the sandbox, over every invocation of the run (the end-of-run summary's count)."""
+
+
+def _add_runs(store: RunStore, stage: str, runs: int) -> None:
+    path = store.root / SANDBOX_RUNS
+    counts = store.read_json(SANDBOX_RUNS) if path.exists() else {}
+    counts[stage] = int(counts.get(stage, 0)) + runs
+    store.write_json(SANDBOX_RUNS, counts)
 
 
 def _add_cpu(store: RunStore, stage: str, before: tuple[float, float], after: tuple[float, float]) -> None:
