@@ -105,7 +105,7 @@ def test_headline_and_printed_lines() -> None:
     head, *rest = headline_lines(summary_section(results))
     assert head == (
         "M s [real, humaneval]: 5 steps (1 unusable in the log); reliable 1, unreliable 2, mixed 0, "
-        "not_reproduced 1, not_evaluable 1"
+        "indeterminate 0, not_reproduced 1, not_evaluable 1"
     )
     rates = {line.split(":")[0].strip(): line for line in rest if "P(Pass->Fail" in line}
     judged = "judged (reliable, unreliable or mixed)"

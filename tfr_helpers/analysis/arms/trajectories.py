@@ -22,7 +22,7 @@ JUDGED = ("reliable", "unreliable", "mixed")
 JUDGED_GROUP = "judged (reliable, unreliable or mixed)"
 """The steps whose feedback tfr reproduced and judged on an evaluable task: the population of the headline rows."""
 GROUPS: dict[str, tuple[str, ...]] = {
-    "all steps with a verdict": ("reliable", "unreliable", "mixed", "not_reproduced"),
+    "all steps with a verdict": ("reliable", "unreliable", "mixed", "indeterminate", "not_reproduced"),
     JUDGED_GROUP: JUDGED,
     **{c: (c,) for c in STEP_CLASSES if c != "not_evaluable"},
 }

@@ -49,6 +49,9 @@ DEFINITIONS = {
     "step": "Attempt k, the feedback shown after it, attempt k + 1 (after Reflexion's verbal self-reflection).",
     "reliable / unreliable / mixed": "Every reproduced failing test of the feedback passes the reference / fails "
     "it / some of each (tfr's sandbox, the project's reference).",
+    "indeterminate": "A failing test's verdict (on the code before, or on the reference) depends on the machine: it "
+    "hit the sandbox's wall-clock guard or crashed, again when run alone with 3x the budget (RQ1's rule). Set aside, "
+    "never counted as unreliable.",
     "not_reproduced": "A harness fault of the logging harness, a feedback naming no failing test that can be run "
     "again, or none of its failing tests fails the code before in tfr's run. Never counted as reliable or unreliable.",
     "not_evaluable": "The task cannot be judged offline (a BigCodeBench task the selection excluded for a library, "
@@ -155,12 +158,12 @@ def _rate(row: dict[str, Any], prefix: str) -> str:
 
 
 RATE_LINES = [(JUDGED_GROUP, p) for p in ("all", "first", "later")]
-RATE_LINES += [(c, "all") for c in ("reliable", "unreliable", "mixed", "not_reproduced")]
+RATE_LINES += [(c, "all") for c in ("reliable", "unreliable", "mixed", "indeterminate", "not_reproduced")]
 RATE_LINES += [("all steps with a verdict", "all")]
 """The RQ2 rows ``tfr analyze`` prints per set: the judged steps (all, first steps, later steps: the population of
 the answer rows, notebook 02's first rows), then each step class, then every step with a verdict (the judged steps
 and the not reproduced ones together)."""
-CLASSES = ("reliable", "unreliable", "mixed", "not_reproduced", "not_evaluable")
+CLASSES = ("reliable", "unreliable", "mixed", "indeterminate", "not_reproduced", "not_evaluable")
 
 
 def headline_lines(summary: dict[str, Any]) -> list[str]:

@@ -90,7 +90,7 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
     printed = [x.removeprefix("trajectories: ") for x in analyzed.output.splitlines() if x.startswith("trajectories: ")]
     assert printed[0] == (
         "unspecified my_logs [real, bigcodebench+humaneval]: 7 steps (1 unusable in the log); reliable 2, "
-        "unreliable 1, mixed 1, not_reproduced 2, not_evaluable 1"
+        "unreliable 1, mixed 1, indeterminate 0, not_reproduced 2, not_evaluable 1"
     )
     every = next(x for x in printed if x.startswith("  all steps with a verdict:"))
     assert every.startswith("  all steps with a verdict: 6 steps, 6 tasks; P(Pass->Fail | passed) 33.3% [")
