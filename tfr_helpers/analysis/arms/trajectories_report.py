@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.arms import trajectory_screening
+from tfr_helpers.analysis.arms import trajectory_rewards, trajectory_screening, trajectory_steps_report
 from tfr_helpers.analysis.arms.trajectories import (
     JUDGED_GROUP,
     causes,
@@ -142,6 +142,7 @@ def summary_section(results: Results) -> dict[str, Any]:
             "causes": {"rows": frame_records(causes(results))},
             "rq2": {"rows": frame_records(rq2_rows(results))},
             "headline": {"rows": frame_records(headline(results))},
+            **trajectory_steps_report.summary_parts(results),
             TABLE: {"caption": f"{REAL_NOTE} {CAPTION}", "latex_caption": LATEX_CAPTION},
             "provenance": provenance(results),
         }
@@ -178,9 +179,10 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     lines = []
     for r in section["headline"]["rows"]:
         classes = ", ".join(f"{c} {r[c]}" for c in CLASSES)
+        judged = f"{r['judged']} judged ({r['judged_pct']}%); " if "judged" in r else ""
         lines.append(
             f"{r['model']} {r['dataset']} [real, {r['benchmark']}]: {r['steps']} steps ({r['unusable']} unusable in the "
-            f"log); {classes}"
+            f"log); {judged}{classes}"
         )
         for group, position in RATE_LINES:
             row = rq2.get((r["dataset"], group, position))
@@ -195,6 +197,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
         for f in section["faults"]["rows"]:
             if f["dataset"] == r["dataset"]:
                 lines.append(f"  removed {f['steps']} steps as {f['removed_as']}: {f['fault']}")
+        lines += trajectory_steps_report.set_lines(section, r["dataset"])
     return lines
 
 
@@ -204,8 +207,9 @@ def tables(results: Results) -> dict[str, Styler]:
 
 
 def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
-    """The arm draws no figure of its own."""
-    return {}
+    """The arm's figure: own tests (r_obs) against the benchmark (r) per iteration, every set (Menet et al.'s
+    Figure 3 from real logs)."""
+    return {trajectory_rewards.FIGURE: (trajectory_rewards.plot_rewards, (7.0, 4.0))}
 
 
 def headline_rows(results: Results) -> list[dict[str, object]]:
