@@ -28,6 +28,7 @@ from tfr_helpers.views.trajectories import (
     trajectory_browser,
     trajectory_html,
     trajectory_results,
+    trajectory_rewards_figure,
     trajectory_step_rows,
 )
 
@@ -66,5 +67,6 @@ __all__: list[str] = [
     "trajectory_browser",
     "trajectory_html",
     "trajectory_results",
+    "trajectory_rewards_figure",
     "trajectory_step_rows",
 ]
