@@ -78,6 +78,8 @@ def contrast_line(row: dict[str, object]) -> str:
         f"P(Pass->Fail | passed, unreliable) {_side(row, 'unreliable')} vs P(Pass->Fail | passed, reliable) "
         f"{_side(row, 'reliable')}"
     )
+    others = int(row.get("passed_steps") or 0) - int(row.get("unreliable_n") or 0) - int(row.get("reliable_n") or 0)
+    text += f" (of {row.get('passed_steps')} passed-before steps; {others} mixed, indeterminate or not reproduced)"
     if row.get("status") != BOTH:
         return f"{text}; {row.get('status')}: no contrast"
     interval = f" [{row['diff_low']}, {row['diff_high']}]" if row.get("diff_low") is not None else ""
