@@ -80,7 +80,11 @@ RQ2_WIDTH = 118
 
 
 def _set_name(row: dict[str, Any]) -> str:
-    return f"{row['model']} `{row['dataset'].removeprefix('reflexion-')}`"
+    """``o3-mini `valtest-60```: the model and its run's name without the protocol and the model
+    (``reflexion-o3mini-bcb-valtest-60``)."""
+    name = row["dataset"].removeprefix("reflexion-")
+    name = name.split("-", 1)[1] if "-" in name else name
+    return f"{row['model']} `{name.removeprefix('bcb-')}`"
 
 
 def _rate(row: dict[str, Any], prefix: str) -> str:

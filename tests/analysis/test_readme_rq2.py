@@ -34,22 +34,24 @@ def _head(dataset: str, model: str, k: int, n: int, judged_pct: float) -> dict[s
 
 def _summary(contrast: list[dict[str, Any]]) -> dict[str, Any]:
     heads = [
-        _head("reflexion-a", "GPT-4", 9, 11, 100.0),
-        _head("reflexion-b", "o3-mini", 0, 13, 37.5),
-        _head("reflexion-c", "o3-mini", 25, 62, 60.0),
-        _head("reflexion-d", "GPT-4o", 0, 0, 12.0),
+        _head("reflexion-gpt4-humaneval-2iters", "GPT-4", 9, 11, 100.0),
+        _head("reflexion-o3mini-bcb-valtest-correct", "o3-mini", 0, 13, 37.5),
+        _head("reflexion-o3mini-bcb-valtest-60", "o3-mini", 25, 62, 60.0),
+        _head("reflexion-gpt4o-bcb", "GPT-4o", 0, 0, 12.0),
     ]
     return {"trajectories": {"headline": {"rows": heads}, "contrast": {"rows": contrast}}}
 
 
 def test_the_paragraph_gives_the_range_over_every_set_and_the_contrast() -> None:
-    both = {"dataset": "reflexion-c", "model": "o3-mini", "status": "both sides", "unreliable_pct": 42.4}
+    both = {"dataset": "reflexion-o3mini-bcb-valtest-60", "model": "o3-mini", "status": "both sides", "unreliable_pct": 42.4}
     both |= {"unreliable_k": 25, "unreliable_n": 59, "reliable_pct": 0.0, "reliable_k": 0, "reliable_n": 3}
-    text = " ".join(_script().rq2_paragraph(_summary([both, {"dataset": "reflexion-a", "status": "no"}])).split())
+    text = " ".join(
+        _script().rq2_paragraph(_summary([both, {"dataset": "reflexion-gpt4-humaneval-2iters", "status": "no"}])).split()
+    )
     assert "all 4 published Reflexion runs" in text and "12.0-100.0% of a run's" in text
-    assert "from **0.0%** (0/13) (o3-mini `b`) to **81.8%** (9/11) (GPT-4 `a`)" in text
-    assert "GPT-4o `d`: no such step" in text
-    assert "o3-mini `c` 42.4% (25/59) vs 0.0% (0/3)" in text
+    assert "from **0.0%** (0/13) (o3-mini `valtest-correct`) to **81.8%** (9/11) (GPT-4 `humaneval-2iters`)" in text
+    assert "GPT-4o `bcb`: no such step" in text
+    assert "o3-mini `valtest-60` 42.4% (25/59) vs 0.0% (0/3)" in text
     assert "61 of" not in text and "dose" not in text  # no dose sentence without the run's rq2_dose section
 
 
