@@ -214,3 +214,10 @@ def test_own_tests_against_the_benchmark_per_iteration() -> None:
     assert (rows.loc[0, "attempts"], rows.loc[0, "r_obs_unknown"]) == (2, 1)
     assert (rows.loc[0, "r_obs_k"], rows.loc[0, "r_obs_n"], rows.loc[0, "r_k"], rows.loc[0, "r_n"]) == (0, 1, 1, 2)
     assert (rows.loc[1, "r_obs_k"], rows.loc[1, "r_obs_n"], rows.loc[1, "r_k"], rows.loc[1, "r_n"]) == (2, 2, 1, 2)
+
+
+def test_a_contrast_with_no_regression_on_either_side_has_no_interval() -> None:
+    steps = [_step(f"HumanEval/{i}", 0, "unreliable" if i < 2 else "reliable", True, True) for i in range(5)]
+    row = contrast(_with_steps(steps)).iloc[0]
+    assert (row["unreliable_k"], row["reliable_k"], row["diff_pct"]) == (0, 0, 0.0)
+    assert row["diff_low"] is None and row["diff_high"] is None

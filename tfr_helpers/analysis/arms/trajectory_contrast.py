@@ -12,6 +12,8 @@ for both sides at once. Where one side has no passed-before step the row says so
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -58,12 +60,16 @@ def contrast(results: Results) -> pd.DataFrame:
             b = ratio_draws(rs, broke & sides["reliable"], sides["reliable"])
             iv = draws_interval(a[0] - b[0], a[1] - b[1], a[2] + b[2], rs)
             cols = interval_columns(iv, "diff_")
-            row |= {k: cols[k] for k in ("diff_pct", "diff_low", "diff_high", "diff_clusters")}
+            row |= {k: cols[k] for k in ("diff_pct", "diff_clusters")}
+            flat = not np.nanstd(a[1] - b[1]) > 0  # e.g. no Pass->Fail on either side: no interval to give
+            for k in ("diff_low", "diff_high"):  # a difference of shares lies in [-100, 100]
+                bound = None if flat else cols[k]
+                row[k] = None if bound is None else min(max(float(bound), -100.0), 100.0)  # type: ignore[arg-type]
         rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS).replace({np.nan: None})
 
 
-def _side(row: dict[str, object], side: str) -> str:
+def _side(row: dict[str, Any], side: str) -> str:
     k, n = row.get(f"{side}_k") or 0, row.get(f"{side}_n") or 0
     if not n:
         return "none passed before"
@@ -72,7 +78,7 @@ def _side(row: dict[str, object], side: str) -> str:
     return f"{row[f'{side}_pct']}%{interval} ({k}/{n}; per task {mean}%)"
 
 
-def contrast_line(row: dict[str, object]) -> str:
+def contrast_line(row: dict[str, Any]) -> str:
     """One set's contrast in words (for ``tfr analyze`` and the README)."""
     text = (
         f"P(Pass->Fail | passed, unreliable) {_side(row, 'unreliable')} vs P(Pass->Fail | passed, reliable) "

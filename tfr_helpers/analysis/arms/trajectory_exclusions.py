@@ -145,6 +145,9 @@ def groups_line(rows: list[dict[str, object]]) -> str:
     """One set's excluded and kept tasks compared, in words."""
     parts = []
     for r in rows:
+        if not r["tasks"]:
+            parts.append(f"{r['group']} 0 tasks")
+            continue
         first = f"{r['first_pass_pct']}% of {r['first_known']} judged" if r["first_known"] else "none judged"
         parts.append(
             f"{r['group']} {r['tasks']} tasks: {r['steps_per_task']} steps/task, {r['at_cap_pct']}% at the cap, "

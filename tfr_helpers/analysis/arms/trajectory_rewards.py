@@ -101,13 +101,20 @@ def rewards(results: Results, logged: Mapping[tuple[str, str], Trajectory] | Non
 
 
 def _draw(ax: Any, rows: pd.DataFrame, color: Any, label: str) -> None:
+    """r_obs (dashed) and r (solid) of one set; ``color`` None: a colour per measure (one set per panel)."""
+    from matplotlib.ticker import MaxNLocator
+
     x = rows["iteration"].astype(int).to_numpy()
-    for prefix, style, name in (("r_obs_", "--", "r_obs (own logged tests)"), ("r_", "-", "r (benchmark)")):
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    for prefix, style, name, own in (
+        ("r_obs_", "--", "r_obs (own logged tests)", "tab:orange"),
+        ("r_", "-", "r (benchmark)", "tab:blue"),
+    ):
         y = rows[f"{prefix}pct"].astype(float).to_numpy()
         low = rows[f"{prefix}low"].astype(float).to_numpy()
         high = rows[f"{prefix}high"].astype(float).to_numpy()
         err = np.vstack([np.nan_to_num(y - low), np.nan_to_num(high - y)])
-        ax.errorbar(x, y, yerr=err, fmt=style, marker="o", color=color, capsize=3, label=f"{label}{name}")
+        ax.errorbar(x, y, yerr=err, fmt=style, marker="o", color=color or own, capsize=3, label=f"{label}{name}")
 
 
 def plot_rewards(results: Results, ax: Any = None) -> Any:
@@ -138,8 +145,8 @@ def plot_rewards(results: Results, ax: Any = None) -> Any:
     for i, dataset in enumerate(sets):
         a = axes[i // cols][i % cols]
         mine = table[table["dataset"] == dataset]
-        _draw(a, mine, colors(0), "")
-        a.set_title(f"{mine['model'].iloc[0]} · {dataset}", fontsize=8)
+        _draw(a, mine, None, "")
+        a.set_title(f"{mine['model'].iloc[0]} · {dataset}", fontsize=7)
         a.set(xlabel="iteration", ylim=(-2, 102))
     for j in range(len(sets), rows_n * cols):
         axes[j // cols][j % cols].axis("off")
