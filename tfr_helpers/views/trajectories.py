@@ -85,7 +85,11 @@ def trajectory_rewards_figure(run_dir: str | Path) -> None:
     if not present(results):
         display(Markdown("> This run replays no real trajectory: name sets in `trajectories` (docs/replay.md)."))
         return
-    display(plot_rewards(results))
+    import matplotlib.pyplot as plt
+
+    figure = plot_rewards(results)
+    display(figure)
+    plt.close(figure)  # shown once: the inline backend would draw an open figure again at the cell's end
 
 
 def _trajectory(results: Results, dataset: str, task_id: str) -> Trajectory:
