@@ -114,7 +114,7 @@ def rq2_paragraph(summary: dict[str, Any]) -> str:
     judged = [r["judged_pct"] for r in heads if r.get("judged_pct") is not None]
     unrated = [_set_name(r) for r in heads if not r.get("pass_fail_n")]
     text = (
-        f"**Real RQ2** (all {len(heads)} published Reflexion runs of the run, [docs/replay.md](docs/replay.md); the "
+        f"**Real RQ2** (all {len(heads)} replayed Reflexion runs, none left out, [docs/replay.md](docs/replay.md); the "
         f"judged steps, {min(judged)}-{max(judged)}% of a run's): P(Pass->Fail | passed) ranges from "
         f"{_rate(low, 'pass_fail_')} ({_set_name(low)}) to {_rate(high, 'pass_fail_')} ({_set_name(high)})"
     )

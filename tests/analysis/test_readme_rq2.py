@@ -48,7 +48,7 @@ def test_the_paragraph_gives_the_range_over_every_set_and_the_contrast() -> None
     text = " ".join(
         _script().rq2_paragraph(_summary([both, {"dataset": "reflexion-gpt4-humaneval-2iters", "status": "no"}])).split()
     )
-    assert "all 4 published Reflexion runs" in text and "12.0-100.0% of a run's" in text
+    assert "all 4 replayed Reflexion runs, none left out" in text and "12.0-100.0% of a run's" in text
     assert "from **0.0%** (0/13) (o3-mini `valtest-correct`) to **81.8%** (9/11) (GPT-4 `humaneval-2iters`)" in text
     assert "GPT-4o `bcb`: no such step" in text
     assert "o3-mini `valtest-60` 42.4% (25/59) vs 0.0% (0/3)" in text
