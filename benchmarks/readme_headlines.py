@@ -1,6 +1,12 @@
 """Print the README's headline table (markdown) from a run's ``analysis/summary.json``, each row with its population.
 
     uv run python benchmarks/readme_headlines.py --run-dir runs/default
+    uv run python benchmarks/readme_headlines.py --rq2 --run-dir runs/trajectories
+
+``--rq2``: the README's "Real RQ2" paragraph instead, from the run's replayed trajectory sets (every set of the
+run, none selected): the range of P(Pass->Fail | passed) over the judged steps across the sets, the judged
+fractions, and the conditional contrast (after unreliable against after reliable feedback, among steps whose code
+passed) wherever both sides have a step.
 
 One row per replayed model: the unreliable share of its test-fail feedback, with its 95% interval, the feedback
 instances and the tasks they come from, and how many of the run's tasks have any generated test. Where a model's
@@ -15,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +75,78 @@ def headline_rows(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
+RQ2_WIDTH = 118
+"""The README's line width."""
+
+
+def _set_name(row: dict[str, Any]) -> str:
+    """``o3-mini `valtest-60```: the model and its run's name without the protocol and the model
+    (``reflexion-o3mini-bcb-valtest-60``)."""
+    name = row["dataset"].removeprefix("reflexion-")
+    name = name.split("-", 1)[1] if "-" in name else name
+    return f"{row['model']} `{name.removeprefix('bcb-')}`"
+
+
+def _rate(row: dict[str, Any], prefix: str) -> str:
+    return f"**{row[f'{prefix}pct']}%** ({row[f'{prefix}k']}/{row[f'{prefix}n']})"
+
+
+def dose_response_sentence(summary: dict[str, Any]) -> str | None:
+    """THE PLACE FOR THE DOSE-RESPONSE SENTENCE: the valtest series' dose-response result from summary.json's
+    ``rq2_dose`` section, once a run has one; None when the run has no such section (the paragraph then ends after
+    the step-level sentences)."""
+    if "rq2_dose" not in summary:
+        return None
+    return "The dose-response over the valtest series (measured test validity against outcome): docs/replay.md."
+
+
+def rq2_paragraph(summary: dict[str, Any]) -> str:
+    """The README's "Real RQ2" paragraph from a parsed summary.json with a ``trajectories`` section."""
+    section = summary.get("trajectories")
+    if not section:
+        raise SystemExit("summary.json has no 'trajectories' section: analyse a run that replays trajectory sets")
+    heads = section["headline"]["rows"]
+    rated = [r for r in heads if r.get("pass_fail_n")]
+    if not rated:
+        raise SystemExit("no trajectory set has a judged step whose code passed before: nothing to report")
+    low = min(rated, key=lambda r: (r["pass_fail_pct"], -r["pass_fail_n"]))
+    high = max(rated, key=lambda r: (r["pass_fail_pct"], r["pass_fail_n"]))
+    judged = [r["judged_pct"] for r in heads if r.get("judged_pct") is not None]
+    unrated = [_set_name(r) for r in heads if not r.get("pass_fail_n")]
+    text = (
+        f"**Real RQ2** (all {len(heads)} replayed Reflexion runs, none left out, [docs/replay.md](docs/replay.md); the "
+        f"judged steps, {min(judged)}-{max(judged)}% of a run's): P(Pass->Fail | passed) ranges from "
+        f"{_rate(low, 'pass_fail_')} ({_set_name(low)}) to {_rate(high, 'pass_fail_')} ({_set_name(high)})"
+    )
+    text += f"; {', '.join(unrated)}: no such step." if unrated else "."
+    both = [r for r in section.get("contrast", {}).get("rows", []) if r["status"] == "both sides"]
+    if both:
+        parts = [
+            f"{_set_name(r)} {r['unreliable_pct']}% ({r['unreliable_k']}/{r['unreliable_n']}) vs "
+            f"{r['reliable_pct']}% ({r['reliable_k']}/{r['reliable_n']})"
+            for r in both
+        ]
+        text += f" Given passing code, after unreliable vs reliable feedback: {'; '.join(parts)}; other runs: a side empty."
+    else:
+        text += " No run has passing code after both unreliable and reliable feedback: no contrast."
+    dose = dose_response_sentence(summary)
+    if dose:
+        text += f" {dose}"
+    return textwrap.fill(text, width=RQ2_WIDTH, break_on_hyphens=False, break_long_words=False)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--run-dir", type=Path, required=True, help="a run directory analysed by `tfr analyze`")
+    parser.add_argument("--rq2", action="store_true", help="print the Real RQ2 paragraph (replayed trajectory sets)")
     args = parser.parse_args(argv)
     path = args.run_dir / "analysis" / "summary.json"
     if not path.is_file():
         raise SystemExit(f"no {path}: run `uv run tfr analyze --run-dir {args.run_dir}` first")
     summary = json.loads(path.read_text())
+    if args.rq2:
+        print(rq2_paragraph(summary))
+        return
     if summary.get("simulated") and not any(s.get("source") == "replayed" for s in summary.get("model_sources", [])):
         raise SystemExit("the run holds no replayed model: a simulated run has no headline numbers")
     print("\n".join(headline_rows(summary)))

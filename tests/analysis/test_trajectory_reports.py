@@ -118,7 +118,7 @@ def test_a_case_file_per_set_linked_from_refinement_cases_and_a_paper_table(tmp_
     name = trajectory_file_name(SET)
     assert f"- [{name}]({name}): 5 steps of `{LABEL}` (real data, replayed)" in listing
     text = (tmp_path / name).read_text()
-    assert "unreliable 1, mixed 1, reliable 1, not_reproduced 1, not_evaluable 1" in text
+    assert "unreliable 1, mixed 1, reliable 1, indeterminate 0, not_reproduced 1, not_evaluable 1" in text
     assert "-    return x + y" in text and "## 5. HumanEval/53" in text
     latex = to_latex(latex_table(results), "tab:rq2_trajectories")
     assert latex.count("\\begin{table}") == 1

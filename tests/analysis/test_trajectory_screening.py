@@ -76,15 +76,71 @@ def test_a_step_is_screened_out_only_when_every_failing_test_is_rejected() -> No
 def test_prevented_regressions_and_lost_fixes_per_strategy() -> None:
     rows = downstream(_results()).set_index("strategy")
     learned = rows.loc["learned"]
-    assert (learned["prevented_k"], learned["prevented_n"]) == (1, 2)
-    assert (learned["lost_k"], learned["lost_n"]) == (1, 2)
+    assert (learned["first_screened"], learned["prevented"], learned["lost"], learned["net"]) == (3, 1, 1, 0)
     assert (learned["screened_out_k"], learned["partly_screened"]) == (3, 1)
-    assert (learned["pass_fail_screened_k"], learned["pass_fail_screened_n"]) == (1, 3)
     assert (learned["rejects_unreliable_k"], learned["rejects_unreliable_n"]) == (4, 5)
     assert (learned["rejects_reliable_k"], learned["rejects_reliable_n"]) == (1, 3)
-    assert learned["pass_fail_diff_pp"] == -33.3
-    assert learned["pass_fail_test"] == "too few tasks"  # one informative task: no p-value
-    assert rows.loc["accept_all", "prevented_k"] == 0
+    assert learned["net_per_task_pp"] == 0.0
+    assert learned["net_test"] == "too few tasks"  # two informative tasks: no p-value
+    assert rows.loc["accept_all", "prevented"] == 0 and rows.loc["accept_all", "informative_tasks"] == 0
+
+
+def _trajectory(plan: list[tuple[str, int, str, str]]) -> Results:
+    """Hand-made trajectories: (task, step, transition, the learned screener's decision on its one failing test)."""
+    base = _results()
+    steps = [
+        TrajectoryStepEvaluation(
+            dataset="s",
+            model="M",
+            task_id=task,
+            benchmark="humaneval",
+            step=step,
+            feedback_format="asserts",
+            step_class="unreliable",
+            transition=transition,  # type: ignore[arg-type]
+        )
+        for task, step, transition, _ in plan
+    ]
+    screening = [
+        TrajectoryStepScreening(dataset="s", model="M", task_id=task, step=step, tests=[_test(True, decision)])
+        for task, step, _, decision in plan
+    ]
+    return base.model_copy(update={"trajectories": TrajectoriesResults(steps=steps, screening=screening)})
+
+
+def test_only_the_first_screened_step_of_a_trajectory_is_evaluated() -> None:
+    results = _trajectory(
+        [
+            # stopped at step 0, a regression: prevented; steps 1 and 2 never happen (the lost fix at 1 is not counted)
+            ("HumanEval/1", 0, "pass->fail", "reject"),
+            ("HumanEval/1", 1, "fail->pass", "reject"),
+            ("HumanEval/1", 2, "pass->fail", "reject"),
+            # refined at step 0 as logged, stopped at step 1, a fix: lost; step 2 never happens
+            ("HumanEval/2", 0, "fail->fail", "accept"),
+            ("HumanEval/2", 1, "fail->pass", "reject"),
+            ("HumanEval/2", 2, "pass->fail", "reject"),
+            # never stopped: no change
+            ("HumanEval/3", 0, "pass->fail", "accept"),
+            # stopped at a step that changes nothing
+            ("HumanEval/4", 0, "pass->pass", "reject"),
+        ]
+    )
+    learned = downstream(results).set_index("strategy").loc["learned"]
+    assert (learned["tasks"], learned["first_screened"]) == (4, 3)
+    assert (learned["prevented"], learned["lost"], learned["net"]) == (1, 1, 0)
+    assert learned["net_per_task_pp"] == 0.0
+
+
+def test_the_net_effect_is_tested_by_task_and_can_go_either_way() -> None:
+    plan = [(f"HumanEval/{i}", 0, "pass->fail", "reject") for i in range(7)]
+    plan += [(f"HumanEval/{i}", 0, "fail->pass", "reject") for i in range(7, 9)]
+    plan += [(f"HumanEval/{i}", 1, "pass->fail", "reject") for i in range(7, 9)]  # after the stop: never happen
+    learned = downstream(_trajectory(plan)).set_index("strategy").loc["learned"]
+    assert (learned["prevented"], learned["lost"], learned["informative_tasks"]) == (7, 2, 9)
+    assert learned["net_per_task_pp"] == round(100 * 5 / 9, 1)
+    # exact sign-flip over 9 informative tasks: patterns whose |sum| >= 5 of 2^9: 2 * (1 + 9 + 36) / 512
+    assert learned["net_p"] == 2 * (1 + 9 + 36) / 512
+    assert learned["net_p_holm"] == learned["net_p"]  # the only tested strategy of the set
 
 
 def test_consensus_screeners_that_accept_everything_are_one_row_that_says_why() -> None:
@@ -96,7 +152,8 @@ def test_the_table_and_the_summary_section_say_the_data_are_real() -> None:
     results = _results()
     table = downstream_table(results)
     assert "not simulated" in str(table.caption)
-    assert table.data.loc[2, "Pass->Fail prevented"].startswith("1/2 ")
+    assert table.data.loc[2, "Regressions prevented"] == 1
+    assert "p (Pass->Fail)" not in table.data.columns  # no p-value fixed by construction
     section = summary_section(results)["trajectory_screening"]
     assert section["real"] is True and len(section["rows"]) == 3
 

@@ -20,12 +20,22 @@ FeedbackFormat = Literal["asserts", "unittest", "harness_fault", "none"]
 """How one feedback text reads: assert lines with ``# output:``, unittest output, a harness fault (the logging harness
 never ran the tests: ``'Expr' object has no attribute 'test'``), or no failing test named at all."""
 
-StepClass = Literal["reliable", "unreliable", "mixed", "not_reproduced", "not_evaluable"]
+StepClass = Literal["reliable", "unreliable", "mixed", "indeterminate", "not_reproduced", "not_evaluable"]
 """RQ1 class of one step: every reproduced failing test passes the reference (``reliable``), fails it
-(``unreliable``), some of each (``mixed``); ``not_reproduced``: tfr's run of the logged tests on the logged code
-fails none of them, or the feedback is a harness fault; ``not_evaluable``: the task cannot be judged offline."""
+(``unreliable``), some of each (``mixed``); ``indeterminate``: the class depends on a failing test's verdict that
+depends on the machine (a timeout or crash that hit the sandbox's guard or crashed again when run alone, RQ1's
+rule, docs/labels.md), on the code before or on the reference; ``not_reproduced``: tfr's run of the logged tests
+on the logged code fails none of them, or the feedback is a harness fault; ``not_evaluable``: the task cannot be
+judged offline."""
 
-STEP_CLASSES: tuple[StepClass, ...] = ("reliable", "unreliable", "mixed", "not_reproduced", "not_evaluable")
+STEP_CLASSES: tuple[StepClass, ...] = (
+    "reliable",
+    "unreliable",
+    "mixed",
+    "indeterminate",
+    "not_reproduced",
+    "not_evaluable",
+)
 """The step classes in report order."""
 
 
@@ -131,6 +141,9 @@ class LoggedTestVerdict(Record):
     cause: Cause | None = None
     """Why the test is wrong, when the reference fails it (RQ1's causes)."""
     reference_message: str | None = None
+    machine_dependent: bool = False
+    """A deciding outcome (on the code before, or on the reference of a reproduced test) still depends on the
+    machine after its run alone (RQ1's ``indeterminate`` rule): the test is set aside from the step's class."""
 
 
 class TrajectoryStepEvaluation(Record):

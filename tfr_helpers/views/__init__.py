@@ -27,6 +27,7 @@ from tfr_helpers.views.trajectories import (
     trajectories_report,
     trajectory_html,
     trajectory_results,
+    trajectory_rewards_figure,
     trajectory_step_rows,
 )
 
@@ -64,5 +65,6 @@ __all__: list[str] = [
     "trajectories_report",
     "trajectory_html",
     "trajectory_results",
+    "trajectory_rewards_figure",
     "trajectory_step_rows",
 ]

@@ -24,6 +24,8 @@ from tfr_helpers.analysis.arms.trajectory_cases import (
     step_sections,
     step_title,
 )
+from tfr_helpers.analysis.arms.trajectory_rewards import plot_rewards
+from tfr_helpers.analysis.arms.trajectory_steps_report import all_sets_table, bounds_table, contrast_table
 from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, SCREENING_CHECKPOINT, trajectories_part
 from tfr_helpers.pipeline.arms.trajectories.screening_items import current_screening
 from tfr_helpers.pipeline.engine.store import RunStore
@@ -67,7 +69,26 @@ def trajectories_report(run_dir: str | Path) -> None:
         display(Markdown("> This run replays no real trajectory: name sets in `trajectories` (docs/replay.md)."))
         return
     display(Markdown(f"**Real data.** {REAL_NOTE}"))
+    display(all_sets_table(results))
+    display(contrast_table(results))
+    display(bounds_table(results))
     display(trajectories_table(results))
+
+
+def trajectory_rewards_figure(run_dir: str | Path) -> None:
+    """Notebook 02's figure: own logged tests (r_obs) against the benchmark (r) per iteration, one panel per set
+    (Menet et al.'s Figure 3 from real logs), or how to replay some."""
+    from IPython.display import Markdown, display  # notebooks only
+
+    results = trajectory_results(run_dir)
+    if not present(results):
+        display(Markdown("> This run replays no real trajectory: name sets in `trajectories` (docs/replay.md)."))
+        return
+    import matplotlib.pyplot as plt
+
+    figure = plot_rewards(results)
+    display(figure)
+    plt.close(figure)  # shown once: the inline backend would draw an open figure again at the cell's end
 
 
 def _trajectory(results: Results, dataset: str, task_id: str) -> Trajectory:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
 import pandas as pd
 
 from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, clustered_rows, share_columns
@@ -22,7 +21,7 @@ JUDGED = ("reliable", "unreliable", "mixed")
 JUDGED_GROUP = "judged (reliable, unreliable or mixed)"
 """The steps whose feedback tfr reproduced and judged on an evaluable task: the population of the headline rows."""
 GROUPS: dict[str, tuple[str, ...]] = {
-    "all steps with a verdict": ("reliable", "unreliable", "mixed", "not_reproduced"),
+    "all steps with a verdict": ("reliable", "unreliable", "mixed", "indeterminate", "not_reproduced"),
     JUDGED_GROUP: JUDGED,
     **{c: (c,) for c in STEP_CLASSES if c != "not_evaluable"},
 }
@@ -198,10 +197,16 @@ def rq2_rows(results: Results) -> pd.DataFrame:
 
 
 def headline(results: Results) -> pd.DataFrame:
-    """Per set: steps, classes, and P(Pass->Fail | passed) over the judged steps (:data:`JUDGED_GROUP`, the answer
-    rows' population), with its interval."""
+    """Every set of the run, one row each (none selected): steps, the judged steps and their share of the steps,
+    each class, and P(Pass->Fail | passed) and P(Fail->Pass | failed) over the judged steps (:data:`JUDGED_GROUP`,
+    the answer rows' population), with their intervals."""
     classes = step_classes(results)
+    classes["judged"] = classes[list(JUDGED)].sum(axis=1).astype(int)
+    classes["judged_pct"] = [
+        round(100 * j / n, 1) if n else None for j, n in zip(classes["judged"], classes["steps"], strict=True)
+    ]
     rq2 = rq2_rows(results)
     top = rq2[(rq2["step_class"] == JUDGED_GROUP) & (rq2["position"] == "all")]
-    out = classes.merge(top[["dataset", *[f"pass_fail_{c}" for c in SHARE_COLUMNS]]], on="dataset", how="left")
-    return out.replace({np.nan: None})
+    rates = [f"{p}{c}" for p in ("pass_fail_", "fail_pass_") for c in SHARE_COLUMNS]
+    out = classes.merge(top[["dataset", *rates]], on="dataset", how="left")
+    return out.astype(object).where(out.notna(), None)

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.arms import trajectory_screening
+from tfr_helpers.analysis.arms import trajectory_rewards, trajectory_screening, trajectory_steps_report
 from tfr_helpers.analysis.arms.trajectories import (
     JUDGED_GROUP,
     causes,
@@ -50,6 +50,9 @@ DEFINITIONS = {
     "step": "Attempt k, the feedback shown after it, attempt k + 1 (after Reflexion's verbal self-reflection).",
     "reliable / unreliable / mixed": "Every reproduced failing test of the feedback passes the reference / fails "
     "it / some of each (tfr's sandbox, the project's reference).",
+    "indeterminate": "A failing test's verdict (on the code before, or on the reference) depends on the machine: it "
+    "hit the sandbox's wall-clock guard or crashed, again when run alone with 3x the budget (RQ1's rule). Set aside, "
+    "never counted as unreliable.",
     "not_reproduced": "A harness fault of the logging harness, a feedback naming no failing test that can be run "
     "again, or none of its failing tests fails the code before in tfr's run. Never counted as reliable or unreliable.",
     "not_evaluable": "The task cannot be judged offline (a BigCodeBench task the selection excluded for a library, "
@@ -168,6 +171,7 @@ def summary_section(results: Results) -> dict[str, Any]:
             "rq2": {"rows": frame_records(rq2_rows(results))},
             "headline": {"rows": frame_records(headline(results))},
             "listed_steps": {"max_steps": LISTED_STEPS, "judges": LLM_JUDGES_OFFLINE, "rows": listed_steps(results)},
+            **trajectory_steps_report.summary_parts(results),
             TABLE: {"caption": f"{REAL_NOTE} {CAPTION}", "latex_caption": LATEX_CAPTION},
             "provenance": provenance(results),
         }
@@ -184,12 +188,12 @@ def _rate(row: dict[str, Any], prefix: str) -> str:
 
 
 RATE_LINES = [(JUDGED_GROUP, p) for p in ("all", "first", "later")]
-RATE_LINES += [(c, "all") for c in ("reliable", "unreliable", "mixed", "not_reproduced")]
+RATE_LINES += [(c, "all") for c in ("reliable", "unreliable", "mixed", "indeterminate", "not_reproduced")]
 RATE_LINES += [("all steps with a verdict", "all")]
 """The RQ2 rows ``tfr analyze`` prints per set: the judged steps (all, first steps, later steps: the population of
 the answer rows, notebook 02's first rows), then each step class, then every step with a verdict (the judged steps
 and the not reproduced ones together)."""
-CLASSES = ("reliable", "unreliable", "mixed", "not_reproduced", "not_evaluable")
+CLASSES = ("reliable", "unreliable", "mixed", "indeterminate", "not_reproduced", "not_evaluable")
 
 
 def headline_lines(summary: dict[str, Any]) -> list[str]:
@@ -204,9 +208,10 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     lines = []
     for r in section["headline"]["rows"]:
         classes = ", ".join(f"{c} {r[c]}" for c in CLASSES)
+        judged = f"{r['judged']} judged ({r['judged_pct']}%); " if "judged" in r else ""
         lines.append(
             f"{r['model']} {r['dataset']} [real, {r['benchmark']}]: {r['steps']} steps ({r['unusable']} unusable in the "
-            f"log); {classes}"
+            f"log); {judged}{classes}"
         )
         for group, position in RATE_LINES:
             row = rq2.get((r["dataset"], group, position))
@@ -221,6 +226,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
         for f in section["faults"]["rows"]:
             if f["dataset"] == r["dataset"]:
                 lines.append(f"  removed {f['steps']} steps as {f['removed_as']}: {f['fault']}")
+        lines += trajectory_steps_report.set_lines(section, r["dataset"])
         lines += _step_lines(section.get("listed_steps", {}).get("rows", []), r["dataset"])
     return lines
 
@@ -244,8 +250,9 @@ def tables(results: Results) -> dict[str, Styler]:
 
 
 def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
-    """The arm draws no figure of its own."""
-    return {}
+    """The arm's figure: own tests (r_obs) against the benchmark (r) per iteration, every set (Menet et al.'s
+    Figure 3 from real logs)."""
+    return {trajectory_rewards.FIGURE: (trajectory_rewards.plot_rewards, (7.0, 4.0))}
 
 
 def headline_rows(results: Results) -> list[dict[str, object]]:

@@ -34,6 +34,8 @@ CLASS_MEANING = {
     "reliable": "every reproduced failing test passes the reference: the feedback is right about the code",
     "unreliable": "every reproduced failing test fails the reference too: the feedback blames the code for wrong tests",
     "mixed": "some reproduced failing tests pass the reference, some fail it",
+    "indeterminate": "set aside: a failing test's verdict depends on the machine (a guard timeout or crash, again "
+    "when run alone)",
     "not_reproduced": "not judged: tfr's run of the logged failing tests on the code before fails none of them, or "
     "the feedback is a harness fault",
     "not_evaluable": "not judged: the task cannot be judged offline",
@@ -221,7 +223,7 @@ def step_sections(step: TrajectoryStepEvaluation, logs: LoggedSets) -> list[Step
     ]
 
 
-ORDER = {"unreliable": 0, "mixed": 1, "reliable": 2, "not_reproduced": 3, "not_evaluable": 4}
+ORDER = {"unreliable": 0, "mixed": 1, "reliable": 2, "indeterminate": 3, "not_reproduced": 4, "not_evaluable": 5}
 """Steps are listed by task and step; the summary at the top counts them per class in this order."""
 
 

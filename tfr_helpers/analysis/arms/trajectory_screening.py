@@ -1,15 +1,21 @@
 """RQ3 on real refinement steps: what the reference-free screeners decide on the feedback models really received, and
-what that would have changed downstream (the logged transitions).
+what that would have changed downstream, on a defined counterfactual.
 
 The screened items are the reproduced failing tests of every judged trajectory step (stage
 ``screen_trajectory_steps``); a test is unreliable when the reference fails it too. A step is **screened out** when a
 strategy rejects every one of its reproduced failing tests (the refiner saw a step's failing tests together: with none
-left, no refinement is made and the code before is kept). Then a Pass->Fail step screened out is a regression
-**prevented**, a Fail->Pass step screened out a fix **lost**; a step with some tests kept is still refined (its
-logged transition was made with all of the feedback, so it counts as refined). Every row is one set (one model under
-one published protocol), never pooled; intervals are cluster bootstraps over tasks, and each strategy is compared with
-refining every step (``accept_all``) by the task-level paired test (:func:`.inference.paired_tasks.paired_task_test`).
-The consensus screeners see one code sample per step and accept every test: they are one row, saying so.
+left, no refinement is made and the code before is kept).
+
+**The counterfactual.** A screener that stops a step stops the trajectory there: the logged steps after it would
+never have happened, so they have no counterfactual and are not evaluated. Each trajectory (task) is judged at its
+**first** screened-out step only; the steps before it are refined as logged, so nothing changes there. At that step
+the code before is kept instead of the code after: a Pass->Fail step is a regression **prevented** (+1), a
+Fail->Pass step a fix **lost** (-1), a Pass->Pass or Fail->Fail step changes nothing (0). The **net effect** is
+prevented minus lost, per task in {-1, 0, +1}; its mean over the set's trajectories is tested by the study's task-level
+sign-flip test (:func:`.inference.paired_tasks.paired_task_test`: prevented against lost, one row per task), Holm-
+corrected over the strategies of a set. A step with some tests kept is still refined (partly screened: counted, not
+a counterfactual). Every row is one set (one model under one published protocol), never pooled. The consensus
+screeners see one code sample per step and accept every test: they are one row, saying so.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.inference.paired_tasks import paired_task_test
+from tfr_helpers.analysis.inference.paired_tasks import holm, paired_task_test
 from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, clustered_rows, share_columns
 from tfr_helpers.analysis.tables import share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records
@@ -33,8 +39,10 @@ BASELINE = "accept_all"
 NOTE = (
     "Real refinement steps replayed from published logs (not simulated). Screened out: the strategy rejects every "
     "reproduced failing test of the step, so the step would not be refined and the code before is kept; a step with "
-    "some tests kept is still refined. Prevented: Pass->Fail steps screened out; lost: Fail->Pass steps screened out. "
-    "Intervals: 95% cluster bootstrap over tasks; p: task-level paired permutation test against refining every step."
+    "some tests kept is still refined. Each trajectory is evaluated at its first screened-out step only (the logged "
+    "steps after it would never have happened): prevented if that step was Pass->Fail, lost if Fail->Pass. Net per "
+    "trajectory: (prevented - lost) / trajectories; p: task-level sign-flip test of prevented against lost "
+    "(Holm over the set's strategies). Intervals: 95% cluster bootstrap over tasks."
 )
 EMPTY = "no trajectory step was screened in this run (it replays no trajectory set, or none of its steps was judged)"
 STEP_COLUMNS = ["dataset", "model", "task_id", "step", "strategy", "tests", "rejected", "screened_out", "transition"]
@@ -113,19 +121,37 @@ def _collapsed(results: Results) -> list[tuple[str, str]]:
     return rows
 
 
-def _paired(tasks: np.ndarray, screened: np.ndarray, event: np.ndarray, among: np.ndarray, prefix: str) -> dict[str, Any]:
-    """Refining unless screened out minus refining every step, of P(event | among), with its task-level test."""
-    test = paired_task_test(tasks, event & ~screened, event, among)
+def first_screened(steps: pd.DataFrame) -> pd.DataFrame:
+    """Per trajectory (set, task) and strategy: its first screened-out step with a transition, the only step the
+    counterfactual evaluates (the steps after it would never have happened); trajectories with none are left out."""
+    screened = steps[steps["screened_out"].astype(bool)].sort_values(["dataset", "task_id", "strategy", "step"])
+    return screened.drop_duplicates(["dataset", "task_id", "strategy"], keep="first")
+
+
+def _net(tasks: list[str], first: pd.DataFrame) -> dict[str, Any]:
+    """The net effect over a set's trajectories (``tasks``, one row each) of keeping the code before at each
+    trajectory's first screened-out step: prevented, lost, net per trajectory, and the sign-flip test of prevented
+    against lost."""
+    by_task = first.set_index("task_id")["transition"].astype(str).to_dict()
+    prevented = np.array([by_task.get(t) == "pass->fail" for t in tasks], dtype=float)
+    lost = np.array([by_task.get(t) == "fail->pass" for t in tasks], dtype=float)
+    test = paired_task_test(np.asarray(tasks), prevented, lost)
     return {
-        f"{prefix}diff_pp": None if np.isnan(test.value) else round(100 * test.value, 1),
-        f"{prefix}p": test.p_value,
-        f"{prefix}test": test.method if test.tested else test.status,
+        "first_screened": len(first),
+        "prevented": int(prevented.sum()),
+        "lost": int(lost.sum()),
+        "net": int(prevented.sum() - lost.sum()),
+        "net_per_task_pp": None if np.isnan(test.value) else round(100 * test.value, 1),
+        "net_p": test.p_value,
+        "net_test": test.method if test.tested else test.status,
+        "informative_tasks": test.informative_tasks,
     }
 
 
 def downstream(results: Results) -> pd.DataFrame:
-    """Per set and strategy: steps screened out, regressions prevented, fixes lost, the rate of Pass->Fail among the
-    steps that passed before with screening, and the paired tests against refining every step."""
+    """Per set and strategy: the tests it rejects (unreliable and reliable), steps screened out and partly screened,
+    and the counterfactual at each trajectory's first screened-out step: prevented, lost, the net effect per
+    trajectory with its task-level sign-flip test (``net_p``; ``net_p_holm`` over the set's strategies)."""
     steps = steps_frame(results)
     tests = tests_frame(results)
     judged = steps[steps["transition"].notna() & (steps["transition"] != "no_code")]
@@ -136,48 +162,43 @@ def downstream(results: Results) -> pd.DataFrame:
             mine = tests[(tests["dataset"] == dataset) & (tests["strategy"] == name)]
             if sel.empty:
                 continue
-            tasks = sel["task_id"].astype(str).to_numpy()
-            rs = clustered_rows(tasks.tolist())
-            t = sel["transition"].astype(str).to_numpy()
+            rs = clustered_rows(sel["task_id"].astype(str).tolist())
             screened = sel["screened_out"].astype(bool).to_numpy()
-            passed, failed = np.char.startswith(t.astype(str), "pass->"), np.char.startswith(t.astype(str), "fail->")
-            regress, fix = t == "pass->fail", t == "fail->pass"
             test_rs = clustered_rows(mine["task_id"].astype(str).tolist())
             unreliable, rejected = mine["unreliable"].astype(bool).to_numpy(), mine["rejected"].astype(bool).to_numpy()
+            tasks = list(dict.fromkeys(sel["task_id"].astype(str)))
             rows.append(
                 {
                     "dataset": dataset,
                     "model": str(sel["model"].iloc[0]),
                     "strategy": row_name,
                     "steps": len(sel),
-                    "tasks": int(sel["task_id"].nunique()),
+                    "tasks": len(tasks),
                     "partly_screened": int(((sel["rejected"] > 0) & ~sel["screened_out"].astype(bool)).sum()),
                     **share_columns(test_rs, rejected, unreliable, "rejects_unreliable_"),
                     **share_columns(test_rs, rejected, ~unreliable, "rejects_reliable_"),
                     **share_columns(rs, screened, None, "screened_out_"),
-                    **share_columns(rs, screened, regress, "prevented_"),
-                    **share_columns(rs, screened, fix, "lost_"),
-                    **share_columns(rs, regress & ~screened, passed, "pass_fail_screened_"),
-                    **_paired(tasks, screened, regress, passed, "pass_fail_"),
-                    **_paired(tasks, screened, fix, failed, "fail_pass_"),
+                    **_net(tasks, first_screened(sel)),
                 }
             )
-    shares = ("rejects_unreliable_", "rejects_reliable_", "screened_out_", "prevented_", "lost_", "pass_fail_screened_")
-    paired = [f"{p}{c}" for p in ("pass_fail_", "fail_pass_") for c in ("diff_pp", "p", "test")]
+    shares = ("rejects_unreliable_", "rejects_reliable_", "screened_out_")
     head = ["dataset", "model", "strategy", "steps", "tasks", "partly_screened"]
-    return pd.DataFrame(rows, columns=head + [p + c for p in shares for c in SHARE_COLUMNS] + paired)
+    net = ["first_screened", "prevented", "lost", "net", "net_per_task_pp", "net_p", "net_test", "informative_tasks"]
+    frame = pd.DataFrame(rows, columns=head + [p + c for p in shares for c in SHARE_COLUMNS] + net)
+    frame["net_p_holm"] = holm(frame, ["dataset"], "net_p").astype(object).where(lambda f: f.notna(), None)
+    return frame
 
 
 def _count(r: pd.Series, prefix: str) -> str:
     return f"{int(r[prefix + 'k'])}/{int(r[prefix + 'n'])} {share_cell(r, prefix)}"
 
 
-def _p(r: pd.Series, prefix: str) -> str:
-    """The paired test's p-value, or why there is none."""
-    value = r[prefix + "p"]
+def _p(r: pd.Series) -> str:
+    """The net effect's p-value (Holm-adjusted beside it), or why there is none."""
+    value = r["net_p"]
     if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "no difference" if r[prefix + "diff_pp"] in (0, 0.0) else str(r[prefix + "test"])
-    return f"{float(value):.3f}"
+        return "no effect" if not r["informative_tasks"] else str(r["net_test"])
+    return f"{float(value):.3f} (Holm {float(r['net_p_holm']):.3f})"
 
 
 def downstream_table(results: Results) -> Styler:
@@ -192,11 +213,11 @@ def downstream_table(results: Results) -> Styler:
             "Rejects reliable tests": _count(r, "rejects_reliable_"),
             "Screened out": _count(r, "screened_out_"),
             "Partly screened": int(r["partly_screened"]),
-            "Pass->Fail prevented": _count(r, "prevented_"),
-            "Fail->Pass lost": _count(r, "lost_"),
-            "P(Pass->Fail | passed), screened": _count(r, "pass_fail_screened_"),
-            "p (Pass->Fail)": _p(r, "pass_fail_"),
-            "p (Fail->Pass)": _p(r, "fail_pass_"),
+            "Trajectories stopped (first screened step)": f"{int(r['first_screened'])}/{int(r['tasks'])}",
+            "Regressions prevented": int(r["prevented"]),
+            "Fixes lost": int(r["lost"]),
+            "Net per trajectory (pp)": r["net_per_task_pp"],
+            "p (net)": _p(r),
         }
         for _, r in downstream(results).iterrows()
     ]

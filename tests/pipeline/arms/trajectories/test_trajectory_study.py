@@ -89,8 +89,8 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
     assert summary["trajectories"]["real"] is True
     printed = [x.removeprefix("trajectories: ") for x in analyzed.output.splitlines() if x.startswith("trajectories: ")]
     assert printed[0] == (
-        "unspecified my_logs [real, bigcodebench+humaneval]: 7 steps (1 unusable in the log); reliable 2, "
-        "unreliable 1, mixed 1, not_reproduced 2, not_evaluable 1"
+        "unspecified my_logs [real, bigcodebench+humaneval]: 7 steps (1 unusable in the log); 4 judged (57.1%); reliable 2, "
+        "unreliable 1, mixed 1, indeterminate 0, not_reproduced 2, not_evaluable 1"
     )
     every = next(x for x in printed if x.startswith("  all steps with a verdict:"))
     assert every.startswith("  all steps with a verdict: 6 steps, 6 tasks; P(Pass->Fail | passed) 33.3% [")
@@ -98,6 +98,8 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
     assert printed[1].startswith("  judged (reliable, unreliable or mixed), all steps: 4 steps, 4 tasks;")
     assert "unreliable steps: 1 steps, 1 tasks; P(Pass->Fail | passed) 100.0%" in analyzed.output
     assert sum("removed" in x for x in printed) == 4  # harness fault, not reproduced, not evaluable, unusable
+    assert any(x.startswith("  judged fraction and bounds: 4 of 7 steps judged (57.1%)") for x in printed)
+    assert any(x.startswith("  iteration 0: ") for x in printed)  # r_obs and r, read back from the log
     assert "P(Pass->Fail | passed)" in to_latex(trajectories_table(results), "tab:rq2_trajectories")
 
     page = views.trajectory_html(results, "my_logs", "HumanEval/53")

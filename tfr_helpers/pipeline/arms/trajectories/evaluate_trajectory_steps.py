@@ -3,7 +3,9 @@
 One item per usable step (attempt k, the feedback after it, attempt k+1) of each set named in ``trajectories``:
 
 - **RQ1**: the feedback's failing tests (asserts, or unittest methods of the row's ``test_cases``) run in tfr's
-  sandbox on attempt k (reproduced?) and on the reference; the reference's non-passes run again with another seed.
+  sandbox on attempt k (reproduced?) and on the reference; a guard timeout or crash on either runs again alone with
+  3x the budget and, when the machine still decides it, the step is ``indeterminate`` (RQ1's rule); the
+  reference's non-passes run again with another seed.
   The class (:data:`~tfr_helpers.records.trajectories.StepClass`) and each wrong test's cause follow RQ1's rules
   (:func:`~tfr_helpers.pipeline.steps.labels.cause_of`);
 - **RQ2**: attempt k and attempt k+1 on the benchmark tests (under the run's time-limit policy, plus EvalPlus's
@@ -27,16 +29,18 @@ from tfr_helpers.pipeline.arms.trajectories.step_class import (
     classify,
     evaluable_task,
     logged_specs,
+    needs_alone,
     outcome_of,
+    spec_key,
 )
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
 from tfr_helpers.pipeline.steps.evalplus_tiers import tiers_of
-from tfr_helpers.pipeline.steps.labels import cause_of, transition_of
+from tfr_helpers.pipeline.steps.labels import cause_of, settle, transition_of
 from tfr_helpers.pipeline.steps.time_limits import LOAD_BUDGET_FACTOR, run_benchmark
-from tfr_helpers.records import ProgramRun, Task, TierVerdicts
+from tfr_helpers.records import ProgramRun, Task, TestOutcome, TierVerdicts
 from tfr_helpers.records.trajectories import (
     LoggedTest,
     LoggedTestVerdict,
@@ -103,9 +107,12 @@ def step_items(ctx: RunContext, records: StageRecords) -> list[StepJob]:
 Runs = dict[tuple[str, str], ProgramRun]
 """(program, task id) -> the program's run on the task's benchmark tests."""
 Tiers = dict[tuple[str, str], TierVerdicts | None]
-LoggedRuns = tuple[ProgramRun, ProgramRun, ProgramRun, ProgramRun | None]
-"""A step's logged failing tests run on the code before, the reference and the code after, and the reference's
-second run (None when its first passed them all)."""
+Alone = dict[str, ProgramRun]
+"""Spec key (:func:`~.step_class.spec_key`) -> the spec's run alone, with 3x the budget, on one program."""
+LoggedRuns = tuple[ProgramRun, ProgramRun, ProgramRun, ProgramRun | None, Alone, Alone]
+"""A step's logged failing tests run on the code before, the reference and the code after, the reference's
+second run (None when its first passed them all), and the runs alone of the code's and the reference's guard
+timeouts and crashes."""
 
 
 def _benchmark(ctx: RunContext, jobs: list[tuple[str, Task]], desc: str) -> tuple[Runs, Tiers]:
@@ -148,11 +155,46 @@ def evaluate_trajectory_steps(items: Sequence[StepJob], ctx: RunContext) -> list
     bench, tiers = _benchmark(ctx, jobs, "trajectories: benchmark tests")
     logged = ctx.run_programs(logged_jobs, desc="trajectories: logged tests", generated=True)
     reruns = _reference_reruns(ctx, {at: (logged_jobs[at + 1], logged[at + 1]) for at in where.values()})
+    alone = _runs_alone(ctx, items, where, logged_jobs, logged)
     out = []
     for item in items:
         at = where.get(item.key)
-        runs = (logged[at], logged[at + 1], logged[at + 2], reruns[at]) if at is not None else None
-        out.append(_evaluate(item, tasks[item.key], bench, tiers, runs))
+        runs = None
+        if at is not None:
+            code, ref = logged_jobs[at][0], logged_jobs[at + 1][0]
+            runs = (logged[at], logged[at + 1], logged[at + 2], reruns[at], alone.get(code, {}), alone.get(ref, {}))
+        out.append(_evaluate(item, tasks[item.key], bench, tiers, runs, ctx.config.sandbox.generated_test_timeout_s))
+    return out
+
+
+def _runs_alone(
+    ctx: RunContext,
+    items: Sequence[StepJob],
+    where: dict[str, int],
+    logged_jobs: list[tuple[str, list[object]]],
+    logged: list[ProgramRun],
+) -> dict[str, Alone]:
+    """Program -> its runs alone: every logged failing test that hit the wall-clock guard or crashed on the code
+    before or on the reference (or was left ``not_run`` by a load that did), its spec run again alone, serially,
+    each distinct (program, spec) once, with 3x the budget (RQ1's rule, :func:`~.step_class.needs_alone`)."""
+    budget = ctx.config.sandbox.generated_test_timeout_s
+    todo: dict[tuple[str, str], tuple[str, object]] = {}
+    for item in items:
+        at = where.get(item.key)
+        if at is None:
+            continue
+        for offset in (0, 1):  # the code before, the reference
+            program, specs = logged_jobs[at + offset]
+            by_key = dict(zip(dict.fromkeys(spec_key(t) for t in failing(item.attempt.tests)), specs, strict=False))
+            for test in failing(item.attempt.tests):
+                if needs_alone(logged[at + offset], test, budget):
+                    todo.setdefault((program, spec_key(test)), (program, by_key[spec_key(test)]))
+    out: dict[str, Alone] = {}
+    for (program, key), (_, spec) in todo.items():  # serially: each run alone is the only one this chunk makes
+        (run,) = ctx.run_programs(
+            [(program, [spec])], desc="trajectories: timeouts run alone", generated=True, budget_factor=LOAD_BUDGET_FACTOR
+        )
+        out.setdefault(program, {})[key] = run
     return out
 
 
@@ -162,6 +204,7 @@ def _evaluate(
     bench: Runs,
     tiers: Tiers,
     runs: LoggedRuns | None,
+    budget_s: float,
 ) -> TrajectoryStepEvaluation:
     attempt = item.attempt
     head: dict[str, Any] = {
@@ -186,7 +229,7 @@ def _evaluate(
     if attempt.feedback_format == "harness_fault":
         return TrajectoryStepEvaluation(**head, step_class="not_reproduced", reason=HARNESS_FAULT_REASON, **transition)
     tests = failing(attempt.tests)
-    verdicts = _verdicts(tests, runs) if runs is not None else []
+    verdicts = logged_verdicts(tests, runs, budget_s) if runs is not None else []
     step_class, reason = classify(tests, verdicts)
     reproduced = [v for v in verdicts if v.reproduced]
     return TrajectoryStepEvaluation(
@@ -199,13 +242,26 @@ def _evaluate(
     )
 
 
-def _verdicts(tests: list[LoggedTest], runs: LoggedRuns) -> list[LoggedTestVerdict]:
-    """Each failing test's outcomes on the code before, the reference and the code after, with RQ1's cause of a
-    test the reference fails (its second run, another seed, tells a nondeterministic reference)."""
-    on_code, on_ref, on_after, reruns = runs
+def _settled(run: ProgramRun, alone: Alone, test: LoggedTest, budget_s: float) -> tuple[TestOutcome | None, bool]:
+    """A logged test's deciding outcome in ``run`` (its run alone's, where it ran alone) and whether it still
+    depends on the machine (:func:`~tfr_helpers.pipeline.steps.labels.settle`)."""
+    first = outcome_of(run, test)
+    if first is None:
+        return None, False
+    return settle(first, outcome_of(alone.get(spec_key(test)), test), budget_s)
+
+
+def logged_verdicts(tests: list[LoggedTest], runs: LoggedRuns, budget_s: float) -> list[LoggedTestVerdict]:
+    """Each failing test's outcomes on the code before, the reference and the code after (a guard timeout or a
+    crash settled by its run alone), with RQ1's cause of a test the reference fails (its second run, another
+    seed, tells a nondeterministic reference) and whether a deciding outcome depends on the machine."""
+    on_code, on_ref, on_after, reruns, code_alone, ref_alone = runs
     verdicts = []
     for test in tests:
-        code_o, ref_o, after_o = (outcome_of(run, test) for run in (on_code, on_ref, on_after))
+        code_o, code_machine = _settled(on_code, code_alone, test, budget_s)
+        ref_o, ref_machine = _settled(on_ref, ref_alone, test, budget_s)
+        after_o = outcome_of(on_after, test)
+        reproduced = code_o is not None and code_o.status != "passed"
         wrong = ref_o is not None and ref_o.status != "passed"
         verdicts.append(
             LoggedTestVerdict(
@@ -213,10 +269,11 @@ def _verdicts(tests: list[LoggedTest], runs: LoggedRuns) -> list[LoggedTestVerdi
                 kind=test.kind,
                 on_code=code_o.status if code_o else None,
                 on_reference=ref_o.status if ref_o else None,
-                reproduced=code_o is not None and code_o.status != "passed",
+                reproduced=reproduced,
                 after=after_o.status if after_o else None,
                 cause=cause_of("ebt", test.source, ref_o, outcome_of(reruns, test)) if wrong and ref_o else None,
                 reference_message=(ref_o.message or ref_o.exc_type) if wrong and ref_o else None,
+                machine_dependent=code_machine or (reproduced and ref_machine),
             )
         )
     return verdicts
