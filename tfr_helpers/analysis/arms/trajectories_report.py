@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.arms import trajectory_screening
+from tfr_helpers.analysis.arms import dose_report, trajectory_screening
 from tfr_helpers.analysis.arms.trajectories import (
     JUDGED_GROUP,
     causes,
@@ -124,25 +124,30 @@ def latex_table(results: Results) -> Styler:
 
 def summary_section(results: Results) -> dict[str, Any]:
     """``{"trajectories": {...}}`` (sets, classes, faults, causes, RQ2 rows, headline) and, when steps were screened,
-    ``{"trajectory_screening": {...}}`` (:mod:`.trajectory_screening`); ``{}`` without the arm."""
+    ``{"trajectory_screening": {...}}`` (:mod:`.trajectory_screening`), when a fixed test list was measured
+    ``{"rq2_dose": {...}}`` (:mod:`.dose_report`); ``{}`` without the arm."""
     if not present(results):
         return {}
     assert results.trajectories is not None
-    return {
-        NAME: {
-            "note": REAL_NOTE,
-            "real": True,
-            "definitions": DEFINITIONS,
-            "sets": [s.model_dump() for s in results.trajectories.sets],
-            "step_classes": {"rows": frame_records(step_classes(results))},
-            "faults": {"rows": frame_records(faults(results))},
-            "causes": {"rows": frame_records(causes(results))},
-            "rq2": {"rows": frame_records(rq2_rows(results))},
-            "headline": {"rows": frame_records(headline(results))},
-            TABLE: {"caption": f"{REAL_NOTE} {CAPTION}", "latex_caption": LATEX_CAPTION},
-            "provenance": provenance(results),
+    return (
+        {
+            NAME: {
+                "note": REAL_NOTE,
+                "real": True,
+                "definitions": DEFINITIONS,
+                "sets": [s.model_dump() for s in results.trajectories.sets],
+                "step_classes": {"rows": frame_records(step_classes(results))},
+                "faults": {"rows": frame_records(faults(results))},
+                "causes": {"rows": frame_records(causes(results))},
+                "rq2": {"rows": frame_records(rq2_rows(results))},
+                "headline": {"rows": frame_records(headline(results))},
+                TABLE: {"caption": f"{REAL_NOTE} {CAPTION}", "latex_caption": LATEX_CAPTION},
+                "provenance": provenance(results),
+            }
         }
-    } | trajectory_screening.summary_section(results)
+        | trajectory_screening.summary_section(results)
+        | dose_report.summary_section(results)
+    )
 
 
 def _rate(row: dict[str, Any], prefix: str) -> str:
@@ -167,7 +172,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     """The lines ``tfr analyze`` prints per set, from summary.json's ``trajectories`` section: the steps and their
     classes; P(Pass->Fail | passed) and P(Fail->Pass | failed) with their task-clustered intervals, over the judged
     steps (all, first steps, later steps), per step class and over every step with a verdict; and the steps each
-    kind of fault removed."""
+    kind of fault removed; then the dose series' lines (:func:`.dose_report.lines`)."""
     section = summary.get("trajectories")
     if not section:
         return []
@@ -192,7 +197,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
         for f in section["faults"]["rows"]:
             if f["dataset"] == r["dataset"]:
                 lines.append(f"  removed {f['steps']} steps as {f['removed_as']}: {f['fault']}")
-    return lines
+    return lines + dose_report.lines(summary)
 
 
 def tables(results: Results) -> dict[str, Styler]:
