@@ -153,8 +153,18 @@ def test_the_summary_section_and_the_printed_lines() -> None:
     section = dose_report.summary_section(_results())["rq2_dose"]
     assert section["real"] is True and section["series"]["sets"] == ["s60", "s80", "sc"]
     assert {r["outcome"] for r in section["dose_response"]["rows"]} == set(dose.OUTCOMES)
-    assert [c["passes"] for c in section["controls"]] == [True, True] and not section["controls"][0]["rows"]
+    assert [c["passes"] for c in section["controls"]] == [False, True] and not section["controls"][1]["rows"]  # absent
     lines = dose_report.lines({"rq2_dose": section})
     assert lines[0].startswith("rq2 dose [real]: list variable-60 (upstream up/variable-60; sets s60): 8 tasks")
     assert any(line.startswith("rq2 dose-response [real]: ever_broken on dose_task:") for line in lines)
     assert any(line.startswith("rq2 extremes [real] correct - variable-60: ever_broken: ") for line in lines)
+    assert lines[-1].startswith("rq2 control [real] reflexion-gpt4o-bcb - reflexion-gpt4o-bcb-no-unit: not a control (")
+
+
+def test_a_control_that_fails_its_judgement_is_never_analysed() -> None:
+    frame = dose.outcomes_frame(_results())
+    pairs = {"s60": "reflexion-gpt4o-bcb", "s80": "reflexion-gpt4o-bcb-no-unit", "sc": "reflexion-gpt4o-bcb-curated"}
+    frame["dataset"] = frame["dataset"].map(pairs)
+    no_unit, curated = dose_response.controls(frame)
+    assert not no_unit["passes"] and no_unit["rows"] == []
+    assert curated["passes"] and [r["outcome"] for r in curated["rows"]] == list(dose.OUTCOMES)  # type: ignore[union-attr]

@@ -51,20 +51,22 @@ CONTROLS: tuple[ControlPair, ...] = (
     ControlPair(
         "reflexion-gpt4o-bcb",
         "reflexion-gpt4o-bcb-no-unit",
-        True,
-        "the feedback's content (a placebo): the same model, tasks, iteration cap and test list, but the no-unit "
-        "harness ran single assert lines lifted out of the unittest methods, so most of its feedback is a "
-        "NameError on a name the test's setUp defined, or a harness fault, whatever the code",
-        "a real control for content, with two caveats: some feedback is not content-free, and a content-free "
-        "failure never lets the loop stop on passing code, so the control refines tasks the default run left alone",
+        False,
+        "nothing on its own: the feedback's content and the loop's stopping both differ",
+        "not a control: the same model, tasks, iteration cap and test list, but the no-unit harness ran single assert "
+        "lines lifted out of the unittest methods (most feedback a NameError on a name the test's setUp defined, or a "
+        "harness fault, whatever the code), and its loop ends otherwise: 110 of 148 rows stop unsolved after exactly "
+        "two attempts, where the default run stops when the list's tests pass (92 rows at the first attempt). A "
+        "content-free placebo would need the same stopping rule",
     ),
     ControlPair(
         "reflexion-gpt4o-bcb",
         "reflexion-gpt4o-bcb-curated",
         True,
-        "the test list (a second dose contrast, on GPT-4o): the same model, tasks, iteration cap and unittest "
-        "harness; only the list differs (valtest against curated), each with its measured validity",
-        "a real control for the list's content; not a placebo: both runs get real unittest output",
+        "the test list (a second dose contrast, on GPT-4o): the valtest list against the curated one, each with its "
+        "measured validity",
+        "a control: the same model, tasks, iteration cap, unittest harness and stopping rule (the loop stops when the "
+        "list's tests pass: 92 and 102 rows at the first attempt); only the list differs",
     ),
 )
 """The natural controls in the published logs, judged by reading each run's feedback (docs/replay.md)."""
