@@ -4,8 +4,10 @@ Each shipped set is one Reflexion-format log at a pinned commit of its upstream 
 replay dataset (:func:`tfr_helpers.replay.resolve.resolve_dataset`: package -> ``$TFR_REPLAY_DIR`` -> cache ->
 verified download of the raw file) and checked against its sha256. Below the override directory and the cache
 the logs live in ``trajectories/<folder>/<file>`` under the names of the shared snapshot (several upstream logs
-share one base name). A directory is a set too: it holds ``trajectories.jsonl`` (the import format) or
-Reflexion-format ``*.jsonl`` logs, and an optional ``meta.json`` (``model``, ``protocol``, ``license``, ``name``).
+share one base name). A run that refined against a fixed test list (the valtest series, GPT-4o's BigCodeBench runs)
+has that list as a second file, role ``tests`` (:mod:`.test_lists`; :func:`fixed_list_of`). A directory is a set
+too: it holds ``trajectories.jsonl`` (the import format) or Reflexion-format ``*.jsonl`` logs, and an optional
+``meta.json`` (``model``, ``protocol``, ``license``, ``name``).
 """
 
 from __future__ import annotations
