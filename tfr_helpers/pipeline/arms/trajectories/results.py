@@ -41,6 +41,7 @@ def trajectories_part(
     def place(r: TrajectoryStepEvaluation | TrajectoryStepScreening) -> int:
         return order.get(step_key(r.dataset, r.task_id, r.step), len(order))
 
+    names = {s.name: i for i, s in enumerate(sets)}
     steps = sorted(steps, key=place)  # the stage's item order, whatever order its chunks were checkpointed in
     screening = sorted(screening or [], key=place)
     return TrajectoriesResults(
@@ -60,8 +61,8 @@ def trajectories_part(
         steps=steps,
         screening=screening,
         unusable=[u for s in sets for u in s.unusable],
-        outcomes=outcomes or [],
-        doses=doses or [],
+        outcomes=sorted(outcomes or [], key=lambda o: (names.get(o.dataset, len(names)), o.task_id)),
+        doses=sorted(doses or [], key=lambda d: (d.test_list, d.task_id)),
         test_lists={s.name: found.name for s in sets if (found := fixed_list_of(s.name)) is not None},
     )
 
