@@ -158,7 +158,7 @@ def test_the_summary_section_and_the_printed_lines() -> None:
     assert lines[0].startswith("rq2 dose [real]: list variable-60 (upstream up/variable-60; sets s60): 8 tasks")
     assert any(line.startswith("rq2 dose-response [real]: ever_broken on dose_task:") for line in lines)
     assert any(line.startswith("rq2 extremes [real] correct - variable-60: ever_broken: ") for line in lines)
-    assert lines[-1].startswith("rq2 control [real] reflexion-gpt4o-bcb - reflexion-gpt4o-bcb-no-unit: not a control (")
+    assert lines[-1].startswith("rq2 control [real] reflexion-gpt4o-bcb - reflexion-gpt4o-bcb-no-unit: not a control: ")
 
 
 def test_a_control_that_fails_its_judgement_is_never_analysed() -> None:

@@ -104,6 +104,6 @@ def lines(summary: dict[str, Any]) -> list[str]:
     for c in section["controls"]:
         head = f"rq2 control [real] {c['treated']} - {c['control']}"
         if not c["passes"]:
-            out.append(f"{head}: not a control ({c['verdict']})")
+            out.append(f"{head}: {c['verdict']}")
         out += [f"{head}: {_paired(r)}" for r in c["rows"]]
     return out
