@@ -129,25 +129,26 @@ def summary_section(results: Results) -> dict[str, Any]:
     if not present(results):
         return {}
     assert results.trajectories is not None
-    return (
-        {
-            NAME: {
-                "note": REAL_NOTE,
-                "real": True,
-                "definitions": DEFINITIONS,
-                "sets": [s.model_dump() for s in results.trajectories.sets],
-                "step_classes": {"rows": frame_records(step_classes(results))},
-                "faults": {"rows": frame_records(faults(results))},
-                "causes": {"rows": frame_records(causes(results))},
-                "rq2": {"rows": frame_records(rq2_rows(results))},
-                "headline": {"rows": frame_records(headline(results))},
-                TABLE: {"caption": f"{REAL_NOTE} {CAPTION}", "latex_caption": LATEX_CAPTION},
-                "provenance": provenance(results),
-            }
+    return {
+        NAME: {
+            "note": REAL_NOTE,
+            "real": True,
+            "definitions": DEFINITIONS,
+            "sets": [s.model_dump() for s in results.trajectories.sets],
+            "step_classes": {"rows": frame_records(step_classes(results))},
+            "faults": {"rows": frame_records(faults(results))},
+            "causes": {"rows": frame_records(causes(results))},
+            "rq2": {"rows": frame_records(rq2_rows(results))},
+            "headline": {"rows": frame_records(headline(results))},
+            TABLE: {"caption": f"{REAL_NOTE} {CAPTION}", "latex_caption": LATEX_CAPTION},
+            "provenance": provenance(results),
         }
-        | trajectory_screening.summary_section(results)
-        | dose_report.summary_section(results)
-    )
+    } | _sections_beside(results)
+
+
+def _sections_beside(results: Results) -> dict[str, Any]:
+    """The sections of summary.json beside the arm's own: the screening's and the dose series'."""
+    return trajectory_screening.summary_section(results) | dose_report.summary_section(results)
 
 
 def _rate(row: dict[str, Any], prefix: str) -> str:
