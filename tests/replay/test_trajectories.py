@@ -17,6 +17,7 @@ from tfr_helpers.replay.trajectories.feedback import detect_format, failing, par
 from tfr_helpers.replay.trajectories.sets import (
     TRAJECTORY_SETS,
     clear_trajectory_cache,
+    fixed_list_of,
     load_trajectories,
     trajectory_hashes,
 )
@@ -149,6 +150,12 @@ EXPECTED_STEPS = {
     "reflexion-o3mini-bcb-valtest-60": 266,
     "reflexion-o3mini-bcb-valtest-100": 46,
     "reflexion-o3mini-bcb-valtest-correct": 76,
+    "reflexion-o3mini-bcb-valtest-70": 223,
+    "reflexion-o3mini-bcb-valtest-80": 174,
+    "reflexion-o3mini-bcb-valtest-90": 145,
+    "reflexion-o3mini-bcb-valtest-regenerated": 92,
+    "reflexion-o3mini-bcb-valtest-10iters": 184,
+    "reflexion-gpt4o-bcb-curated": 204,
     "reflexion-gpt4-humaneval-2iters": 22,
     "reflexion-deepseek-humaneval-sp5": 68,
     "reflexion-deepseek-humaneval-mi4": 79,
@@ -161,9 +168,50 @@ def test_the_shipped_sets_load_from_the_override(replay_env: Path) -> None:
         found = load_trajectories(f"replay:{name}")
         assert found.steps == steps and found.source.startswith("github.com/")
         assert set(trajectory_hashes(name)) == {
-            f"trajectories.{name}.{TRAJECTORY_SETS[name].files[0].name}",
+            *(f"trajectories.{name}.{f.name}" for f in TRAJECTORY_SETS[name].files),  # the log, and its list if any
             f"trajectories.{name}.rules",
         }
+
+
+EXPECTED_LISTS = {
+    "reflexion-o3mini-bcb-valtest-60": ("variable-60", 500),
+    "reflexion-o3mini-bcb-valtest-70": ("variable-70", 500),
+    "reflexion-o3mini-bcb-valtest-80": ("variable-80", 500),
+    "reflexion-o3mini-bcb-valtest-90": ("variable-90", 500),
+    "reflexion-o3mini-bcb-valtest-100": ("variable-100", 500),
+    "reflexion-o3mini-bcb-valtest-correct": ("correct", 1070),
+    "reflexion-o3mini-bcb-valtest-regenerated": ("regenerated", 403),
+    "reflexion-o3mini-bcb-valtest-10iters": ("valtest", 403),
+    "reflexion-gpt4o-bcb-curated": ("curated", 418),
+    "reflexion-gpt4o-bcb": ("valtest", 403),
+    "reflexion-gpt4o-bcb-no-unit": ("valtest", 403),
+}
+
+
+def test_each_set_knows_the_list_it_ran_on_and_the_list_is_the_one_in_its_rows(replay_env: Path) -> None:
+    for name in TRAJECTORY_SETS:
+        found = fixed_list_of(name)
+        if name not in EXPECTED_LISTS:
+            assert found is None  # wrote its own tests
+            continue
+        assert found is not None and (found.name, found.tests, len(found.tasks)) == (*EXPECTED_LISTS[name], 147)
+        log = replay_env / TRAJECTORY_SETS[name].rel_path(TRAJECTORY_SETS[name].files[0])
+        rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+        same = sum(1 for r in rows if tuple(r.get("test_cases") or ()) == found.tasks.get(r.get("task_id") or r["name"]))
+        assert same == 147  # every task of the list: the row's own test_cases are the list's
+
+
+def test_a_list_whose_bytes_differ_from_the_pinned_sha256_is_refused(replay_env: Path, tmp_path: Path) -> None:
+    spec = TRAJECTORY_SETS["reflexion-o3mini-bcb-valtest-60"]
+    override = tmp_path / "replay"
+    log, listed = (override / spec.rel_path(f) for f in spec.files)
+    listed.parent.mkdir(parents=True)
+    shutil.copyfile(replay_env / spec.rel_path(spec.files[0]), log)
+    text = (replay_env / spec.rel_path(spec.files[1])).read_text(encoding="utf-8")
+    listed.write_text(text.replace("assertEqual", "assertNotEqual", 1), encoding="utf-8")  # one test changed
+    clear_trajectory_cache()
+    with pytest.raises(DataError, match="sha256"):
+        fixed_list_of("reflexion-o3mini-bcb-valtest-60", override)
 
 
 def test_a_shipped_set_downloads_verified_into_the_cache(
@@ -214,9 +262,11 @@ def test_replay_list_shows_each_set_and_a_log_directory(replay_env: Path) -> Non
     assert lines[gpt4o] == (
         "reflexion-gpt4o-bcb: trajectories of GPT-4o on bigcodebench, 53 tasks with steps, 249 steps (22 unusable); "
         "protocol Reflexion: feedback -> verbal self-reflection -> new code; GPT-4o on BigCodeBench, at most 10 "
-        "iterations; feedback: unittest output of GPT-4o's own unittest cases (the row's test_cases)"
+        "iterations; feedback: unittest output of a fixed list of LLM-written unittest cases (valtest) (the row's "
+        "test_cases)"
     )
-    assert lines[gpt4o + 1].endswith(f"files: override {replay_env / 'trajectories' / 'reflexion-bcb'}")
+    logs = replay_env / "trajectories" / "reflexion-bcb"
+    assert lines[gpt4o + 1].endswith(f"files: override {logs}; override {logs / 'valtest-tests'}")  # the log, its list
 
 
 def test_adding_sets_to_a_finished_run_keeps_every_other_stages_records(replay_env: Path) -> None:
@@ -233,6 +283,8 @@ def test_adding_sets_to_a_finished_run_keeps_every_other_stages_records(replay_e
     assert {stage for stages in blocked.values() for stage in stages} <= {
         "evaluate_trajectory_steps",
         "screen_trajectory_steps",
+        "judge_trajectory_outcomes",
+        "measure_test_lists",
         "generate_round_tests",
         "evaluate_round_suites",
         "backprompt_rounds",

@@ -26,11 +26,14 @@ from tfr_helpers.analysis.arms.trajectory_cases import (
 )
 from tfr_helpers.analysis.arms.trajectory_rewards import plot_rewards
 from tfr_helpers.analysis.arms.trajectory_steps_report import all_sets_table, bounds_table, contrast_table
+from tfr_helpers.pipeline.arms.trajectories import judge_trajectory_outcomes, measure_test_lists
 from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, SCREENING_CHECKPOINT, trajectories_part
 from tfr_helpers.pipeline.arms.trajectories.screening_items import current_screening
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import Results
+from tfr_helpers.records.test_list_doses import TaskDose
 from tfr_helpers.records.trajectories import Trajectory, TrajectoryStepEvaluation
+from tfr_helpers.records.trajectory_outcomes import TrajectoryOutcome
 from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
 from tfr_helpers.replay.trajectories.sets import load_trajectories
 from tfr_helpers.screener.dataset import checkpoint_records
@@ -52,7 +55,9 @@ def with_trajectories(results: Results, run_dir: str | Path) -> Results:
         checkpoint_records(store, SCREENING_CHECKPOINT, TrajectoryStepScreening),
         [str(s) for s in strategies] if isinstance(strategies, list) else [],
     )
-    return results.model_copy(update={"trajectories": trajectories_part(entries, steps, screening)})
+    outcomes = checkpoint_records(store, judge_trajectory_outcomes.CHECKPOINT, TrajectoryOutcome)
+    doses = checkpoint_records(store, measure_test_lists.CHECKPOINT, TaskDose)
+    return results.model_copy(update={"trajectories": trajectories_part(entries, steps, screening, outcomes, doses)})
 
 
 def trajectory_results(run_dir: str | Path) -> Results:

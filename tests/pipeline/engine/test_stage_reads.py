@@ -25,7 +25,13 @@ SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "smoke.yaml"
 BASE = ("generate_codes", "generate_tests", "evaluate_code_test_pairs", "screen_feedback", "refine_codes")
 EVALUATIONS = ("evaluate_code_test_pairs", "evaluate_refined_codes", "oracle_evaluate_refined", "control_evaluate")
 PROGRAM_RUNS = (*EVALUATIONS, "screen_feedback", "oracle_repair_tests", "evaluate_round_suites", "backprompt_rounds")
-RUNS = (*PROGRAM_RUNS, "evaluate_trajectory_steps", "screen_trajectory_steps")
+TRAJECTORY_STAGES = (
+    "evaluate_trajectory_steps",
+    "screen_trajectory_steps",
+    "judge_trajectory_outcomes",
+    "measure_test_lists",
+)
+RUNS = (*PROGRAM_RUNS, *TRAJECTORY_STAGES)
 CALLS = BASE[:2] + ("screen_feedback", "refine_codes", "oracle_refine_codes", "control_resample", "control_retry")
 CALLS += ("control_placebo", "generate_round_tests", "backprompt_rounds")
 TESTERS = ("generate_tests", "generate_round_tests")
@@ -57,7 +63,7 @@ READERS: dict[str, tuple[str, ...]] = {
     "refinement.rounds": ("generate_round_tests", "evaluate_round_suites", "backprompt_rounds"),
     "refinement.round_tests": ("generate_round_tests", "evaluate_round_suites", "backprompt_rounds"),
     "refinement.stop_when_passing": ("backprompt_rounds",),
-    "trajectories": ("evaluate_trajectory_steps", "screen_trajectory_steps"),
+    "trajectories": TRAJECTORY_STAGES,
 }
 """Which stages read each configuration key (a key covers the keys under it), as their code does."""
 

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.arms import trajectory_rewards, trajectory_screening, trajectory_steps_report
+from tfr_helpers.analysis.arms import dose_report, trajectory_rewards, trajectory_screening, trajectory_steps_report
 from tfr_helpers.analysis.arms.trajectories import (
     JUDGED_GROUP,
     causes,
@@ -155,7 +155,8 @@ def listed_steps(results: Results) -> list[dict[str, Any]]:
 
 def summary_section(results: Results) -> dict[str, Any]:
     """``{"trajectories": {...}}`` (sets, classes, faults, causes, RQ2 rows, headline) and, when steps were screened,
-    ``{"trajectory_screening": {...}}`` (:mod:`.trajectory_screening`); ``{}`` without the arm."""
+    ``{"trajectory_screening": {...}}`` (:mod:`.trajectory_screening`), when a fixed test list was measured
+    ``{"rq2_dose": {...}}`` (:mod:`.dose_report`); ``{}`` without the arm."""
     if not present(results):
         return {}
     assert results.trajectories is not None
@@ -175,7 +176,12 @@ def summary_section(results: Results) -> dict[str, Any]:
             TABLE: {"caption": f"{REAL_NOTE} {CAPTION}", "latex_caption": LATEX_CAPTION},
             "provenance": provenance(results),
         }
-    } | trajectory_screening.summary_section(results)
+    } | _sections_beside(results)
+
+
+def _sections_beside(results: Results) -> dict[str, Any]:
+    """The sections of summary.json beside the arm's own: the screening's and the dose series'."""
+    return trajectory_screening.summary_section(results) | dose_report.summary_section(results)
 
 
 def _rate(row: dict[str, Any], prefix: str) -> str:
@@ -200,7 +206,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     """The lines ``tfr analyze`` prints per set, from summary.json's ``trajectories`` section: the steps and their
     classes; P(Pass->Fail | passed) and P(Fail->Pass | failed) with their task-clustered intervals, over the judged
     steps (all, first steps, later steps), per step class and over every step with a verdict; and the steps each
-    kind of fault removed."""
+    kind of fault removed; then the dose series' lines (:func:`.dose_report.lines`)."""
     section = summary.get("trajectories")
     if not section:
         return []
@@ -228,7 +234,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
                 lines.append(f"  removed {f['steps']} steps as {f['removed_as']}: {f['fault']}")
         lines += trajectory_steps_report.set_lines(section, r["dataset"])
         lines += _step_lines(section.get("listed_steps", {}).get("rows", []), r["dataset"])
-    return lines
+    return lines + dose_report.lines(summary)
 
 
 def _step_lines(rows: list[dict[str, Any]], dataset: str) -> list[str]:

@@ -4,8 +4,10 @@ Each shipped set is one Reflexion-format log at a pinned commit of its upstream 
 replay dataset (:func:`tfr_helpers.replay.resolve.resolve_dataset`: package -> ``$TFR_REPLAY_DIR`` -> cache ->
 verified download of the raw file) and checked against its sha256. Below the override directory and the cache
 the logs live in ``trajectories/<folder>/<file>`` under the names of the shared snapshot (several upstream logs
-share one base name). A directory is a set too: it holds ``trajectories.jsonl`` (the import format) or
-Reflexion-format ``*.jsonl`` logs, and an optional ``meta.json`` (``model``, ``protocol``, ``license``, ``name``).
+share one base name). A run that refined against a fixed test list (the valtest series, GPT-4o's BigCodeBench runs)
+has that list as a second file, role ``tests`` (:mod:`.test_lists`; :func:`fixed_list_of`). A directory is a set
+too: it holds ``trajectories.jsonl`` (the import format) or Reflexion-format ``*.jsonl`` logs, and an optional
+``meta.json`` (``model``, ``protocol``, ``license``, ``name``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from tfr_helpers.replay.resolve import resolve_dataset, verify_file
 from tfr_helpers.replay.trajectories.build import benchmarks_of
 from tfr_helpers.replay.trajectories.imported import IMPORT_FILE, read_trajectory_import
 from tfr_helpers.replay.trajectories.reflexion_log import is_reflexion_log, read_reflexion_log
+from tfr_helpers.replay.trajectories.test_lists import TEST_LISTS, TestList, list_name_of, read_test_list
 
 REFLEXION_PROTOCOL = "Reflexion: feedback -> verbal self-reflection -> new code"
 """The protocol of every Reflexion log: the next attempt follows a reflection on the feedback, not the bare feedback."""
@@ -33,8 +36,16 @@ _PAPER = "Reflexion: Language Agents with Verbal Reinforcement Learning (Shinn e
 
 
 def _set(
-    name: str, benchmark: str, model: str, upstream: tuple[str, str, str], folder: str, file: ReplayFile, protocol: str
+    name: str,
+    benchmark: str,
+    model: str,
+    upstream: tuple[str, str, str],
+    folder: str,
+    file: ReplayFile,
+    protocol: str,
+    test_list: str | None = None,
 ) -> DatasetSpec:
+    """A registered set: its log and, for a run given a fixed test list, that list (role ``tests``)."""
     repo, commit, license_ = upstream
     return DatasetSpec(
         name=name,
@@ -47,7 +58,7 @@ def _set(
         paper=_PAPER,
         sampling=f"{REFLEXION_PROTOCOL}; {protocol}",
         adapter="reflexion_log",
-        files=(file,),
+        files=(file, TEST_LISTS[test_list]) if test_list else (file,),
     )
 
 
@@ -71,7 +82,8 @@ TRAJECTORY_SETS: dict[str, DatasetSpec] = {
                 148,
                 "gpt4o-10-iters.jsonl",
             ),
-            _BCB_RUN.format("GPT-4o", 10, "GPT-4o's own unittest cases"),
+            _BCB_RUN.format("GPT-4o", 10, "a fixed list of LLM-written unittest cases (valtest)"),
+            "valtest",
         ),
         _set(
             "reflexion-gpt4o-bcb-no-unit",
@@ -86,7 +98,8 @@ TRAJECTORY_SETS: dict[str, DatasetSpec] = {
                 "gpt4o-10-iters-no-unit.jsonl",
             ),
             "GPT-4o on BigCodeBench, at most 10 iterations, labelled no-unit upstream; feedback: assert-format lines "
-            "(single statements lifted from the model's own tests, many not standalone), or a harness fault",
+            "(single statements lifted from the valtest list's unittest cases, many not standalone), or a harness fault",
+            "valtest",
         ),
         *(
             _set(
@@ -95,26 +108,66 @@ TRAJECTORY_SETS: dict[str, DatasetSpec] = {
                 "o3-mini",
                 _BCB,
                 "reflexion-bcb",
-                _log(path, sha, 148, f"o3-mini-valtest-{suffix}-5-iters.jsonl"),
-                _BCB_RUN.format("o3-mini", 5, f"a fixed list of LLM-written unittest cases (valtest-{suffix})"),
+                _log(f"bigcodebench-valtest-{path}", sha, 148, f"o3-mini-valtest-{local}-iters.jsonl"),
+                _BCB_RUN.format("o3-mini", iterations, f"a fixed list of LLM-written unittest cases ({test_list})"),
+                test_list,
             )
-            for suffix, path, sha in (
-                (
-                    "60",
-                    "bigcodebench-valtest-60-gpt-o3-mini-5-iters/bigcodebench_60._reflexion_5_gpt-o3-mini_pass_at_k_1_py.jsonl",
-                    "bb52939b35425b0b067ca8282bfcabcb0a005dd083320d90c577fbef31275146",
+            for suffix, test_list, iterations, local, path, sha in (
+                *(
+                    (
+                        n,
+                        f"variable-{n}",
+                        5,
+                        f"{n}-5",
+                        f"{n}-gpt-o3-mini-5-iters/bigcodebench_{n}._reflexion_5_gpt-o3-mini_pass_at_k_1_py.jsonl",
+                        sha,
+                    )
+                    for n, sha in (
+                        ("60", "bb52939b35425b0b067ca8282bfcabcb0a005dd083320d90c577fbef31275146"),
+                        ("70", "a4b2fb9c0d68309486a59d5c9a2f90b3cb2a406df5e56ab635b48a414d522fd3"),
+                        ("80", "e28e1e80baa261e0589d2c09f76da9023aacdb4d8fd7df68d3d6c5ea431ecc0c"),
+                        ("90", "488b5a709a695949ed29d0fdd5e66942ade75e26d5f3d1f60e56803b16c9a197"),
+                        ("100", "44d35dc897d5d4a52a3eee2b59149ffd22de55fa577a30f169a797bcd9ec8729"),
+                    )
+                ),
+                *(
+                    (
+                        n,
+                        n,
+                        5,
+                        f"{n}-5",
+                        f"{n}-gpt-o3-mini-5-iters/bigcodebench._reflexion_5_gpt-o3-mini_pass_at_k_1_py.jsonl",
+                        sha,
+                    )
+                    for n, sha in (
+                        ("correct", "2320c43549eb212e4936a5d8b5edadb8b59e8d4de683605ba56b8640f08ba5bb"),
+                        ("regenerated", "66eeba7679a302929c24cf78fd7d8876a3c2012ecd7fc62ebd477144d6bfa44b"),
+                    )
                 ),
                 (
-                    "100",
-                    "bigcodebench-valtest-100-gpt-o3-mini-5-iters/bigcodebench_100._reflexion_5_gpt-o3-mini_pass_at_k_1_py.jsonl",
-                    "44d35dc897d5d4a52a3eee2b59149ffd22de55fa577a30f169a797bcd9ec8729",
-                ),
-                (
-                    "correct",
-                    "bigcodebench-valtest-correct-gpt-o3-mini-5-iters/bigcodebench._reflexion_5_gpt-o3-mini_pass_at_k_1_py.jsonl",
-                    "2320c43549eb212e4936a5d8b5edadb8b59e8d4de683605ba56b8640f08ba5bb",
+                    "10iters",
+                    "valtest",
+                    10,
+                    "10",
+                    "gpt-o3-min-10-iters/bigcodebench._reflexion_10_gpt-o3-mini_pass_at_k_1_py.jsonl",
+                    "8d44d3c2146ad39a7b76b4d91f1e4263d6a9ebddda36fd14e13e0ddca5f6d317",
                 ),
             )
+        ),
+        _set(
+            "reflexion-gpt4o-bcb-curated",
+            "bigcodebench",
+            "GPT-4o",
+            _BCB,
+            "reflexion-bcb",
+            _log(
+                "bigcodebench-valtest-curated-gpt4o-10-iters/bigcodebench._reflexion_10_gpt-4o_pass_at_k_1_py.jsonl",
+                "f5ae0d0335a161cb2c9708851ca11bad0ee9d1990fcb8e9ecbcb6760df9a6ae2",
+                148,
+                "gpt4o-valtest-curated-10-iters.jsonl",
+            ),
+            _BCB_RUN.format("GPT-4o", 10, "a fixed list of LLM-written unittest cases (curated)"),
+            "curated",
         ),
         _set(
             "reflexion-gpt4-humaneval-2iters",
@@ -167,6 +220,7 @@ RULES_VERSION = "2"
 """Version of the trajectory readers' rules; bump when a loaded step could change."""
 
 _MEMORY: dict[tuple[object, ...], TrajectorySet] = {}
+_LISTS: dict[tuple[object, ...], TestList] = {}
 _LOCK = threading.Lock()
 
 
@@ -318,6 +372,7 @@ def clear_trajectory_cache() -> None:
     """Forget every set loaded in this process (tests use it)."""
     with _LOCK:
         _MEMORY.clear()
+        _LISTS.clear()
 
 
 def describe(found: TrajectorySet) -> str:
@@ -327,6 +382,26 @@ def describe(found: TrajectorySet) -> str:
         f"{found.name}: trajectories of {found.model} on {found.benchmark}, {tasks} tasks with steps, "
         f"{found.steps} steps ({len([u for u in found.unusable if u.step >= 0])} unusable); protocol {found.protocol}"
     )
+
+
+def fixed_list_of(entry: str, replay_dir: Path | None = None) -> TestList | None:
+    """The fixed test list a registered set's run refined against, resolved with the set's log and verified by
+    sha256; None for a set that wrote its own tests (or a directory).
+
+    Raises:
+        DataError: The list file is missing and not downloadable, its sha256 differs, or it is malformed.
+    """
+    spec = TRAJECTORY_SETS.get(set_name(entry))
+    if spec is None or not any(f.role == "tests" for f in spec.files):
+        return None
+    file = spec.file("tests")
+    found = resolve_dataset(spec, replay_dir)["tests"]
+    key = ("list", file.name, _stamp([found.path]))
+    with _LOCK:
+        if key not in _LISTS:
+            verify_file(spec, file, found.path, found.origin)
+            _LISTS[key] = read_test_list(found.path, list_name_of(file), file.repo_path)
+        return _LISTS[key]
 
 
 def trajectory_source(entry: str, replay_dir: Path | None = None) -> str:

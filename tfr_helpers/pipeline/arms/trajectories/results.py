@@ -6,14 +6,16 @@ from collections.abc import Sequence
 
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
+from tfr_helpers.records.test_list_doses import TaskDose
 from tfr_helpers.records.trajectories import (
     TrajectoriesResults,
     TrajectorySetInfo,
     TrajectoryStepEvaluation,
     step_key,
 )
+from tfr_helpers.records.trajectory_outcomes import TrajectoryOutcome
 from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
-from tfr_helpers.replay.trajectories.sets import load_trajectories
+from tfr_helpers.replay.trajectories.sets import fixed_list_of, load_trajectories
 
 CHECKPOINT = "trajectory_steps"
 """The arm's checkpoint (``checkpoints/trajectory_steps.jsonl``)."""
@@ -22,10 +24,14 @@ SCREENING_CHECKPOINT = "trajectory_screening"
 
 
 def trajectories_part(
-    entries: Sequence[str], steps: list[TrajectoryStepEvaluation], screening: list[TrajectoryStepScreening] | None = None
+    entries: Sequence[str],
+    steps: list[TrajectoryStepEvaluation],
+    screening: list[TrajectoryStepScreening] | None = None,
+    outcomes: list[TrajectoryOutcome] | None = None,
+    doses: list[TaskDose] | None = None,
 ) -> TrajectoriesResults:
     """The sets named by ``entries`` (loaded: their identity and the steps their readers left out), the steps and
-    their screening."""
+    their screening, every trajectory's attempts judged and the fixed test lists measured."""
     sets = [load_trajectories(entry) for entry in entries]
     order = {
         step_key(s.name, t.task_id, k): i
@@ -35,6 +41,7 @@ def trajectories_part(
     def place(r: TrajectoryStepEvaluation | TrajectoryStepScreening) -> int:
         return order.get(step_key(r.dataset, r.task_id, r.step), len(order))
 
+    names = {s.name: i for i, s in enumerate(sets)}
     steps = sorted(steps, key=place)  # the stage's item order, whatever order its chunks were checkpointed in
     screening = sorted(screening or [], key=place)
     return TrajectoriesResults(
@@ -54,6 +61,9 @@ def trajectories_part(
         steps=steps,
         screening=screening,
         unusable=[u for s in sets for u in s.unusable],
+        outcomes=sorted(outcomes or [], key=lambda o: (names.get(o.dataset, len(names)), o.task_id)),
+        doses=sorted(doses or [], key=lambda d: (d.test_list, d.task_id)),
+        test_lists={s.name: found.name for s in sets if (found := fixed_list_of(s.name)) is not None},
     )
 
 
@@ -65,4 +75,6 @@ def trajectories_results(config: ExperimentConfig, records: StageRecords) -> Tra
         config.trajectories,
         records_of(records, "evaluate_trajectory_steps", TrajectoryStepEvaluation),
         records_of(records, "screen_trajectory_steps", TrajectoryStepScreening),
+        records_of(records, "judge_trajectory_outcomes", TrajectoryOutcome),
+        records_of(records, "measure_test_lists", TaskDose),
     )

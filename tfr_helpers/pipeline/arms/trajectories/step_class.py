@@ -22,7 +22,7 @@ from tfr_helpers.benchmarks import load_tasks
 from tfr_helpers.benchmarks.selection_file import load_selection
 from tfr_helpers.errors import DataError
 from tfr_helpers.pipeline.steps.time_limits import starved
-from tfr_helpers.records import ProgramRun, Task, TestOutcome
+from tfr_helpers.records import BenchmarkName, ProgramRun, Task, TestOutcome
 from tfr_helpers.records.trajectories import LoggedTest, LoggedTestVerdict, StepClass, Trajectory
 from tfr_helpers.sandbox import TestSpec
 
@@ -72,13 +72,18 @@ SIZE_CUT = "sample"
 
 def evaluable_task(trajectory: Trajectory) -> Task | str:
     """The benchmark task a trajectory is judged against, or why it cannot be judged offline."""
-    every = {t.task_id: t for t in load_tasks(trajectory.benchmark, selected=False)}
-    selected = {t.task_id for t in load_tasks(trajectory.benchmark, selected=True)}
-    task = every[trajectory.task_id]
-    if trajectory.task_id in selected or trajectory.benchmark != "bigcodebench":
+    return evaluable_task_id(trajectory.benchmark, trajectory.task_id)
+
+
+def evaluable_task_id(benchmark: BenchmarkName, task_id: str) -> Task | str:
+    """The benchmark task of that id, or why it cannot be judged offline (:func:`evaluable_task`'s rule)."""
+    every = {t.task_id: t for t in load_tasks(benchmark, selected=False)}
+    selected = {t.task_id for t in load_tasks(benchmark, selected=True)}
+    task = every[task_id]
+    if task_id in selected or benchmark != "bigcodebench":
         return task
     try:
-        reason = load_selection().excluded.get(trajectory.task_id, "not in the selection")
+        reason = load_selection().excluded.get(task_id, "not in the selection")
     except DataError as exc:
         reason = str(exc)
     if reason.startswith(SIZE_CUT):
