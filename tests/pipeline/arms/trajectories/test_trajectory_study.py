@@ -16,6 +16,7 @@ from tfr_helpers import views
 from tfr_helpers.analysis.arms.trajectories import rq2_rows, step_classes
 from tfr_helpers.analysis.arms.trajectories_report import trajectories_table
 from tfr_helpers.analysis.export import to_latex
+from tfr_helpers.analysis.latex import escape
 from tfr_helpers.cli import app
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.replay.trajectories.sets import clear_trajectory_cache
@@ -100,7 +101,7 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
     assert sum("removed" in x for x in printed) == 4  # harness fault, not reproduced, not evaluable, unusable
     assert any(x.startswith("  judged fraction and bounds: 4 of 7 steps judged (57.1%)") for x in printed)
     assert any(x.startswith("  iteration 0: ") for x in printed)  # r_obs and r, read back from the log
-    assert "P(Pass->Fail | passed)" in to_latex(trajectories_table(results), "tab:rq2_trajectories")
+    assert escape("P(Pass->Fail | passed)") in to_latex(trajectories_table(results), "tab:rq2_trajectories")
 
     page = views.trajectory_html(results, "my_logs", "HumanEval/53")
     assert "unreliable" in page and "pass -&gt; fail" in page and "wrong_expected_value" in page
