@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -47,7 +47,9 @@ from statsmodels.stats.multitest import multipletests
 from tfr_helpers.analysis.inference.clustered import resampler
 from tfr_helpers.analysis.inference.measures import paired_level_cells
 from tfr_helpers.analysis.inference.paired_tasks import swap_test
-from tfr_helpers.sandbox import Limits, Sandbox
+from tfr_helpers.records import ProgramRun
+from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
+from tfr_helpers.sandbox.cache import ExecutionCache
 from tfr_helpers.screener.baselines import FLAGS, best_single_feature
 from tfr_helpers.screener.dataset import Example, as_arrays, examples_of_runs
 from tfr_helpers.screener.features import FEATURES
@@ -74,6 +76,17 @@ EMPTY = FLAGS.index("empty_solution")
 Stat = Callable[[np.ndarray, np.ndarray, np.ndarray | None], float]
 
 
+def _featurise(run_dir: Path) -> list[Example]:
+    """A run's examples, the prompt examples' runs served by the execution cache (as `tfr screen train` does)."""
+    limits, runs = Limits(timeout_s=10.0), ExecutionCache()
+    with Sandbox(limits) as sandbox:
+
+        def execute(jobs: Sequence[tuple[str, Sequence[TestSpec]]]) -> list[ProgramRun]:
+            return runs.run_many(jobs, limits, lambda todo: sandbox.run_many(todo, desc="prompt examples"))
+
+        return examples_of_runs([run_dir], execute)
+
+
 def _examples(run_dirs: list[Path]) -> list[Example]:
     """Each run directory's examples (cached in it per feature set), each (source, feedback) once."""
     tag = hashlib.sha256(json.dumps([FEATURES, FLAGS, 2]).encode()).hexdigest()[:10]
@@ -88,8 +101,7 @@ def _examples(run_dirs: list[Path]) -> list[Example]:
                 for e in json.loads(cache.read_text())
             ]
         else:
-            with Sandbox(Limits(timeout_s=10.0)) as sandbox:
-                found = examples_of_runs([d], lambda jobs: sandbox.run_many(jobs))
+            found = _featurise(d)
             cache.write_text(json.dumps([asdict(e) for e in found]))
         out.update({(e.source, e.feedback_id): e for e in found})
     return list(out.values())
