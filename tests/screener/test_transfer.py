@@ -45,7 +45,7 @@ def test_a_held_out_source_takes_its_tasks_and_its_verbatim_tests_out_of_trainin
         held_out_split(examples, "Z")
 
 
-def _noisy(n_tasks: int = 15, per_task: int = 6, seed: int = 1) -> list[Example]:
+def _noisy(n_tasks: int = 4, per_task: int = 15, seed: int = 1) -> list[Example]:
     rng = random.Random(seed)
     out = []
     for t in range(n_tasks):
@@ -56,6 +56,7 @@ def _noisy(n_tasks: int = 15, per_task: int = 6, seed: int = 1) -> list[Example]
     return out
 
 
+@pytest.mark.slow
 def test_each_folds_threshold_is_chosen_without_the_items_it_decides():
     x, y, tasks, _ = as_arrays(_noisy())
     _, t, per_fold = nested_out_of_fold(x, y, tasks)
