@@ -17,8 +17,9 @@ test-fail feedback item; intervals and tests are clustered by task. Prints:
   Holm-adjusted over the held-out sources. Reflexion's GPT-4 final solutions are also split into empty and non-empty
   solutions (`replay.empty_solution.is_empty_solution`); a part with one class has no AUROC;
 - the ablation: the held-out AUROC without the features of the task's own examples (`EXAMPLE_FEATURES`);
-- grouped-by-task 5-fold cross-validation over all sources with nested thresholds (each fold's threshold chosen on
-  its training part), per source; a reliability figure.
+- with `--pooled-cv`: grouped-by-task 5-fold cross-validation over all sources with nested thresholds (each fold's
+  threshold chosen on its training part), per source (not transfer: every source is in training); a reliability
+  figure.
 
     uv run tfr stage all --params benchmarks/screening/replay_humaneval.yaml --run-dir runs/screening_replay_humaneval
     uv run tfr stage all --params papermill_params/trajectories.yaml --run-dir runs/trajectories
@@ -50,7 +51,7 @@ from tfr_helpers.analysis.inference.paired_tasks import swap_test
 from tfr_helpers.records import ProgramRun
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 from tfr_helpers.sandbox.cache import ExecutionCache
-from tfr_helpers.screener.baselines import FLAGS, best_single_feature
+from tfr_helpers.screener.baselines import FLAG_SIGNS, FLAGS, best_single_feature
 from tfr_helpers.screener.dataset import Example, as_arrays, examples_of_runs
 from tfr_helpers.screener.features import FEATURES
 from tfr_helpers.screener.train import best_threshold, fit_linear, nested_out_of_fold, out_of_fold
@@ -179,7 +180,7 @@ def _held_out(examples: list[Example], x: np.ndarray, y: np.ndarray, tasks: np.n
         yt, tt = y[test], tasks[test]
         print(f"    screener: AUROC {_auroc_cell(yt, q, tt)}, MCC at {t[0]:.3f} {_mcc_cell(yt, q, t, tt)}")
         single = best_single_feature(x[train_], y[train_])
-        scores = {name: flags[test, k] for k, name in enumerate(FLAGS)}
+        scores = {name: FLAG_SIGNS[k] * flags[test, k] for k, name in enumerate(FLAGS)}
         scores[f"best single feature ({FEATURES[single.index]}, {'+' if single.sign > 0 else '-'})"] = single.score(x[test])
         aurocs = {name: _auroc(yt, v) for name, v in scores.items()}
         print("    baselines: " + "; ".join(f"{name} {a:.3f}" for name, a in aurocs.items()))
@@ -232,6 +233,11 @@ def _figure(y: np.ndarray, p: np.ndarray, sources: np.ndarray, path: Path) -> No
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--run-dir", type=Path, action="append", required=True)
+    ap.add_argument(
+        "--pooled-cv",
+        action="store_true",
+        help="also the grouped 5-fold CV over all sources (not transfer) and its reliability figure (slow)",
+    )
     ap.add_argument("--figure", type=Path, default=Path("benchmarks/screening/reliability.png"))
     args = ap.parse_args()
     examples = _examples(args.run_dir)
@@ -242,6 +248,8 @@ def main() -> None:
         m = sources == s
         print(f"  {s}: {m.sum()} items, {int((y[m] == 0).sum())} reliable, {len(set(tasks[m].tolist()))} tasks")
     _held_out(examples, x, y, tasks, sources)
+    if not args.pooled_cv:
+        return
     p, t, per_fold = nested_out_of_fold(x, y, tasks)
     print(
         "\ngrouped-by-task 5-fold CV over all sources (not transfer: every source in training), nested thresholds "

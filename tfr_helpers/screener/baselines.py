@@ -10,8 +10,8 @@
 - **the best single feature** (:func:`best_single_feature`): the feature, and its direction, with the highest AUROC
   on the training data, applied unchanged to the items scored.
 
-Each flag is a score (1.0 or 0.0, higher meaning more likely unreliable), so its AUROC is that of a screener that
-rejects the flagged feedback and ties all the rest.
+Each flag is a score (1.0 or 0.0, signed by :data:`FLAG_SIGNS` so that higher means more likely unreliable), so its
+AUROC is that of a screener that rejects the flagged feedback (keeps it, for the empty solution) and ties the rest.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ from tfr_helpers.screener.view import FeedbackView
 
 FLAGS: tuple[str, ...] = ("empty_solution", "test_code_error", "no_content")
 """The flag baselines, in the order of :func:`flags`."""
+FLAG_SIGNS: tuple[float, ...] = (-1.0, 1.0, 1.0)
+"""Each flag's direction as a score (higher: more likely unreliable): feedback on an empty solution is the
+*reliable* kind (a correct test fails on it), a test-code error or a feedback without content the unreliable kind."""
 
 
 def no_content(view: FeedbackView) -> bool:
