@@ -24,7 +24,7 @@ test-fail feedback item; intervals and tests are clustered by task. Prints:
     uv run tfr stage all --params benchmarks/screening/replay_humaneval.yaml --run-dir runs/screening_replay_humaneval
     uv run tfr stage all --params papermill_params/trajectories.yaml --run-dir runs/trajectories
     uv run python benchmarks/screening/validate_learned.py --run-dir runs/screening_replay_humaneval \
-        --run-dir runs/trajectories
+        --run-dir runs/trajectories --pooled-cv  # the kept output: benchmarks/screening/validate_learned.out
 """
 
 from __future__ import annotations
