@@ -19,6 +19,7 @@ from tfr_helpers.errors import DataError
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation
+from tfr_helpers.replay.empty_solution import is_empty_solution
 from tfr_helpers.replay.load import load_replay
 
 CODET = "replay:codet-codegen16b-humaneval"
@@ -73,9 +74,9 @@ def checkpoint(run_dir: Path, name: str) -> list[Any]:
 
 
 def empty_solutions() -> set[str]:
-    """HumanEval tasks whose Reflexion solution was published as an empty string."""
+    """HumanEval tasks whose Reflexion solution is empty (:func:`is_empty_solution` of the replayed program)."""
     data = load_replay(REFLEXION.removeprefix("replay:"))
-    return {t.task_id for t in data.tasks.values() if t.code_samples and not (t.code_samples[0].completion or "").strip()}
+    return {t.task_id for t in data.tasks.values() if t.code_samples and is_empty_solution(t.code_samples[0].program)}
 
 
 def stratum_of(pair: PairEvaluation, empty: set[str]) -> str | None:

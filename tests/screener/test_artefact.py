@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from tfr_helpers.cli import app
 from tfr_helpers.errors import DataError
-from tfr_helpers.screener.artefact import load_artefact, save_artefact
+from tfr_helpers.screener.artefact import _digest, load_artefact, save_artefact
 from tfr_helpers.screener.dataset import Example
 from tfr_helpers.screener.features import FEATURES
 from tfr_helpers.screener.train import train
@@ -90,3 +90,15 @@ def test_tfr_screen_check_prints_the_digest_and_refuses_a_tampered_file(artefact
     (tmp_path / "t.json").write_text(json.dumps(dict(body, features=list(reversed(body["features"])))))
     bad = runner.invoke(app, ["screen", "check", "--artefact", str(tmp_path / "t.json")])
     assert bad.exit_code != 0 and "fails its sha256 check" in str(bad.exception)
+
+
+def test_each_fold_model_has_its_own_threshold_and_an_older_artefact_uses_the_one(artefact_file, tmp_path):
+    path, body, _ = artefact_file
+    a = load_artefact(path)
+    assert len(a.fold_thresholds) == len(a.fold_models) == body["selection"]["folds"]
+    assert [a.threshold_of(k) for k in range(len(a.fold_models))] == list(a.fold_thresholds)
+    assert a.threshold_of(None) == a.threshold
+    older = {k: v for k, v in json.loads(path.read_text()).items() if k not in ("fold_thresholds", "sha256")}
+    old_path = tmp_path / "older.json"
+    old_path.write_text(json.dumps({**older, "sha256": _digest(older)}))
+    assert load_artefact(old_path).threshold_of(0) == a.threshold

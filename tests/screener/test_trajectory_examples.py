@@ -54,13 +54,13 @@ def _passing(jobs: Sequence[tuple[str, Sequence[object]]]) -> list[ProgramRun]:
     ]
 
 
-def test_screened_steps_become_labelled_examples_of_their_model(tmp_path: Path, benchmark_data: Path) -> None:
+def test_screened_steps_become_labelled_examples_of_their_set(tmp_path: Path, benchmark_data: Path) -> None:
     run = _run_dir(tmp_path)
     examples = examples_from_trajectories(run, _passing)
     assert [(e.task, e.label, e.source) for e in examples] == [
-        ("HumanEval/45", 0, "trajectories:M"),
-        ("HumanEval/45", 1, "trajectories:M"),
-        ("HumanEval/53", 1, "trajectories:M"),
+        ("HumanEval/45", 0, "trajectories:reflexion_log"),
+        ("HumanEval/45", 1, "trajectories:reflexion_log"),
+        ("HumanEval/53", 1, "trajectories:reflexion_log"),
     ]
     assert all(len(e.features) == len(FEATURES) for e in examples)
     assert examples_of_runs([run, run], _passing) == examples  # a run given twice counts once

@@ -8,7 +8,6 @@ shares in ``task_mean_*``; the interval's ``method, resamples, clusters, deff``)
 
 from __future__ import annotations
 
-import ast
 import math
 from dataclasses import replace
 from typing import get_args
@@ -21,6 +20,7 @@ from tfr_helpers.analysis.inference.paired_tasks import MIN_INFORMATIVE_TASKS
 from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, rows_resampler, share_columns
 from tfr_helpers.analysis.tidy.frames import pairs_frame
 from tfr_helpers.records import Case, Cause, Results
+from tfr_helpers.replay.empty_solution import is_empty_solution
 
 CASES: tuple[str, ...] = get_args(Case)
 CAUSES: tuple[str, ...] = get_args(Cause)
@@ -147,33 +147,10 @@ SOLUTIONS = ("all", "non_empty", "empty")
 """Populations of :func:`unreliable_by_solution`."""
 
 
-def is_stub(code: str | None) -> bool:
-    r"""Whether the program is an empty solution: the last definition of some top-level function has only its
-    docstring (or ``pass`` / ``...``) as body, as when a published solution is the empty string after the task's
-    prompt (a solution that redefines the function after the prompt is not empty); a program that does not parse
-    is not a stub.
-
-    >>> is_stub("def f(x):\n    'Doc.'\n"), is_stub("def f(x):\n    return x\n")
-    (True, False)
-    >>> is_stub("def f(x):\n    'Doc.'\ndef f(x):\n    return x\n")
-    False
-    """
-    try:
-        tree = ast.parse(code or "")
-    except SyntaxError:
-        return False
-    final = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}  # last binding
-    for node in final.values():
-        rest = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-        if all(isinstance(s, ast.Pass) for s in rest):
-            return True
-    return False
-
-
 def unreliable_by_solution(results: Results) -> pd.DataFrame:
     """The unreliable share per model over all its feedback, over feedback on non-empty solutions, and on empty
-    ones (:func:`is_stub`): an empty published solution fails every correct assert, so its feedback says nothing
-    about feedback on real code.
+    ones (:func:`~tfr_helpers.replay.empty_solution.is_empty_solution`, the one rule): an empty published solution
+    fails every correct assert, so its feedback says nothing about feedback on real code.
 
     Returns:
         Columns ``model, solution`` (:data:`SOLUTIONS`), ``codes`` (code samples in that population) and the share
@@ -181,7 +158,7 @@ def unreliable_by_solution(results: Results) -> pd.DataFrame:
     """
     rows = []
     for model in sorted({c.model for c in results.generated_codes}):
-        stub = {(c.task_id, c.sample_index): is_stub(c.code) for c in results.generated_codes if c.model == model}
+        stub = {(c.task_id, c.sample_index): is_empty_solution(c.code) for c in results.generated_codes if c.model == model}
         fb = _feedback(results, model)
         empty = np.array(
             [stub.get((t, int(i)), False) for t, i in zip(fb["task_id"], fb["code_index"], strict=True)], dtype=bool

@@ -3,12 +3,15 @@
 Mapping to :class:`~tfr_helpers.records.Task`: description = ``instruct_prompt`` (the natural-language
 "instruct" split); signature = ``code_prompt`` (imports + ``def task_func(...):``); reference =
 code_prompt + canonical_solution; tests = ``test`` (a unittest module defining ``TestCases``);
-test_format ``unittest``; libraries = ``libs`` (stored as a Python list literal in the file).
+test_format ``unittest``; libraries = ``libs`` (stored as a Python list literal in the file); examples = the
+docstring's ``Example:`` doctest session (``doc_struct``; the ``complete_prompt`` split shows it, the instruct
+split does not), which the learned screener runs on the generated code.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +63,22 @@ def bigcodebench_task(record: dict[str, Any]) -> Task:
         tests=record["test"],
         test_format="unittest",
         libraries=parse_libs(record["libs"]),
+        examples=doc_examples(record),
     )
+
+
+def doc_examples(record: dict[str, Any]) -> list[str]:
+    """The ``Example:`` doctest session of the task's docstring (``doc_struct.examples``, as ``complete_prompt``
+    shows it), as one block of lines; empty when the record has none."""
+    raw = record.get("doc_struct")
+    try:
+        doc = json.loads(raw) if isinstance(raw, str) else raw
+    except json.JSONDecodeError:
+        return []
+    lines = doc.get("examples") if isinstance(doc, dict) else None
+    if not isinstance(lines, list) or not any(isinstance(x, str) and x.strip().startswith(">>>") for x in lines):
+        return []
+    return ["\n".join(str(x) for x in lines)]
 
 
 def load_bigcodebench(path: Path) -> list[Task]:

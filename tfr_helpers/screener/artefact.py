@@ -2,7 +2,8 @@
 
 The file holds the feature names, the standardisation (mean, scale) and the calibrated coefficients of the model
 fitted on all the training data, the decision threshold, one such model per cross-validation fold with the fold of
-each training task (so a task the model was trained on is screened by the fold model that never saw it), the
+each training task and the threshold chosen on that fold's training part (so a task the model was trained on is
+screened by a fold model and a threshold that never saw it), the
 scikit-learn version that fitted it, the training data's provenance, and ``sha256``: the digest of the file's
 canonical JSON without that field. :func:`load_artefact` recomputes it and refuses a file that does not match.
 """
@@ -62,6 +63,15 @@ class Artefact:
     training: dict[str, Any]
     selection: dict[str, Any]
     sha256: str
+    fold_thresholds: tuple[float, ...] = ()
+    """Each fold model's threshold, chosen on that fold's training part only (empty in an artefact made before
+    nested thresholds: every fold then uses :attr:`threshold`)."""
+
+    def threshold_of(self, fold: int | None) -> float:
+        """The threshold for rows scored by fold model ``fold`` (None: the full model's)."""
+        if fold is None or fold >= len(self.fold_thresholds):
+            return self.threshold
+        return self.fold_thresholds[fold]
 
     def proba(self, x: np.ndarray, task_ids: list[str]) -> tuple[np.ndarray, list[int | None]]:
         """P(unreliable) per row, and the fold model used (None: the full model, for a task never trained on)."""
@@ -98,6 +108,7 @@ def artefact_json(
     sklearn_version: str,
     training: dict[str, Any],
     selection: dict[str, Any],
+    fold_thresholds: list[float] | None = None,
 ) -> dict[str, Any]:
     """The artefact's JSON body with its ``sha256``."""
     body = {
@@ -107,6 +118,7 @@ def artefact_json(
         "full": model.to_json(),
         "threshold": threshold,
         "folds": [m.to_json() for m in fold_models],
+        "fold_thresholds": list(fold_thresholds or []),
         "task_fold": dict(sorted(task_fold.items())),
         "sklearn_version": sklearn_version,
         "training": training,
@@ -155,6 +167,7 @@ def load_artefact(path: Path | None = None) -> Artefact:
             training=data["training"],
             selection=data["selection"],
             sha256=str(data["sha256"]),
+            fold_thresholds=tuple(float(t) for t in data.get("fold_thresholds", ())),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise DataError(f"screener artefact {path} lacks a field ({exc}); {rebuild}") from None

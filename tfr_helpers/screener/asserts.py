@@ -3,8 +3,10 @@
 A test (or prompt example) of the form ``assert <call> == <expected>``, where exactly one side calls the entry
 point, gives an :class:`AssertPair`: the call expression (the test's input) and the expected expression. The
 prompt's examples are HumanEval's docstring examples (``>>> f(x)`` followed by the value, or one line
-``f(x) == y``, ``f(x) -> y``, ``f(x) => y``, ``f(x) ➞ y``) and the example asserts a task shows beside its text
-(MBPP's first benchmark assert, :attr:`~tfr_helpers.records.TaskView.examples`). Values are compared after
+``f(x) == y``, ``f(x) -> y``, ``f(x) => y``, ``f(x) ➞ y``) and the examples a task shows beside its text
+(:attr:`~tfr_helpers.records.TaskView.examples`: MBPP's first benchmark assert; BigCodeBench's ``Example:`` doctest
+session, :func:`doctest_examples`). A unittest ``self.assertEqual(<call>, <expected>)`` gives a pair as an
+``assert`` does. Values are compared after
 :func:`normalise`: literals are evaluated, floats rounded to 6 significant digits, tuples read as lists, strings
 stripped of surrounding whitespace.
 """
@@ -28,16 +30,37 @@ class AssertPair:
     call: str
     expected: str
     call_on_left: bool
+    setup: str = ""
+    """Statements to run before the comparison (a doctest session's earlier lines: imports, seeds, assignments)."""
+
+
+_EQUAL_METHODS = frozenset({"assertEqual", "assertEquals", "assertListEqual", "assertTupleEqual", "assertDictEqual"})
+"""unittest methods read as ``==`` comparisons of their first two arguments."""
 
 
 def _calls(node: ast.AST, entry_point: str) -> bool:
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == entry_point for n in ast.walk(node))
 
 
-def _pair(cmp: ast.Compare, entry_point: str) -> AssertPair | None:
-    if len(cmp.ops) != 1 or not isinstance(cmp.ops[0], ast.Eq):
+def _sides(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
+    """The two sides of ``assert a == b`` or of ``self.assertEqual(a, b)`` (and its list/tuple/dict kin)."""
+    if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+        cmp = node.test
+        if len(cmp.ops) == 1 and isinstance(cmp.ops[0], ast.Eq):
+            return cmp.left, cmp.comparators[0]
         return None
-    left, right = cmp.left, cmp.comparators[0]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _EQUAL_METHODS
+        and len(node.args) >= 2
+    ):
+        return node.args[0], node.args[1]
+    return None
+
+
+def _pair(sides: tuple[ast.expr, ast.expr], entry_point: str) -> AssertPair | None:
+    left, right = sides
     if _calls(left, entry_point) == _calls(right, entry_point):
         return None
     if _calls(left, entry_point):
@@ -56,14 +79,13 @@ def _assert_pairs(source: str, entry_point: str) -> tuple[AssertPair, ...]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return ()
-    pairs = (
-        _pair(n.test, entry_point) for n in ast.walk(tree) if isinstance(n, ast.Assert) and isinstance(n.test, ast.Compare)
-    )
+    pairs = (_pair(sides, entry_point) for sides in map(_sides, ast.walk(tree)) if sides is not None)
     return tuple(p for p in pairs if p is not None)
 
 
 def assert_pairs(source: str, entry_point: str) -> list[AssertPair]:
-    """The ``assert <call> == <expected>`` comparisons of a test, in order (empty when none or it does not parse).
+    """The ``assert <call> == <expected>`` comparisons of a test, and its unittest ``self.assertEqual(<call>,
+    <expected>)`` ones (either order), in order (empty when none or it does not parse).
 
     Memoised per (source, entry point) (:data:`MEMO_SIZE`); each call returns a new list."""
     return list(_assert_pairs(source, entry_point))
@@ -108,8 +130,75 @@ def _docstring_examples(prompt: str, entry_point: str) -> list[AssertPair]:
     return out
 
 
+def _literal_like(text: str) -> bool:
+    """An expected output a comparison can use: an expression of constants and containers, no name, no ``...``."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return not any(
+        isinstance(n, (ast.Name, ast.Call, ast.Attribute)) or (isinstance(n, ast.Constant) and n.value is Ellipsis)
+        for n in ast.walk(tree)
+    )
+
+
+def _statement(text: str) -> str | None:
+    try:
+        return ast.unparse(ast.parse(text))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def doctest_examples(block: str, entry_point: str) -> list[AssertPair]:
+    """The examples of a doctest session (BigCodeBench's ``Example:`` block): each ``>>>`` expression followed by
+    its output becomes ``<expression> == <output>``, run after the session's earlier statements (its ``setup``).
+
+    An output that is not a literal (a DataFrame's table, ``<class 'list'>``, a list ending in ``...``) gives no
+    example; ``>>> print(x)`` with a one-line output compares ``str(x)`` with that line. The session must call the
+    entry point somewhere up to the example.
+    """
+    lines = block.splitlines()
+    setup: list[str] = []
+    out = []
+    i = 0
+    while i < len(lines):
+        text = lines[i].strip()
+        i += 1
+        if not text.startswith(">>>"):
+            continue
+        source = text[3:].strip()
+        while i < len(lines) and lines[i].strip().startswith("... "):
+            source += "\n" + lines[i].strip()[4:]
+            i += 1
+        output = []
+        while i < len(lines) and lines[i].strip() and not lines[i].strip().startswith(">>>"):
+            output.append(lines[i].strip())
+            i += 1
+        statement = _statement(source)
+        if statement is None:
+            continue
+        calls_entry = f"{entry_point}(" in "\n".join([*setup, statement])
+        if not output:
+            setup.append(statement)
+            continue
+        call = _expression(source)
+        if call is None or not calls_entry:
+            continue
+        value = "\n".join(output)
+        if call.startswith("print(") and len(output) == 1:
+            inner = _expression(call[len("print(") : -1]) if call.endswith(")") else None
+            if inner is not None:
+                out.append(AssertPair(f"str({inner})", repr(value), True, "\n".join(setup)))
+        elif _literal_like(value):
+            expected = _expression(value)
+            if expected is not None:
+                out.append(AssertPair(call, expected, True, "\n".join(setup)))
+    return out
+
+
 def prompt_examples(prompt: str, entry_point: str, shown: tuple[str, ...] = ()) -> list[AssertPair]:
-    """The input/value examples of a task's prompt: its docstring examples, then the example asserts it shows.
+    """The input/value examples of a task's prompt: its docstring examples, then the examples it shows beside its
+    text (an assert line, or a doctest session: :func:`doctest_examples`).
 
     Memoised per (prompt, entry point, shown) like :func:`assert_pairs`; each call returns a new list."""
     return list(_prompt_examples(prompt, entry_point, tuple(shown)))
@@ -119,7 +208,7 @@ def prompt_examples(prompt: str, entry_point: str, shown: tuple[str, ...] = ()) 
 def _prompt_examples(prompt: str, entry_point: str, shown: tuple[str, ...]) -> tuple[AssertPair, ...]:
     pairs = _docstring_examples(prompt, entry_point)
     for line in shown:
-        pairs.extend(assert_pairs(line, entry_point))
+        pairs.extend(doctest_examples(line, entry_point) if ">>>" in line else assert_pairs(line, entry_point))
     unique: dict[str, AssertPair] = {}
     for p in pairs:
         unique.setdefault(p.call, p)

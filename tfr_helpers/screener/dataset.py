@@ -4,15 +4,17 @@ The data are a plain list of (features, label, task, source) records, so any sou
 feedback plugs in: a run directory's replayed (or API) coders (:func:`examples_from_run`) and its replayed
 trajectory steps (:func:`examples_from_trajectories`: each reproduced failing test of a judged step, as the same
 :class:`~tfr_helpers.pipeline.screening.registry.ScreeningItem` the stage ``screen_trajectory_steps`` screens; source
-``trajectories:<model>``). The label is RQ1's: 1 when the feedback is unreliable (the reference fails the
-test too), 0 when reliable; indeterminate feedback is left out. The label is read beside the features, never
-by them: :func:`examples_from_items` builds the features from the items and matrices alone.
+``trajectories:<set>``, one per trajectory set, so two runs of one model are two sources). The label is RQ1's: 1
+when the feedback is unreliable (the reference fails the test too), 0 when reliable; indeterminate feedback is left
+out. The label is read beside the features, never by them: :func:`examples_from_items` builds the features from the
+items and matrices alone.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +32,8 @@ from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
 from tfr_helpers.replay import replay_hashes
 from tfr_helpers.replay.trajectories.feedback import failing
 from tfr_helpers.replay.trajectories.sets import load_trajectories, set_name, trajectory_hashes
-from tfr_helpers.screener.features import Execute, extract
+from tfr_helpers.screener.baselines import flags
+from tfr_helpers.screener.features import FEATURES, Execute, extract
 from tfr_helpers.screener.view import build_views
 
 
@@ -43,8 +46,18 @@ class Example:
     """1: unreliable feedback (the reference fails the test too); 0: reliable."""
     task: str
     source: str
-    """The coder model (a real source: ``replay:...``)."""
+    """The data source: a replayed coder (``replay:...``) or one trajectory set, i.e. one run of a model
+    (``trajectories:<set>``; two runs of a model are two sources, never pooled)."""
     feedback_id: str
+    test: str = ""
+    """:func:`source_digest` of the failing test's source: the same test text on any task or source has the same."""
+    flags: tuple[float, ...] = ()
+    """The trivial baselines' flags (:data:`~tfr_helpers.screener.baselines.FLAGS`), never features."""
+
+
+def source_digest(source: str) -> str:
+    """sha256 prefix of a test's source text with surrounding whitespace stripped (a verbatim test's identity)."""
+    return hashlib.sha256(source.strip().encode()).hexdigest()[:16]
 
 
 def as_arrays(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -67,8 +80,17 @@ def examples_from_items(
     """Examples of labelled screening items (``labels[i]`` belongs to ``items[i]``)."""
     views = build_views(items, runs)
     x = extract(views, execute)
+    error = FEATURES.index("fail_test_code_error")
     return [
-        Example(tuple(float(v) for v in row), int(label), view.task_id, view.source, view.feedback_id)
+        Example(
+            tuple(float(v) for v in row),
+            int(label),
+            view.task_id,
+            view.source,
+            view.feedback_id,
+            source_digest(view.test_source),
+            flags(view, float(row[error])),
+        )
         for row, label, view in zip(x, labels, views, strict=True)
     ]
 
@@ -91,7 +113,7 @@ def examples_from_trajectories(run_dir: Path, execute: Execute) -> list[Example]
     entries = config.get("trajectories") or []
     found = {(t.task_id, s.name): t for s in map(load_trajectories, entries) for t in s.trajectories}
     views: dict[str, TaskView] = {}
-    items, labels = [], []
+    items, labels, sets = [], [], []
     for step in screened:
         trajectory = found[(step.task_id, step.dataset)]
         logged = {t.name: (i, t) for i, t in enumerate(failing(trajectory.attempts[step.step].tests))}
@@ -99,7 +121,12 @@ def examples_from_trajectories(run_dir: Path, execute: Execute) -> list[Example]
             index, source = logged[test.name]
             items.append(screening_item(trajectory, step.model, step.step, index, source, test.outcome, views))
             labels.append(int(test.unreliable))
-    return examples_from_items(items, labels, {}, execute)
+            sets.append(step.dataset)
+    made = examples_from_items(items, labels, {}, execute)
+    return [
+        replace(e, source=f"trajectories:{name}", feedback_id=f"{name}|{e.feedback_id}")
+        for e, name in zip(made, sets, strict=True)
+    ]
 
 
 def examples_of_runs(run_dirs: Sequence[Path], execute: Execute) -> list[Example]:

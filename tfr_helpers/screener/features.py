@@ -7,8 +7,10 @@ is given (``RunContext.run_programs`` in the study, a :class:`~tfr_helpers.sandb
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Callable, Sequence
+from difflib import SequenceMatcher
 from typing import Any
 
 import numpy as np
@@ -50,6 +52,7 @@ FEATURES: tuple[str, ...] = (
     "prompt_example_pass_share",
     "matches_example_input",
     "contradicts_example",
+    "example_input_distance",
     # the test's structure
     "test_log_asserts",
     "test_log_lines",
@@ -110,11 +113,34 @@ def _agreement(view: FeedbackView, pair: AssertPair | None) -> list[float]:
     return [math.log1p(n), pass_share, math.log1p(len(same)), len(disagree) / len(same) if same else 0.0, float(confirmed)]
 
 
+def _arguments(call: str, entry_point: str) -> str | None:
+    """The unparsed arguments of the first call of the entry point in an expression (None: it calls it nowhere)."""
+    try:
+        tree = ast.parse(call, mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point:
+            return ", ".join([*map(ast.unparse, node.args), *map(ast.unparse, node.keywords)])
+    return None
+
+
+def example_input_distance(pair: AssertPair | None, examples: Sequence[AssertPair], entry_point: str) -> float:
+    """How far the test's input is from the nearest example's: ``1 - difflib`` similarity of the entry point's
+    argument texts, minimised over the examples that call the entry point directly (0: an example's very input;
+    1: no comparable example, or a test without a ``<call> == <expected>`` pair)."""
+    if pair is None or (mine := _arguments(pair.call, entry_point)) is None:
+        return 1.0
+    theirs = [a for e in examples if not e.setup and (a := _arguments(e.call, entry_point)) is not None]
+    return min((1.0 - SequenceMatcher(None, mine, a, autojunk=False).ratio() for a in theirs), default=1.0)
+
+
 def _prompt(view: FeedbackView, pair: AssertPair | None, pass_share: float) -> list[float]:
     examples = example_key(view.code, view.prompt, view.entry_point, view.prompt_examples)[1]
     match = [e for e in examples if pair is not None and e.call == pair.call]
     contradicts = any(pair is not None and not same_value(e.expected, pair.expected) for e in match)
-    return [float(bool(examples)), pass_share, float(bool(match)), float(contradicts)]
+    distance = example_input_distance(pair, examples, view.entry_point)
+    return [float(bool(examples)), pass_share, float(bool(match)), float(contradicts), distance]
 
 
 def _structure(view: FeedbackView, pair: AssertPair | None) -> list[float]:
@@ -154,9 +180,13 @@ def example_key(code: str, prompt: str, entry_point: str, shown: tuple[str, ...]
 
 
 def example_job(key: ExampleKey) -> tuple[str, list[TestSpec]]:
-    """The sandbox job of an examples key: each example its own test ``assert (<call>) == (<value>)``."""
+    """The sandbox job of an examples key: each example its own test ``assert (<call>) == (<value>)``, after its
+    doctest session's earlier statements when it has them."""
     code, examples = key
-    specs = [TestSpec(f"example_{i}", f"assert ({e.call}) == ({e.expected})", "snippet") for i, e in enumerate(examples)]
+    specs = [
+        TestSpec(f"example_{i}", (e.setup + "\n" if e.setup else "") + f"assert ({e.call}) == ({e.expected})", "snippet")
+        for i, e in enumerate(examples)
+    ]
     return code, specs
 
 

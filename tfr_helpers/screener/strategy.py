@@ -4,10 +4,10 @@ Each batch of feedback is turned into :class:`~tfr_helpers.screener.view.Feedbac
 that reads the run context (:func:`~tfr_helpers.screener.view.views_from_context`), featurised (the prompt's
 examples run on the generated code in the run's sandbox) and scored by the artefact; feedback whose probability of
 being unreliable is at or above the artefact's threshold is rejected, and that probability is the decision's
-``score``. A task the artefact was trained on is scored by the fold model that held it out, never in-sample.
-Every decision's reasoning names the artefact's sha256, and the run directory gets
-``screening/learned_gold_free.json``: the artefact's version, features and training data.
-On a simulated coder's feedback each reasoning says it is a demo (the artefact never saw simulated data).
+``score``. A task the artefact was trained on is scored by the fold model that held it out, at that fold's own
+threshold (chosen without the task), never in-sample. Every decision's reasoning names the artefact's sha256, and the
+run directory gets ``screening/learned_gold_free.json``: the artefact's version, features and training data. On a
+simulated coder's feedback each reasoning says it is a demo (the artefact never saw simulated data).
 """
 
 from __future__ import annotations
@@ -49,10 +49,11 @@ def decide(items: Sequence[ScreeningItem], ctx: RunContext, artefact: Artefact) 
     p, folds = artefact.proba(x, [v.task_id for v in views])
     out = []
     for item, prob, fold in zip(items, p.tolist(), folds, strict=True):
-        reject = prob >= artefact.threshold
+        threshold = artefact.threshold_of(fold)
+        reject = prob >= threshold
         which = f"fold model {fold} (task held out in training)" if fold is not None else "full model (task not in training)"
         reason = (
-            f"P(unreliable) = {prob:.3f} {'>=' if reject else '<'} threshold {artefact.threshold:.3f}; {which}; "
+            f"P(unreliable) = {prob:.3f} {'>=' if reject else '<'} threshold {threshold:.3f}; {which}; "
             f"artefact sha256 {artefact.sha256[:12]}, scikit-learn {artefact.sklearn_version}"
             + (SIMULATED_NOTE if is_simulated(item.coder) else "")
         )

@@ -10,8 +10,11 @@ is fitted on and the part it is scored on. Two candidates are compared by their 
 
 The rule keeps the linear model unless boosting's AUROC is more than :data:`PREFER_LINEAR_MARGIN` higher (it is
 small, portable and readable); both AUROCs and the rule's choice are recorded in the artefact, and the shipped model
-is always the linear one (a rule that picks boosting is said so in the artefact's ``selection.note``). The
-threshold is the one that maximises MCC on the out-of-fold probabilities.
+is always the linear one (a rule that picks boosting is said so in the artefact's ``selection.note``). The full
+model's threshold is the one that maximises MCC on the out-of-fold probabilities (it is applied to tasks never
+trained on); each fold model's threshold maximises MCC on the out-of-fold probabilities of that fold's training part
+alone (:func:`nested_out_of_fold`), so a task the artefact was trained on is decided by a model and a threshold that
+never saw it.
 """
 
 from __future__ import annotations
@@ -86,6 +89,26 @@ def out_of_fold(
     return p, models, task_fold
 
 
+def nested_out_of_fold(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[float]]:
+    """Grouped out-of-fold probabilities with thresholds chosen inside each training fold.
+
+    For each outer fold the model is fitted on the other folds, and its threshold is :func:`best_threshold` of the
+    training part's own grouped out-of-fold probabilities: a threshold never sees the items it is applied to.
+
+    Returns:
+        The probability of each row, the threshold applied to each row, and each fold's threshold (in the order
+        of :func:`out_of_fold`'s fold models).
+    """
+    p, t = np.zeros(len(y)), np.zeros(len(y))
+    per_fold = []
+    for train_, test in _folds(groups):
+        p[test] = fit_linear(x[train_], y[train_], groups[train_]).proba(x[test])
+        inner, _, _ = out_of_fold(x[train_], y[train_], groups[train_], "linear")
+        per_fold.append(best_threshold(inner, y[train_]))
+        t[test] = per_fold[-1]
+    return p, t, per_fold
+
+
 def best_threshold(p: np.ndarray, y: np.ndarray) -> float:
     """The probability threshold (reject at or above it) with the highest MCC on ``p``."""
     candidates = np.unique(np.round(p, 4))
@@ -126,6 +149,7 @@ def train(examples: Sequence[Example], provenance: dict[str, Any]) -> tuple[dict
     if chosen != "calibrated_logistic_regression":
         selection["note"] = "boosting won by the rule, but only the linear model ships (a JSON of its parameters)"
     threshold = best_threshold(p_lin, y)
+    _, _, fold_thresholds = nested_out_of_fold(x, y, tasks)
     by_source = {
         str(s): {
             "items": int((sources == s).sum()),
@@ -144,5 +168,6 @@ def train(examples: Sequence[Example], provenance: dict[str, Any]) -> tuple[dict
         sklearn.__version__,
         training,
         selection,
+        fold_thresholds,
     )
     return body, p_lin
