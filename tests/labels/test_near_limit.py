@@ -91,10 +91,11 @@ def test_limits_hangs_and_the_near_band_in_a_run() -> None:
     assert near.generated.status == "timeout" and "past its limit of 0.3 s" in (near.generated.message or "")
     assert slow.case == "fail_pass" and slow.reliability == "reliable" and slow.generated.status == "timeout"
     assert limit_clock(slow.generated) < 1.0  # killed at 0.45 s of its own time, not after its 3 s
-    for i in range(3):  # the hang: the reference and every code killed at the cap's band, nothing run again
+    for i, code in enumerate(codes):  # the hang: the reference and every code killed at the cap's band
         hung = labels[(i, "test_hang")]
-        assert hung.case == "fail_fail" and hung.reliability == "unreliable" and hung.cause == "timeout_or_resource"
-        assert hung.reference.status == hung.generated.status == "timeout"
+        assert hung.case == "fail_fail" and hung.reference.status == hung.generated.status == "timeout"
+        if not {(code.code, hang.source), (task.reference, hang.source)} & set(found.alone):  # the load left it be
+            assert hung.reliability == "unreliable" and hung.cause == "timeout_or_resource", hung
     assert not found.rerun  # a timeout its own time decided is final: no second seed
     sources = (call.source, hang.source)
     for program, source in found.alone:  # run alone only where the load starved it (the wall-clock guard)
