@@ -91,6 +91,13 @@ def test_spec(test: GeneratedTest) -> object:
     return TestSpec(name=test.name, source=test.source, kind="function")
 
 
+def _reference_spec(ctx: RunContext, test: GeneratedTest) -> object:
+    """The reference's spec of a generated test: under the time-limit policy with its kill, the cap and its band
+    (:func:`reference_hard_limit`), as in its first run; else the run's budget."""
+    spec = test_spec(test)
+    return dataclasses.replace(spec, timeout_s=reference_hard_limit(ctx)) if policy_on(ctx) else spec  # type: ignore[type-var]
+
+
 def benchmark_specs(task: Task) -> list[object]:
     """The task's benchmark tests as sandbox specs."""
 
@@ -241,11 +248,15 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
         failing = [s for s, o in zip(sources, ref_run.outcomes, strict=True) if _rerun(ctx, ref_run, o)] if ref_run else []
         if failing and scope.compact_artifacts(ctx.config, item.model):
             reruns.add(
-                (item.task.reference, *failing), item.task.reference, [test_spec(unique_tests(item)[s]) for s in failing]
+                (item.task.reference, *failing),
+                item.task.reference,
+                [_reference_spec(ctx, unique_tests(item)[s]) for s in failing],
             )
         else:
             for source in failing:
-                reruns.add((item.task.reference, source), item.task.reference, [test_spec(unique_tests(item)[source])])
+                reruns.add(
+                    (item.task.reference, source), item.task.reference, [_reference_spec(ctx, unique_tests(item)[source])]
+                )
     reruns.run(ctx, "reference reruns", generated=True, rerun=True)
     for key, run in reruns.runs.items():
         for source, outcome in zip(key[1:], run.outcomes, strict=False):
@@ -270,8 +281,7 @@ def _reference_first(ctx: RunContext, items: Sequence[PairJob]) -> dict[tuple[st
     for item in items:
         distinct = unique_tests(item)
         if any(c.code for c in item.codes) and distinct:
-            hard = reference_hard_limit(ctx)
-            specs = [dataclasses.replace(test_spec(t), timeout_s=hard) for t in distinct.values()]  # type: ignore[type-var]
+            specs = [_reference_spec(ctx, t) for t in distinct.values()]
             batch.add((item.task.reference, *distinct), item.task.reference, specs)
     batch.run(ctx, "reference: generated tests", generated=True)
     return dict(batch.runs)
