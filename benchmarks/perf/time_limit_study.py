@@ -80,6 +80,8 @@ def main() -> None:
     for (bench, kind), times in sorted(by_group.items()):
         print(f"  {bench} {kind}: {_quantiles(times)}")
     every = [t for times in by_group.values() for t in times]
+    if not every:
+        raise SystemExit("no reference passed a generated test in this run: run its RQ1 stage first")
     print(f"  all: {_quantiles(every)}")
 
     print(f"candidate rules (factor {args.factor:g}): references set aside or timed out; code passes past the new limit")
