@@ -1,11 +1,10 @@
 """``tfr evaluate`` agrees with the ``evalplus`` package's own harness on real programs.
 
 Programs: CodeT's published CodeGen-16B samples (the first of each HumanEval task, replayed) and HumanEval's
-original canonical solutions on HumanEval+; sanitized MBPP's original reference solutions on MBPP+; for
-``TFR_EVALPLUS_AGREEMENT_TASKS`` tasks of each, spread over the benchmark (every ``len // N``-th task from the first:
-40 by default, HumanEval+'s 0, 4, ..., 156 with HumanEval/32; 0 for all). Both harnesses judge every program at
-both tiers; the test requires agreement on at least 99.5% of the plus-tier verdicts, allows a base-tier
-difference only where :data:`KNOWN` gives the reason, and prints every disagreement. Their harness limits each
+original canonical solutions on HumanEval+; sanitized MBPP's original reference solutions on MBPP+; for the first
+``TFR_EVALPLUS_AGREEMENT_TASKS`` tasks of each (40 by default, with HumanEval/32 below; 0 for all). Both harnesses
+judge every program at both tiers; the test requires agreement on at least 99.5% of the plus-tier verdicts, allows
+a base-tier difference only where :data:`KNOWN` gives the reason, and prints every disagreement. Their harness limits each
 input by wall time: a program it fails where ours passes is judged by it again, alone, after both finished.
 ``evalplus`` 0.3.1 is installed into an environment of the test's own (``uv pip install --no-deps`` with the few
 modules its harness imports), never into the project's.
@@ -35,13 +34,13 @@ KNOWN = {
 }
 """Tasks where the two harnesses differ by design, with the reason (only the base tier may differ there)."""
 TASKS = int(os.environ.get("TFR_EVALPLUS_AGREEMENT_TASKS", "40"))
-"""Tasks per benchmark, spread over it (CI: 40 of each, 120 programs in all; 0: every task, about 700 programs).
-The rule under test is the same on every task, so a spread sample checks it as the first 80 did, at half the cost."""
+"""Tasks per benchmark, the first N (CI: 40 of each, 120 programs in all; 0: every task, about 700 programs). The
+rule under test is the same on every task, so 40 check it as the former 80 did, at half the cost."""
 
 
 def _sample(tasks: list[Task]) -> list[Task]:
-    """Every ``len // TASKS``-th task from the first, ``TASKS`` of them (all with ``TASKS`` 0)."""
-    return tasks[:: max(1, len(tasks) // TASKS)][:TASKS] if TASKS else tasks
+    """The first ``TASKS`` tasks (all with ``TASKS`` 0)."""
+    return tasks[:TASKS] if TASKS else tasks
 
 
 HARNESS_DEPS = ["evalplus==0.3.1", "numpy", "psutil", "wget", "appdirs", "tempdir"]
