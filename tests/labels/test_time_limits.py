@@ -73,3 +73,13 @@ def test_the_policy_is_part_of_the_fingerprint_and_named_in_words() -> None:
     assert policy.sandbox.time_limit.describe() == "time limit: max(1 s, 4 x the reference's own time) per test"
     with pytest.raises(ConfigError, match="sandbox.time_limit.policy: Input should be 'fixed' or 'evalplus'"):
         config_from_dict({**PARAMS, "sandbox": {"time_limit": {"policy": "fast"}}})
+
+
+def test_the_near_limit_band_enters_the_fingerprint_only_when_set() -> None:
+    policy = {"policy": "evalplus"}
+    before = config_from_dict({**PARAMS, "sandbox": {"time_limit": policy}})
+    assert "sandbox.time_limit.margin" not in before.fingerprint()  # a run made before the key resumes
+    band = config_from_dict({**PARAMS, "sandbox": {"time_limit": {**policy, "margin": 0.25}}})
+    assert describe_changes(before.fingerprint(), band.fingerprint()) == [
+        "config key 'sandbox.time_limit.margin': (not set) -> 0.25"
+    ]

@@ -6,11 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.pipeline.conftest import results_json
 from tfr_helpers.analysis import load_results
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.pipeline import load_config, run_stages
+from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.engine.tasks import select_tasks
 
 PARAMS = Path(__file__).resolve().parents[2] / "papermill_params"
 CODET, REFLEXION = "replay:codet-codegen16b-humaneval", "replay:reflexion-gpt4-humaneval"
@@ -26,6 +29,24 @@ def test_default_adds_both_datasets_beside_the_simulated_study(replay_env: Path)
         roles = [config.models.tester_for(coder), config.models.refiner_for(coder), config.models.judge_for(coder)]
         assert not any(is_simulated(r) for r in roles)
     assert {"accept_all", "reject_test_code_errors"} <= set(config.screening)
+
+
+def test_the_main_job_samples_the_demonstration_only(replay_env: Path, shared_benchmarks: Path) -> None:
+    """The main job's BigCodeBench sample leaves every replayed coder's tasks as the full demonstration has them
+    (the real data complete, the README's real headline numbers unchanged); only the simulated model's shrink."""
+    main, full = load_config(PARAMS / "default.yaml"), load_config(PARAMS / "full.yaml")
+    main_tasks, full_tasks = select_tasks(main), select_tasks(full)
+    for coder in (CODET, REFLEXION):
+        mine = [t.task_id for t in scope.coder_tasks(main, main_tasks, coder)]
+        assert mine == [t.task_id for t in scope.coder_tasks(full, full_tasks, coder)] and len(mine) == 164
+    sim = {b: sum(t.benchmark == b for t in scope.coder_tasks(main, main_tasks, "sim:default")) for b in main.benchmarks}
+    assert sim == {"humaneval": 164, "mbpp": 427, "bigcodebench": 40}
+    assert len(scope.coder_tasks(full, full_tasks, "sim:default")) == 929
+    assert main.trajectories == full.trajectories
+    a, b = (yaml.safe_load((PARAMS / name).read_text()) for name in ("default.yaml", "full.yaml"))
+    assert {k: v for k, v in a.items() if k not in ("run_name", "tasks")} == {
+        k: v for k, v in b.items() if k not in ("run_name", "tasks")
+    }
 
 
 def test_replay_openai_names_a_real_refiner_and_judge(replay_env: Path) -> None:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
+from tfr_helpers.benchmarks.library_sample import SAMPLE, check_sampled
 from tfr_helpers.benchmarks.registry import benchmark_names
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.launch import resolve
@@ -38,8 +39,9 @@ from tfr_helpers.replay.trajectories.sets import check_entry as check_trajectory
 
 BenchmarkChoice = str
 """A registered benchmark name (checked against ``tfr_helpers.benchmarks.registry``)."""
-Selection = Literal["all"] | int | list[str]
-"""``all`` tasks, the first N tasks of each benchmark, or explicit task ids."""
+Selection = Literal["all", "sample"] | int | list[str]
+"""``all`` tasks, the stratified ``sample`` (one task per library group, :mod:`tfr_helpers.benchmarks.library_sample`),
+the first N tasks of each benchmark, or explicit task ids."""
 
 
 def _all_benchmarks() -> list[BenchmarkChoice]:
@@ -63,7 +65,8 @@ class ExperimentConfig(Strict):
     benchmarks: list[BenchmarkChoice] = Field(default_factory=lambda: _all_benchmarks(), min_length=1)
     """Benchmarks of the study (BigCodeBench: the committed selection)."""
     tasks: Selection | dict[BenchmarkChoice, Selection] = "all"
-    """``all``, first N per benchmark, explicit ids, or a mapping benchmark -> one of those."""
+    """``all``, ``sample`` (one task per library group: BigCodeBench), first N per benchmark, explicit ids, or a
+    mapping benchmark -> one of those."""
     models: ModelRoles = Field(default_factory=ModelRoles)
     """Models and their roles (coders, tester, refiner, judge)."""
     ebts_per_task: int = Field(default=3, ge=0)
@@ -135,6 +138,16 @@ class ExperimentConfig(Strict):
             extra = [b for b in self.tasks if b not in self.benchmarks]
             if extra:
                 raise ValueError(f"tasks names benchmark {extra[0]!r} which is not in benchmarks")
+        return self
+
+    @model_validator(mode="after")
+    def _sampled_benchmarks(self) -> ExperimentConfig:
+        for bench in self.benchmarks:
+            if self.selection_for(bench) == SAMPLE:
+                try:
+                    check_sampled(bench)
+                except ConfigError as exc:
+                    raise ValueError(str(exc)) from None
         return self
 
     @model_validator(mode="after")

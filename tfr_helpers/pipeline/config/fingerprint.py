@@ -124,6 +124,8 @@ def config_values(config: ExperimentConfig) -> dict[str, str]:
     data = config.model_dump(mode="json", exclude=left_out)
     for transport in TRANSPORT_SETTINGS:
         data["model_settings"].pop(transport, None)
+    if not config.sandbox.time_limit.margin:  # no near-limit band: a run made before the key existed keeps its fingerprint
+        data["sandbox"]["time_limit"].pop("margin")
     return _flatten(data)
 
 

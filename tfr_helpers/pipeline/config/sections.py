@@ -101,7 +101,9 @@ class TimeLimitPolicy(Strict):
     EvalPlus's rule, ``max(min_limit, factor x the reference's own time on the same test)`` (wall time less
     its waits for a CPU, at least its CPU time), at most the budget,
     for generated and refined code on the benchmark tests and for generated code on the generated tests; the
-    reference keeps the full budget, and a test it did not pass gives the code the full budget too.
+    reference keeps the full budget, and a test it did not pass gives the code the full budget too. On a generated
+    test the budget (``generated_test_timeout_s``) is the cap of the code's limit and the reference's own limit,
+    and ``margin`` sets aside a verdict whose own time lies near its limit (docs/labels.md, "Time limits").
     """
 
     policy: Literal["fixed", "evalplus"] = "fixed"
@@ -109,12 +111,17 @@ class TimeLimitPolicy(Strict):
     """Shortest limit, seconds (EvalPlus's ``DEFAULT_MIN_TIME_LIMIT``)."""
     factor: float = Field(default=4.0, gt=0)
     """Times the reference's time (EvalPlus's ``DEFAULT_GT_TIME_LIMIT_FACTOR``)."""
+    margin: float = Field(default=0.0, ge=0, lt=1)
+    """Under ``evalplus``, on a generated test: a program (code or reference) that finished with its own time
+    within ``margin`` of its limit ``L`` (between ``L x (1 - margin)`` and ``L x (1 + margin)``, the sandbox's kill)
+    leaves an ``indeterminate`` label: a faster or slower machine could decide it the other way. 0: no band."""
 
     def describe(self) -> str:
         """One phrase naming the policy (results.json and the tables' captions)."""
         if self.policy == "fixed":
             return "time limit: fixed budget per test"
-        return f"time limit: max({self.min_limit:g} s, {self.factor:g} x the reference's own time) per test"
+        band = f"; within {self.margin:.0%} of it on a generated test: indeterminate" if self.margin else ""
+        return f"time limit: max({self.min_limit:g} s, {self.factor:g} x the reference's own time) per test{band}"
 
 
 class SandboxSettings(Strict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tfr_helpers import benchmarks
+from tfr_helpers.benchmarks.library_sample import SAMPLE, library_sample
 from tfr_helpers.errors import ConfigError, RunDirError
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.store import RunStore
@@ -20,7 +21,8 @@ def select_tasks(config: ExperimentConfig, store: RunStore | None = None) -> dic
         Task id -> task.
 
     Raises:
-        ConfigError: a selected id does not exist in the configured benchmarks.
+        ConfigError: a selected id does not exist in the configured benchmarks, or ``sample`` names a benchmark
+            whose tasks name no libraries.
         RunDirError: ``tasks.json`` of the run lists other tasks (the benchmark data changed).
         DataError: benchmark data is missing.
     """
@@ -32,6 +34,8 @@ def select_tasks(config: ExperimentConfig, store: RunStore | None = None) -> dic
         selection = config.selection_for(bench)
         if selection == "all":
             picked = tasks
+        elif selection == SAMPLE:
+            picked = library_sample(tasks, bench)
         elif isinstance(selection, int):
             picked = tasks[:selection]
         else:

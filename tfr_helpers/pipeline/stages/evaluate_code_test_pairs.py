@@ -23,7 +23,8 @@ from tfr_helpers.pipeline.steps.labels import (
     reliability_of,
     settle,
 )
-from tfr_helpers.pipeline.steps.pair_runs import PairJob, PairRuns, run_pairs, unique_tests
+from tfr_helpers.pipeline.steps.pair_runs import PairJob, PairRuns, reference_hard_limit, run_pairs, unique_tests
+from tfr_helpers.pipeline.steps.time_limits import hard_limit, judge_near, margin, policy_on
 from tfr_helpers.pipeline.steps.waiting import pair_job_waits
 from tfr_helpers.records import (
     BenchmarkVerdict,
@@ -117,8 +118,15 @@ def label_pair(ctx: RunContext, item: PairJob, code: GeneratedCode, test: Genera
     rerun = found.rerun.get((task.reference, test.source))
     limit = found.limits.get((task.reference, test.source))  # the time-limit policy's, judged in CPU time
     alone = found.alone.get((code.code or "", test.source))
-    generated, gen_machine = settle(gen_run.outcomes[j], alone, limit or budget, cpu_limit=limit is not None)
-    reference, ref_machine = settle(ref_run.outcomes[j], found.alone.get((task.reference, test.source)), budget)
+    hard = hard_limit(ctx, limit) if limit is not None else budget
+    generated, gen_machine = settle(gen_run.outcomes[j], alone, hard, cpu_limit=limit is not None)
+    reference, ref_machine = settle(
+        ref_run.outcomes[j], found.alone.get((task.reference, test.source)), reference_hard_limit(ctx)
+    )
+    if policy_on(ctx):  # a verdict near its limit is the machine's to decide: set aside
+        generated, gen_near = judge_near(generated, limit or budget, margin(ctx), below=False)
+        reference, ref_near = judge_near(reference, budget, margin(ctx), below=True)
+        gen_machine, ref_machine = gen_machine or gen_near, ref_machine or ref_near
     settled = reference
     harder = found.harder.get((task.reference, test.source))
     reference = harder_verdict(reference, harder)

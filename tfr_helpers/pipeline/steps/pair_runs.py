@@ -22,6 +22,8 @@ from tfr_helpers.pipeline.steps.evalplus_tiers import corrected_reference, tiers
 from tfr_helpers.pipeline.steps.time_limits import (
     LOAD_BUDGET_FACTOR,
     code_benchmark_specs,
+    hard_limit,
+    limit_for,
     policy_on,
     reference_benchmark_runs,
     settle_benchmark,
@@ -67,7 +69,7 @@ def _needs_alone(outcome: TestOutcome, budget_s: float) -> bool:
 def _rerun(ctx: RunContext, run: ProgramRun, outcome: TestOutcome) -> bool:
     """Whether the reference's non-pass runs again with another seed: not a timeout its own time decided (of the
     test, or of the load that left it ``not_run``): that verdict is final, and another seed cannot change it."""
-    budget = ctx.config.sandbox.generated_test_timeout_s
+    budget = reference_hard_limit(ctx)
     if outcome.status == "passed":
         return False
     if outcome.status == "timeout":
@@ -77,10 +79,23 @@ def _rerun(ctx: RunContext, run: ProgramRun, outcome: TestOutcome) -> bool:
     return True
 
 
+def reference_hard_limit(ctx: RunContext) -> float:
+    """The reference's kill on a generated test: the budget (under the time-limit policy, with its near-limit band:
+    :func:`~.time_limits.hard_limit`)."""
+    return hard_limit(ctx, ctx.config.sandbox.generated_test_timeout_s)
+
+
 def test_spec(test: GeneratedTest) -> object:
     """The sandbox spec of a generated test (a module of ``test_*`` functions)."""
 
     return TestSpec(name=test.name, source=test.source, kind="function")
+
+
+def _reference_spec(ctx: RunContext, test: GeneratedTest) -> object:
+    """The reference's spec of a generated test: under the time-limit policy with its kill, the cap and its band
+    (:func:`reference_hard_limit`), as in its first run; else the run's budget."""
+    spec = test_spec(test)
+    return dataclasses.replace(spec, timeout_s=reference_hard_limit(ctx)) if policy_on(ctx) else spec  # type: ignore[type-var]
 
 
 def benchmark_specs(task: Task) -> list[object]:
@@ -126,8 +141,9 @@ class PairRuns:
     """Task id -> why its reference fails its own benchmark tests in this run (:func:`check_references`): the
     task is reported and excluded, since every label of it would be judged against a broken oracle."""
     limits: dict[tuple[str, str], float] = field(default_factory=dict)
-    """(reference, test source) -> the code's time limit on that generated test under the time-limit policy
-    (absent: the study's budget)."""
+    """(reference, test source) -> the code's time limit on that generated test under the time-limit policy (the
+    budget where the reference did not pass it; the sandbox kills at :func:`~.time_limits.hard_limit` of it;
+    absent: the study's fixed budget)."""
 
     tiers: dict[tuple[str, str], TierVerdicts] = field(default_factory=dict)
     """(program, task id) -> the program's verdicts at EvalPlus's tiers (:mod:`.test_strength`)."""
@@ -157,7 +173,7 @@ def _combined(ctx: RunContext, item: PairJob, bench_specs: list[Any]) -> bool:
     limits = ctx.config.sandbox
     return (
         scope.compact_artifacts(ctx.config, item.model)
-        and limits.timeout_s == limits.generated_test_timeout_s
+        and (limits.timeout_s == limits.generated_test_timeout_s or policy_on(ctx))
         and all(getattr(spec, "kind", None) == "snippet" and not getattr(spec, "setup", "") for spec in bench_specs)
     )
 
@@ -176,15 +192,22 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
         distinct = unique_tests(item)
         sources, specs = tuple(distinct), [test_spec(t) for t in distinct.values()]
         bspecs = code_benchmark_specs(ctx, item.task, references)
-        code_specs = with_limits(ctx, specs, ref_gen.get((item.task.reference, *sources)), generated=True)
-        limits.update(
-            {
-                (item.task.reference, s): limit
-                for s, c in zip(sources, code_specs, strict=True)
-                if (limit := getattr(c, "timeout_s", None)) is not None
-            }
-        )
+        ref_run = ref_gen.get((item.task.reference, *sources))
+        code_specs = with_limits(ctx, specs, ref_run, generated=True)
+        if ref_run is not None and policy_on(ctx):
+            cap = ctx.config.sandbox.generated_test_timeout_s
+            limits.update(
+                {
+                    (item.task.reference, s): limit_for(ctx, o, True) or cap
+                    for s, o in zip(sources, ref_run.outcomes, strict=True)
+                }
+            )
         together = bool(sources) and _combined(ctx, item, bspecs)
+        if together and policy_on(ctx):  # a benchmark test keeps its own budget in a run of generated tests
+            bspecs = [
+                s if getattr(s, "timeout_s", None) else dataclasses.replace(s, timeout_s=ctx.config.sandbox.timeout_s)
+                for s in bspecs
+            ]
         for code in item.codes:
             program = code.code or ""
             if together and code.code:
@@ -225,11 +248,15 @@ def run_pairs(ctx: RunContext, items: Sequence[PairJob]) -> PairRuns:
         failing = [s for s, o in zip(sources, ref_run.outcomes, strict=True) if _rerun(ctx, ref_run, o)] if ref_run else []
         if failing and scope.compact_artifacts(ctx.config, item.model):
             reruns.add(
-                (item.task.reference, *failing), item.task.reference, [test_spec(unique_tests(item)[s]) for s in failing]
+                (item.task.reference, *failing),
+                item.task.reference,
+                [_reference_spec(ctx, unique_tests(item)[s]) for s in failing],
             )
         else:
             for source in failing:
-                reruns.add((item.task.reference, source), item.task.reference, [test_spec(unique_tests(item)[source])])
+                reruns.add(
+                    (item.task.reference, source), item.task.reference, [_reference_spec(ctx, unique_tests(item)[source])]
+                )
     reruns.run(ctx, "reference reruns", generated=True, rerun=True)
     for key, run in reruns.runs.items():
         for source, outcome in zip(key[1:], run.outcomes, strict=False):
@@ -254,7 +281,8 @@ def _reference_first(ctx: RunContext, items: Sequence[PairJob]) -> dict[tuple[st
     for item in items:
         distinct = unique_tests(item)
         if any(c.code for c in item.codes) and distinct:
-            batch.add((item.task.reference, *distinct), item.task.reference, [test_spec(t) for t in distinct.values()])
+            specs = [_reference_spec(ctx, t) for t in distinct.values()]
+            batch.add((item.task.reference, *distinct), item.task.reference, specs)
     batch.run(ctx, "reference: generated tests", generated=True)
     return dict(batch.runs)
 
@@ -319,14 +347,16 @@ def rerun_alone(ctx: RunContext, items: Sequence[PairJob], found: PairRuns) -> d
             load_hit = run.load_error is not None and _needs_alone(run.load_error, load_budget)
             for source, outcome in zip(sources, run.outcomes, strict=True):
                 limit = found.limits.get((item.task.reference, source)) if program != item.task.reference else None
-                budget = limit or ctx.config.sandbox.generated_test_timeout_s
-                if _needs_alone(outcome, budget) or (load_hit and outcome.status == "not_run"):
-                    todo.setdefault((program, source), (distinct[source], limit))
+                if program == item.task.reference and policy_on(ctx):
+                    limit = ctx.config.sandbox.generated_test_timeout_s
+                hard = hard_limit(ctx, limit) if limit is not None else ctx.config.sandbox.generated_test_timeout_s
+                if _needs_alone(outcome, hard) or (load_hit and outcome.status == "not_run"):
+                    todo.setdefault((program, source), (distinct[source], None if limit is None else hard))
     out: dict[tuple[str, str], TestOutcome] = {}
-    for (program, source), (test, limit) in todo.items():  # serially: each run alone is the only one this chunk makes
+    for (program, source), (test, kill) in todo.items():  # serially: each run alone is the only one this chunk makes
         spec = test_spec(test)
-        if limit is not None:
-            spec = dataclasses.replace(spec, timeout_s=LOAD_BUDGET_FACTOR * limit)  # type: ignore[type-var]
+        if kill is not None:
+            spec = dataclasses.replace(spec, timeout_s=LOAD_BUDGET_FACTOR * kill)  # type: ignore[type-var]
         (run,) = ctx.run_programs(
             [(program, [spec])], desc="timeouts run alone", generated=True, budget_factor=LOAD_BUDGET_FACTOR
         )

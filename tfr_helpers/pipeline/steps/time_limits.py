@@ -68,13 +68,32 @@ def limit_for(ctx: RunContext, reference: TestOutcome | None, generated: bool) -
 
 
 def with_limits(ctx: RunContext, specs: Sequence[Any], reference: ProgramRun | None, generated: bool) -> list[Any]:
-    """``specs`` with each one's limit from the reference's run on the same specs (unchanged under ``fixed``)."""
+    """``specs`` with each one's limit from the reference's run on the same specs (unchanged under ``fixed``).
+    A generated test's spec gets the sandbox's kill, :func:`hard_limit` of the code's limit (the budget where the
+    reference did not pass it)."""
     if reference is None or not policy_on(ctx) or len(reference.outcomes) != len(specs):
         return list(specs)
+    if generated:
+        cap = ctx.config.sandbox.generated_test_timeout_s
+        return [
+            dataclasses.replace(spec, timeout_s=hard_limit(ctx, limit_for(ctx, o, True) or cap))
+            for spec, o in zip(specs, reference.outcomes, strict=True)
+        ]
     return [
         dataclasses.replace(spec, timeout_s=limit) if (limit := limit_for(ctx, o, generated)) is not None else spec
         for spec, o in zip(specs, reference.outcomes, strict=True)
     ]
+
+
+def margin(ctx: RunContext) -> float:
+    """The near-limit band on generated tests (0 under ``fixed``)."""
+    return ctx.config.sandbox.time_limit.margin if policy_on(ctx) else 0.0
+
+
+def hard_limit(ctx: RunContext, limit_s: float) -> float:
+    """Where the sandbox kills a program on a generated test whose limit is ``limit_s``: ``limit_s x (1 +
+    margin)``, so that a program finishing just past its limit is seen to be near it (:func:`judge_near`)."""
+    return limit_s * (1.0 + margin(ctx))
 
 
 def reference_benchmark_runs(ctx: RunContext, tasks: Sequence[Task]) -> dict[str, ProgramRun]:
@@ -151,3 +170,25 @@ def run_benchmark(ctx: RunContext, jobs: Sequence[tuple[str, Task]], desc: str) 
     specs = [(program, code_benchmark_specs(ctx, task, references)) for program, task in jobs]
     runs = ctx.run_programs(specs, desc=desc, generated=False)
     return settle_benchmark(ctx, specs, runs) if references else runs
+
+
+def judge_near(outcome: TestOutcome, limit_s: float, margin_s: float, below: bool) -> tuple[TestOutcome, bool]:
+    """A generated test's deciding outcome judged against its limit, and whether it lies near the limit.
+
+    A program that finished (passed or failed) past ``limit_s`` by the clock the limit is judged by
+    (:func:`limit_clock`) is the timeout the limit makes it. A pass that took more than ``limit_s x (1 - margin_s)``
+    (``below``) or more than ``limit_s`` (not ``below``), and finished before the sandbox's kill at ``limit_s x
+    (1 + margin_s)``, is *near*: a faster or slower machine could have decided it the other way, so its label is
+    set aside as ``indeterminate``. A failure fails either way (an assertion or a timeout), and a timeout the
+    sandbox killed is past the band: both are decided.
+
+    The reference is judged with ``below`` (its pass just under the cap would be a timeout on a slower machine,
+    which turns reliable feedback into indeterminate); the code without it: its pass just under its limit is no
+    feedback, as its timeout in the band above (indeterminate, left out of every reliability denominator) is not."""
+    if outcome.status not in ("passed", "failed", "error"):
+        return outcome, False
+    took = limit_clock(outcome)
+    near = margin_s > 0 and outcome.status == "passed" and took > limit_s * (1.0 - margin_s if below else 1.0)
+    if took > limit_s + OWN_SLACK_S:
+        return over_limit(outcome, limit_s, "CPU time" if outcome.cpu_s > limit_s else "its own time"), near
+    return outcome, near
