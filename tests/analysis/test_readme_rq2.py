@@ -57,7 +57,30 @@ def test_the_paragraph_gives_the_range_over_every_set_and_the_contrast() -> None
 
 def test_a_run_with_a_dose_section_gets_its_sentence_and_a_run_without_sets_is_refused() -> None:
     script = _script()
-    assert script.dose_response_sentence({"rq2_dose": {}}) is not None
+    assert script.dose_response_sentence({"rq2_dose": {}}) is None  # an empty section: nothing to say
+    dose = {
+        "series": {"sets": ["reflexion-o3mini-bcb-valtest-60", "reflexion-o3mini-bcb-valtest-correct"]},
+        "doses": {
+            "rows": [
+                {"test_list": "variable-60", "sets": "reflexion-o3mini-bcb-valtest-60", "valid_pct": 62.5},
+                {"test_list": "correct", "sets": "reflexion-o3mini-bcb-valtest-correct", "valid_pct": 97.8},
+                {"test_list": "curated", "sets": "reflexion-gpt4o-bcb-curated", "valid_pct": 82.1},
+            ]
+        },
+        "dose_response": {
+            "rows": [
+                {"outcome": "ever_broken", "dose": "dose_task", "tasks": 87, "lists": 2, "scale": "log-odds"}
+                | {"estimate": -0.307, "low": -0.392, "high": -0.221, "p_holm": 8.2e-12},
+                {"outcome": "ever_broken", "dose": "dose_list", "tasks": 88, "lists": 2, "scale": "log-odds"}
+                | {"estimate": -0.8, "low": -1.0, "high": -0.6, "p_holm": 1e-18},
+            ]
+        },
+        "extremes": {"lists": ["correct", "variable-60"], "rows": []},
+    }
+    text = " ".join(script.dose_response_sentence({"rq2_dose": dose}).split())
+    assert "`variable-60` 62.5%, `correct` 97.8%)" in text and "curated" not in text  # the series' lists only
+    assert "passing code ever broken -0.307 log-odds [-0.392, -0.221], p 8.2e-12" in text and "-0.8" not in text
+    assert "87 BigCodeBench tasks judged in each of 2 runs" in text
     assert "no contrast" in script.rq2_paragraph(_summary([]))
     with pytest.raises(SystemExit, match="trajectories"):
         script.rq2_paragraph({})
