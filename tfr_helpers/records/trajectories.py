@@ -119,6 +119,9 @@ class TrajectorySet(Record):
     """How the next attempt was made (Reflexion: feedback -> verbal self-reflection -> new code)."""
     source: str
     license: str
+    origin: Literal["published", "hand-written"] = "published"
+    """Where the steps come from: a published run's log (evidence), or steps written by hand to illustrate the
+    study (a worked example with a known answer: never evidence); a directory says so in its ``meta.json``."""
     trajectories: list[Trajectory] = Field(default_factory=list)
     unusable: list[UnusableStep] = Field(default_factory=list)
 
@@ -189,6 +192,8 @@ class TrajectorySetInfo(Record):
     license: str
     tasks: int
     steps: int
+    origin: Literal["published", "hand-written"] = "published"
+    """As :attr:`TrajectorySet.origin` (runs written before the field: published)."""
 
 
 class TrajectoriesResults(Record):

@@ -97,13 +97,14 @@ def step_classes(results: Results) -> pd.DataFrame:
                 "model": info.model,
                 "benchmark": info.benchmark,
                 "protocol": info.protocol,
+                "origin": info.origin,
                 "tasks": int(mine["task_id"].nunique()),
                 "steps": len(mine),
                 "unusable": unusable,
                 **{c: int(counts.get(c, 0)) for c in STEP_CLASSES},
             }
         )
-    columns = ["dataset", "model", "benchmark", "protocol", "tasks", "steps", "unusable", *STEP_CLASSES]
+    columns = ["dataset", "model", "benchmark", "protocol", "origin", "tasks", "steps", "unusable", *STEP_CLASSES]
     return pd.DataFrame(rows, columns=columns)
 
 

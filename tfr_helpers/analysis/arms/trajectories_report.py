@@ -163,7 +163,7 @@ def summary_section(results: Results) -> dict[str, Any]:
     return {
         NAME: {
             "note": REAL_NOTE,
-            "real": True,
+            "real": all(s.origin == "published" for s in results.trajectories.sets),
             "definitions": DEFINITIONS,
             "sets": [s.model_dump() for s in results.trajectories.sets],
             "step_classes": {"rows": frame_records(step_classes(results))},
@@ -216,8 +216,8 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
         classes = ", ".join(f"{c} {r[c]}" for c in CLASSES)
         judged = f"{r['judged']} judged ({r['judged_pct']}%); " if "judged" in r else ""
         lines.append(
-            f"{r['model']} {r['dataset']} [real, {r['benchmark']}]: {r['steps']} steps ({r['unusable']} unusable in the "
-            f"log); {judged}{classes}"
+            f"{r['model']} {r['dataset']} [{_kind(r)}, {r['benchmark']}]: {r['steps']} steps ({r['unusable']} unusable "
+            f"in the log); {judged}{classes}"
         )
         for group, position in RATE_LINES:
             row = rq2.get((r["dataset"], group, position))
@@ -235,6 +235,11 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
         lines += trajectory_steps_report.set_lines(section, r["dataset"])
         lines += _step_lines(section.get("listed_steps", {}).get("rows", []), r["dataset"])
     return lines + dose_report.lines(summary)
+
+
+def _kind(row: dict[str, Any]) -> str:
+    """``real`` for a published log's set, ``hand-written, not evidence`` for a worked example's."""
+    return "real" if row.get("origin", "published") == "published" else "hand-written, not evidence"
 
 
 def _step_lines(rows: list[dict[str, Any]], dataset: str) -> list[str]:

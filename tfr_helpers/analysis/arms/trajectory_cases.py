@@ -272,9 +272,12 @@ def render_trajectory_cases(results: Results, info: TrajectorySetInfo, logs: Log
     assert results.trajectories is not None
     steps = sorted((s for s in results.trajectories.steps if s.dataset == info.name), key=step_order)
     counts = {c: sum(s.step_class == c for s in steps) for c in ORDER}
-    lines = [f"# Trajectory cases: {set_label(info.model, info.name)} (real data, replayed), run {results.run_name}", ""]
+    published = info.origin == "published"
+    kind = "real data, replayed" if published else "hand-written worked examples, not evidence"
+    lines = [f"# Trajectory cases: {set_label(info.model, info.name)} ({kind}), run {results.run_name}", ""]
+    where = "Real self-repair steps from a published log" if published else "Steps written by hand to illustrate the study"
     lines += [
-        f"> Real self-repair steps from a published log ({info.source}, {info.license}); protocol: {info.protocol}.",
+        f"> {where} ({info.source}, {info.license}); protocol: {info.protocol}.",
         "",
         f"{len(steps)} steps of {info.tasks} tasks: " + ", ".join(f"{c} {n}" for c, n in counts.items()) + ".",
         "",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import Literal
 
 from tfr_helpers.benchmarks.files import file_sha256
 from tfr_helpers.errors import ConfigError, DataError
@@ -242,6 +243,19 @@ def _meta(directory: Path) -> dict[str, str]:
     return meta
 
 
+ORIGINS = ("published", "hand-written")
+"""The values of a directory's ``meta.json`` ``origin`` (default ``published``)."""
+
+
+def _origin(meta: dict[str, str], directory: Path) -> Literal["published", "hand-written"]:
+    origin = meta.get("origin", "published")
+    if origin == "hand-written":
+        return "hand-written"
+    if origin != "published":
+        raise DataError(f'{directory / "meta.json"}: origin {origin!r}: write "published" or "hand-written"')
+    return "published"
+
+
 def directory_files(directory: Path) -> list[Path]:
     """The trajectory files of a directory: its ``trajectories.jsonl``, else its Reflexion-format logs.
 
@@ -296,6 +310,7 @@ def _load_directory(directory: Path) -> TrajectorySet:
             protocol=meta.get("protocol", REFLEXION_PROTOCOL if files[0].name != IMPORT_FILE else "unspecified"),
             source=str(directory),
             license=meta.get("license", "unknown"),
+            origin=_origin(meta, directory),
             trajectories=trajectories,
             unusable=unusable,
         )

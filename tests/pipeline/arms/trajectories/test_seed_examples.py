@@ -3,6 +3,7 @@ the study's class and transition from tfr's own execution, and ``tfr analyze`` l
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,7 @@ def test_the_four_examples_load_as_one_step_each() -> None:
     clear_trajectory_cache()
     found = load_trajectories(f"replay:{EXAMPLES}")
     assert found.benchmark == "humaneval+mbpp" and not found.unusable
+    assert found.origin == "hand-written"  # never labelled as a published log's evidence
     assert {t.task_id: t.usable_steps for t in found.trajectories} == dict.fromkeys(STUDY, [0])
 
 
@@ -58,6 +60,8 @@ def test_the_four_examples_get_the_studys_class_and_transition(tmp_path: Path, s
         "MBPP/106": "reliable; RQ2 Fail->Pass",
     }
     assert len(listed) == 4
+    assert "seed-examples [hand-written, not evidence, humaneval+mbpp]" in analyzed.output
+    assert json.loads((run / "analysis" / "summary.json").read_text())["trajectories"]["real"] is False
     for task, text in expected.items():
         line = next(x for x in listed if x.startswith(f"trajectories:   {task} step 0"))
         assert f"RQ1 feedback {text}; RQ3 judges need a model, offline, reference-free: accept_all accept" in line
@@ -65,4 +69,5 @@ def test_the_four_examples_get_the_studys_class_and_transition(tmp_path: Path, s
     cases = CliRunner().invoke(app, ["cases", "--run-dir", str(run)])
     assert cases.exit_code == 0, cases.output
     page = (run / "trajectory_cases_seed-examples.md").read_text(encoding="utf-8")
+    assert "hand-written worked examples, not evidence" in page and "published log" not in page
     assert page.count("| RQ3 | Judges' Accept/Reject of the failing tests | the LLM judges") == 4

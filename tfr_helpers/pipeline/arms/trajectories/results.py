@@ -53,6 +53,7 @@ def trajectories_part(
                 protocol=s.protocol,
                 source=s.source,
                 license=s.license,
+                origin=s.origin,
                 tasks=sum(1 for t in s.trajectories if t.usable_steps),
                 steps=s.steps,
             )
