@@ -92,3 +92,42 @@ def test_the_browsable_cases_count_the_tasks_their_feedback_is_on(mixed: Results
     with_feedback = {p.task_id for p in pairs if p.model == "sim:alt" and p.feedback is not None}
     assert quiet not in with_feedback and row.clusters == len(with_feedback)
     assert row.value == sum(p.model == "sim:alt" and p.feedback is not None for p in pairs)
+
+
+@pytest.mark.parametrize(
+    ("row", "shown"),
+    [
+        (dict(value=83.8, low=79.8, high=87.4, k=838, n=1000), "83.8% [79.8, 87.4]"),
+        (dict(value=100.0, low=97.9, high=100.0, k=172, n=172), "100.0% (all 172; [97.9, 100.0])"),
+        (dict(value=0.0, low=None, high=None, k=0, n=12, method="structural"), "0.0% (none of 12; (no interval: st"),
+        (dict(value=100.0, low=100.0, high=100.0, k=5, n=5), "100.0% (all 5; (no interval: every resample gives 100"),
+        (dict(value=37.5, low=None, high=None, k=3, n=8, method="one task: no interval"), "37.5% (no interval: one t"),
+        (dict(value=None, method="one class"), "not defined: one class"),
+    ],
+)
+def test_a_degenerate_interval_is_written_as_what_it_is(row: dict[str, object], shown: str) -> None:
+    answer = Answer("k", "m", "replayed", "replayed", "measure", **row)  # type: ignore[arg-type]
+    assert answer.number().startswith(shown)
+    assert "--" not in answer.number() and "[100.0, 100.0]" not in answer.number()
+
+
+def test_specificity_counts_the_unreliable_feedback_and_recall_has_its_interval(mixed: Results) -> None:
+    from tfr_helpers.analysis import rq3
+
+    frame = rq3.screening_and_downstream(mixed)
+    rows = [a for a in report_answers(mixed, "rq3") if a.value is not None]
+    assert rows
+    for answer in rows:
+        strategy = answer.measure.split(":")[0]
+        row = frame[(frame["model"] == answer.model) & (frame["strategy"] == strategy)].iloc[0]
+        assert (answer.k, answer.n) == (row["unreliable_rejected"], row["unreliable"])
+        assert answer.n < row["decisions"] and answer.unit == "unreliable feedback instances"
+        assert answer.value == pytest.approx(100 * answer.k / answer.n, abs=0.051)
+        assert f"recall): {row['recall_pct']}%" in answer.note and f"of {row['reliable']:,}" in answer.note
+        assert row["recall_low"] is None or f"[{row['recall_low']}, {row['recall_high']}]" in answer.note
+
+
+def test_the_setup_share_has_an_interval_over_tasks(mixed: Results) -> None:
+    for answer in report_answers(mixed, "setup"):
+        assert answer.value is not None and answer.low is not None and answer.high is not None
+        assert answer.low <= answer.value <= answer.high and answer.clusters
