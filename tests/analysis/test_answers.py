@@ -131,3 +131,27 @@ def test_the_setup_share_has_an_interval_over_tasks(mixed: Results) -> None:
     for answer in report_answers(mixed, "setup"):
         assert answer.value is not None and answer.low is not None and answer.high is not None
         assert answer.low <= answer.value <= answer.high and answer.clusters
+
+
+def test_placeholder_asserts_are_counted_beside_rq1_and_left_out_in_a_row_of_their_own(mixed: Results) -> None:
+    from tfr_helpers.analysis import rq1
+
+    assert rq1.is_placeholder("def test():\n    assert _________ == has_close_elements([1.0], 0.5)\n")
+    assert not rq1.is_placeholder("assert f(1) == 2") and not rq1.is_placeholder("x = _____")
+    fed = [p for p in mixed.pair_evaluations if p.model == "sim:alt" and p.feedback is not None]
+    blank_ids = {p.test_id for p in fed[:3]}
+    tests = [
+        t.model_copy(update={"source": "assert _____ == f(1)"}) if t.test_id in blank_ids else t
+        for t in mixed.generated_tests
+    ]
+    blanked = mixed.model_copy(update={"generated_tests": tests})
+    split = rq1.unreliable_by_test(blanked).set_index(["model", "tests"])
+    placeholder, rest = split.loc[("sim:alt", "placeholder")], split.loc[("sim:alt", "no_placeholder")]
+    everything = split.loc[("sim:alt", "all")]
+    assert placeholder["n"] == sum(p.test_id in blank_ids for p in fed) > 0
+    assert placeholder["n"] + rest["n"] == everything["n"] and placeholder["k"] + rest["k"] == everything["k"]
+    rows = [a for a in report_answers(blanked, "rq1") if a.model == "sim:alt"]
+    without = [a for a in rows if a.measure.endswith("without placeholder asserts")]
+    assert len(without) == 1 and (without[0].k, without[0].n) == (rest["k"], rest["n"])
+    assert all(f"{int(placeholder['n']):,} feedback instances from placeholder asserts" in a.note for a in rows[:-1])
+    assert not any("placeholder" in a.note for a in report_answers(mixed, "rq1"))

@@ -181,7 +181,11 @@ def model_tasks(results: Results, model: str) -> int:
 
 
 def _rq1_rows(results: Results) -> list[Answer]:
+    """Per model and benchmark, the unreliable share with its causes beside it (the model's unusable test samples,
+    its placeholder asserts); then, per model with placeholder asserts, the share without them."""
     kind = KINDS["rq1_unreliable"]
+    by_test = rq1.unreliable_by_test(results)
+    placeholders = {str(r["model"]): r for _, r in by_test[by_test["tests"] == "placeholder"].iterrows() if r["n"]}
     out = []
     for _, row in rq1.by_benchmark(results).iterrows():
         model = str(row["model"])
@@ -192,8 +196,32 @@ def _rq1_rows(results: Results) -> list[Answer]:
                 f"; {int(with_feedback)} of the model's {tasks} tasks gave test-fail feedback (the others: every "
                 "generated test passed, or no usable test)"
             )
+        note += unusable_test_samples(results, model)
+        if model in placeholders:
+            blank = placeholders[model]
+            note += (
+                f"; counted here: {int(blank['n']):,} feedback instances from placeholder asserts (assert _____ == "
+                f"f(...), a blank no code fills), {int(blank['k']):,} of them unreliable"
+            )
         out.append(share_answer(results, kind, model, row, note=note))
+    for model in placeholders:
+        rest = by_test[(by_test["model"] == model) & (by_test["tests"] == "no_placeholder")].iloc[0].to_dict()
+        measure = f"{kind.measure}, without placeholder asserts"
+        note = "every benchmark of the model; the same feedback with the placeholder asserts left out"
+        out.append(share_answer(results, kind, model, rest, measure=measure, note=note))
     return out
+
+
+def unusable_test_samples(results: Results, model: str) -> str:
+    """``; 1,433 of 1,640 test samples unusable (...)`` for a model with test samples that gave no test."""
+    failures = sum(f.model == model for f in results.test_generation_failures)
+    if not failures:
+        return ""
+    usable = len({(t.task_id, t.sample_index) for t in results.generated_tests if t.model == model})
+    return (
+        f"; {failures:,} of its {failures + usable:,} test samples unusable (no assert calling the entry point, or "
+        "none parses), so they give no feedback"
+    )
 
 
 def _rq2_rows(results: Results) -> list[Answer]:
