@@ -208,7 +208,8 @@ def _rq1_rows(results: Results) -> list[Answer]:
         rest = by_test[(by_test["model"] == model) & (by_test["tests"] == "no_placeholder")].iloc[0].to_dict()
         measure = f"{kind.measure}, without placeholder asserts"
         note = "every benchmark of the model; the same feedback with the placeholder asserts left out"
-        out.append(share_answer(results, kind, model, rest, measure=measure, note=note))
+        last = max(i for i, a in enumerate(out) if a.model == model)  # right after the model's own rows
+        out.insert(last + 1, share_answer(results, kind, model, rest, measure=measure, note=note))
     return out
 
 
