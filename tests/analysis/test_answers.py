@@ -92,3 +92,66 @@ def test_the_browsable_cases_count_the_tasks_their_feedback_is_on(mixed: Results
     with_feedback = {p.task_id for p in pairs if p.model == "sim:alt" and p.feedback is not None}
     assert quiet not in with_feedback and row.clusters == len(with_feedback)
     assert row.value == sum(p.model == "sim:alt" and p.feedback is not None for p in pairs)
+
+
+@pytest.mark.parametrize(
+    ("row", "shown"),
+    [
+        (dict(value=83.8, low=79.8, high=87.4, k=838, n=1000), "83.8% [79.8, 87.4]"),
+        (dict(value=100.0, low=97.9, high=100.0, k=172, n=172), "100.0% (all 172; [97.9, 100.0])"),
+        (dict(value=0.0, low=None, high=None, k=0, n=12, method="structural"), "0.0% (none of 12; (no interval: st"),
+        (dict(value=100.0, low=100.0, high=100.0, k=5, n=5), "100.0% (all 5; (no interval: every resample gives 100"),
+        (dict(value=37.5, low=None, high=None, k=3, n=8, method="one task: no interval"), "37.5% (no interval: one t"),
+        (dict(value=None, method="one class"), "not defined: one class"),
+    ],
+)
+def test_a_degenerate_interval_is_written_as_what_it_is(row: dict[str, object], shown: str) -> None:
+    answer = Answer("k", "m", "replayed", "replayed", "measure", **row)  # type: ignore[arg-type]
+    assert answer.number().startswith(shown)
+    assert "--" not in answer.number() and "[100.0, 100.0]" not in answer.number()
+
+
+def test_specificity_counts_the_unreliable_feedback_and_recall_has_its_interval(mixed: Results) -> None:
+    from tfr_helpers.analysis import rq3
+
+    frame = rq3.screening_and_downstream(mixed)
+    rows = [a for a in report_answers(mixed, "rq3") if a.value is not None]
+    assert rows
+    for answer in rows:
+        strategy = answer.measure.split(":")[0]
+        row = frame[(frame["model"] == answer.model) & (frame["strategy"] == strategy)].iloc[0]
+        assert (answer.k, answer.n) == (row["unreliable_rejected"], row["unreliable"])
+        assert answer.n < row["decisions"] and answer.unit == "unreliable feedback instances"
+        assert answer.value == pytest.approx(100 * answer.k / answer.n, abs=0.051)
+        assert f"recall): {row['recall_pct']}%" in answer.note and f"of {row['reliable']:,}" in answer.note
+        assert row["recall_low"] is None or f"[{row['recall_low']}, {row['recall_high']}]" in answer.note
+
+
+def test_the_setup_share_has_an_interval_over_tasks(mixed: Results) -> None:
+    for answer in report_answers(mixed, "setup"):
+        assert answer.value is not None and answer.low is not None and answer.high is not None
+        assert answer.low <= answer.value <= answer.high and answer.clusters
+
+
+def test_placeholder_asserts_are_counted_beside_rq1_and_left_out_in_a_row_of_their_own(mixed: Results) -> None:
+    from tfr_helpers.analysis import rq1
+
+    assert rq1.is_placeholder("def test():\n    assert _________ == has_close_elements([1.0], 0.5)\n")
+    assert not rq1.is_placeholder("assert f(1) == 2") and not rq1.is_placeholder("x = _____")
+    fed = [p for p in mixed.pair_evaluations if p.model == "sim:alt" and p.feedback is not None]
+    blank_ids = {p.test_id for p in fed[:3]}
+    tests = [
+        t.model_copy(update={"source": "assert _____ == f(1)"}) if t.test_id in blank_ids else t
+        for t in mixed.generated_tests
+    ]
+    blanked = mixed.model_copy(update={"generated_tests": tests})
+    split = rq1.unreliable_by_test(blanked).set_index(["model", "tests"])
+    placeholder, rest = split.loc[("sim:alt", "placeholder")], split.loc[("sim:alt", "no_placeholder")]
+    everything = split.loc[("sim:alt", "all")]
+    assert placeholder["n"] == sum(p.test_id in blank_ids for p in fed) > 0
+    assert placeholder["n"] + rest["n"] == everything["n"] and placeholder["k"] + rest["k"] == everything["k"]
+    rows = [a for a in report_answers(blanked, "rq1") if a.model == "sim:alt"]
+    without = [a for a in rows if a.measure.endswith("without placeholder asserts")]
+    assert len(without) == 1 and (without[0].k, without[0].n) == (rest["k"], rest["n"])
+    assert all(f"{int(placeholder['n']):,} feedback instances from placeholder asserts" in a.note for a in rows[:-1])
+    assert not any("placeholder" in a.note for a in report_answers(mixed, "rq1"))

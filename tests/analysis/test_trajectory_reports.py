@@ -88,7 +88,7 @@ def test_notebook_02_summary_and_terminal_lead_with_the_real_trajectory_rows() -
     summary = json.loads(json.dumps(summary_section(results)))
     assert summary["answers"]["rq2"][0]["model"] == LABEL
     lines = summary_answer_lines(summary)
-    assert lines[0].startswith("Real results") and LABEL in lines[2] and "100.0% [" in lines[2]
+    assert lines[0].startswith("Real results") and LABEL in lines[2] and "100.0% (all 1; [20.7, 100.0])" in lines[2]
 
 
 def test_every_step_is_a_browsable_case_with_its_code_diff_and_verdicts(tmp_path: Path) -> None:

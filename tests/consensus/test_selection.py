@@ -5,9 +5,16 @@ from __future__ import annotations
 import pytest
 
 from tfr_helpers.consensus.matrix import TaskMatrix, TaskTruth
-from tfr_helpers.consensus.ranked_pass_at_k import picks_per_level, random_pass_at_k, ranked_pass_at_k
+from tfr_helpers.consensus.ranked_pass_at_k import (
+    capped_picks,
+    picks_per_level,
+    random_pass_at_k,
+    ranked_pass_at_k,
+    ranked_pass_at_k_without_replacement,
+)
 from tfr_helpers.consensus.report import selection_report
 from tfr_helpers.errors import ConfigError, DataError
+from tfr_helpers.passk import pass_at_k
 
 from .matrices import A_TRUTH, B_TRUTH, C_TRUTH, D_TRUTH, A, B, C, D, build
 
@@ -22,6 +29,29 @@ def test_ranked_pass_at_k_with_replacement_inside_a_level():
     # levels (4 samples, 1 correct), (2, 2): pass@1 = 1/4; pass@2 = 1 - 3/4 * 0; pass@3 = 1 - (3/4)^2 * 0
     assert ranked_pass_at_k([(4, 1), (2, 2)], 1) == pytest.approx(0.25)
     assert ranked_pass_at_k([(4, 1), (2, 0)], 3) == pytest.approx(1 - (3 / 4) ** 2)
+
+
+def test_without_replacement_no_level_is_picked_more_often_than_it_has_samples():
+    assert capped_picks([1, 3], 2) == ([1, 1], 0)  # CodeT's one pick per level
+    assert capped_picks([1, 3], 4) == ([1, 3], 0)  # level 1's later turns pass to level 2
+    assert capped_picks([2, 1], 5) == ([2, 1], 2)  # two picks left for the unranked samples
+    assert capped_picks([3, 3], 3) == ([2, 1], 0)  # round-robin, as CodeT
+
+
+def test_ranked_pass_at_k_without_replacement_known_answers():
+    wr = ranked_pass_at_k_without_replacement
+    # one pick per level: the same as CodeT's evaluator
+    assert wr([(4, 1), (2, 2)], 1) == pytest.approx(0.25) == ranked_pass_at_k([(4, 1), (2, 2)], 1)
+    assert wr([(4, 1), (2, 0)], 2) == pytest.approx(0.25) == ranked_pass_at_k([(4, 1), (2, 0)], 2)
+    # 3 picks on (4,1), (2,0): 2 from level 1 without replacement -> 1 - C(3,2)/C(4,2) = 1/2 (CodeT: 7/16)
+    assert wr([(4, 1), (2, 0)], 3) == pytest.approx(0.5)
+    assert ranked_pass_at_k([(4, 1), (2, 0)], 3) == pytest.approx(7 / 16)
+    # one level holding every sample is the random baseline at every k
+    for k in range(1, 7):
+        assert wr([(6, 2)], k) == pytest.approx(pass_at_k(6, 2, k))
+    # k = n: every sample is picked, whatever the levels
+    assert wr([(1, 0), (2, 0)], 4, unranked=(1, 1)) == 1.0
+    assert wr([(1, 0), (2, 0)], 3, unranked=(1, 1)) == 0.0  # the unranked sample is never reached
 
 
 def test_random_baseline_is_the_unbiased_estimator_with_k_capped():

@@ -8,7 +8,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from tfr_helpers.consensus.ranked_pass_at_k import task_pass_at_k
+from tfr_helpers.consensus.ranked_pass_at_k import random_pass_at_k, task_pass_at_k
 from tfr_helpers.consensus.rankers.builtin import resolve_selector, selector_names
 
 from .matrices import A_TRUTH, B_TRUTH, C_TRUTH, D_TRUTH, E_TRUTH, A, B, C, D, E, build
@@ -27,8 +27,10 @@ def test_codet_released_score_and_levels_on_a():
     # level 1 holds 3 samples, 2 correct (p0 twice)
     assert task_pass_at_k(A, A_TRUTH, r, 1) == pytest.approx(2 / 3)
     assert task_pass_at_k(A, A_TRUTH, r, 2) == pytest.approx(1 - (1 / 3) * 1)
-    # 10 picks over 2 levels: 5 each, with replacement -> 1 - (1/3)^5 * 1^5
-    assert task_pass_at_k(A, A_TRUTH, r, 10) == pytest.approx(1 - (1 / 3) ** 5)
+    # CodeT's evaluator: 10 picks over 2 levels, 5 each, with replacement -> 1 - (1/3)^5 * 1^5
+    assert task_pass_at_k(A, A_TRUTH, r, 10, "codet_released") == pytest.approx(1 - (1 / 3) ** 5)
+    # without replacement: level 1 taken whole (3 picks), level 2 (1), the unranked p3 (1): every sample, as random
+    assert task_pass_at_k(A, A_TRUTH, r, 10) == 1.0 == random_pass_at_k(A, A_TRUTH, 10)
 
 
 def test_codet_paper_gamma_one():
@@ -41,7 +43,9 @@ def test_codet_equal_scores_are_one_level():
     r = run("codet", B)
     assert r.levels == [[0, 1]]
     assert task_pass_at_k(B, B_TRUTH, r, 1) == pytest.approx(0.5)
-    assert task_pass_at_k(B, B_TRUTH, r, 2) == pytest.approx(1 - 0.5**2)  # both picks from the one level
+    # both picks from the one level: CodeT's evaluator with replacement, else both samples (random's k = n)
+    assert task_pass_at_k(B, B_TRUTH, r, 2, "codet_released") == pytest.approx(1 - 0.5**2)
+    assert task_pass_at_k(B, B_TRUTH, r, 2) == 1.0 == random_pass_at_k(B, B_TRUTH, 2)
 
 
 def test_no_consensus_falls_back_to_the_random_estimator():

@@ -83,3 +83,29 @@ def test_every_export_loads_its_scripts_from_the_run_directory(series) -> None: 
         sources = re.findall(r"""(?:src=|Src = |import\()["']([^"']+)["']""", report.html.read_text())
         assert "_static/require.js" in sources, report.name
         assert not [s for s in sources if "://" in s], (report.name, sources)
+
+
+def test_every_headline_box_shows_the_numbers_of_summary_json(series) -> None:  # type: ignore[no-untyped-def]
+    """Each report's box gives, row by row, the number, interval and population ``summary.json`` holds."""
+    check_headline_boxes(series.run_dir)
+
+
+def check_headline_boxes(run: Path) -> None:
+    """Every headline box of a run's exported reports against its ``summary.json`` (nbconvert rewrites quotes)."""
+    import html as html_lib
+
+    from tfr_helpers.analysis.answers import answers_from_summary
+
+    summary = json.loads((run / "analysis" / "summary.json").read_text())
+    boxes = {"00_setup": "setup", "01_rq1_feedback_reliability": "rq1", "02_rq2_refinement": "rq2"}
+    boxes |= {"03_rq3_screening": "rq3", "04_case_browser": "cases"}
+    for name, report in boxes.items():
+        page = (run / "notebooks" / f"{name}.html").read_text()
+        box = re.search(r"""<div class=["']tfr-headline["'].*?Intervals: 95%""", page, re.S)
+        assert box, name
+        cells = re.findall(r"""<b class=["']tfr-answer["']>(.*?)</b></td><td[^>]*>(.*?)</td>""", box.group(0))
+        shown = [(html_lib.unescape(n), html_lib.unescape(u)) for n, u in cells]
+        rows = answers_from_summary(summary, report)
+        assert rows, f"{report}: no answers in summary.json"
+        assert shown == [(a.number(), a.units()) for a in rows], name
+        assert not any("--" in n or "[100.0, 100.0]" in n for n, _ in shown), name

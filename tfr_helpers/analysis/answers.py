@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis.inference.units import clustered_rows, samples_per_task, share_columns
 from tfr_helpers.analysis.tables import TRANSITION_LABELS
 from tfr_helpers.analysis.tidy.sources import source_label, source_of
 from tfr_helpers.records import Results
@@ -55,6 +56,8 @@ class Answer:
     """Tasks the interval resamples."""
     note: str = ""
     percent: bool = True
+    method: str = ""
+    """How the interval was made (``bootstrap``, ``wilson over tasks``) or why there is none."""
 
     @property
     def real(self) -> bool:
@@ -62,13 +65,27 @@ class Answer:
         return self.source in REAL_SOURCES
 
     def number(self) -> str:
-        """``83.8% [79.8, 87.4]`` (or the value alone; ``n/a`` when there is none)."""
+        """``83.8% [79.8, 87.4]``; a degenerate interval says what it is: ``100.0% (all 172)``, ``0.0% (none of
+        12)``, ``37.5% (no interval: one task)``, ``not defined: no reliable feedback``."""
         if self.value is None:
-            return "n/a"
+            return f"not defined: {self.method}" if self.method else "not defined"
         if not self.percent:
             return f"{self.value:,.0f}" if float(self.value).is_integer() else f"{self.value:,}"
-        interval = f" [{self.low}, {self.high}]" if self.low is not None and self.high is not None else ""
-        return f"{self.value}%{interval}"
+        if self.n and self.k is not None and self.k in (0, self.n):
+            whole = f"all {self.n:,}" if self.k == self.n else f"none of {self.n:,}"
+            interval = self.interval()
+            return f"{self.value}% ({whole}{'; ' + interval if interval else ''})"
+        interval = self.interval()
+        return f"{self.value}% {interval}" if interval else f"{self.value}%"
+
+    def interval(self) -> str:
+        """``[79.8, 87.4]`` (``95% over 12 tasks: [73.5, 100]`` at a boundary), ``no interval: <why>`` without
+        one, ``""`` when a count has no interval to give."""
+        if self.low is None or self.high is None:
+            return f"(no interval: {self.method})" if self.method else "(no interval)"
+        if self.low == self.high:
+            return f"(no interval: every resample gives {self.low})"
+        return f"[{self.low}, {self.high}]"
 
     def units(self) -> str:
         """``6,403 of 7,640 feedback instances, 102 tasks``."""
@@ -153,6 +170,7 @@ def share_answer(
         n=None if n is None else int(n),
         unit=kind.unit,
         clusters=None if num("clusters") is None else int(num("clusters")),
+        method=extra.pop("method", None) or (str(num("method")) if num("method") is not None else ""),
         **extra,
     )
 
@@ -163,7 +181,11 @@ def model_tasks(results: Results, model: str) -> int:
 
 
 def _rq1_rows(results: Results) -> list[Answer]:
+    """Per model and benchmark, the unreliable share with its causes beside it (the model's unusable test samples,
+    its placeholder asserts); then, per model with placeholder asserts, the share without them."""
     kind = KINDS["rq1_unreliable"]
+    by_test = rq1.unreliable_by_test(results)
+    placeholders = {str(r["model"]): r for _, r in by_test[by_test["tests"] == "placeholder"].iterrows() if r["n"]}
     out = []
     for _, row in rq1.by_benchmark(results).iterrows():
         model = str(row["model"])
@@ -174,8 +196,33 @@ def _rq1_rows(results: Results) -> list[Answer]:
                 f"; {int(with_feedback)} of the model's {tasks} tasks gave test-fail feedback (the others: every "
                 "generated test passed, or no usable test)"
             )
+        note += unusable_test_samples(results, model)
+        if model in placeholders:
+            blank = placeholders[model]
+            note += (
+                f"; counted here: {int(blank['n']):,} feedback instances from placeholder asserts (assert _____ == "
+                f"f(...), a blank no code fills), {int(blank['k']):,} of them unreliable"
+            )
         out.append(share_answer(results, kind, model, row, note=note))
+    for model in placeholders:
+        rest = by_test[(by_test["model"] == model) & (by_test["tests"] == "no_placeholder")].iloc[0].to_dict()
+        measure = f"{kind.measure}, without placeholder asserts"
+        note = "every benchmark of the model; the same feedback with the placeholder asserts left out"
+        last = max(i for i, a in enumerate(out) if a.model == model)  # right after the model's own rows
+        out.insert(last + 1, share_answer(results, kind, model, rest, measure=measure, note=note))
     return out
+
+
+def unusable_test_samples(results: Results, model: str) -> str:
+    """``; 1,433 of 1,640 test samples unusable (...)`` for a model with test samples that gave no test."""
+    failures = sum(f.model == model for f in results.test_generation_failures)
+    if not failures:
+        return ""
+    usable = len({(t.task_id, t.sample_index) for t in results.generated_tests if t.model == model})
+    return (
+        f"; {failures:,} of its {failures + usable:,} test samples unusable (no assert calling the entry point, or "
+        "none parses), so they give no feedback"
+    )
 
 
 def _rq2_rows(results: Results) -> list[Answer]:
@@ -192,18 +239,38 @@ def _rq2_rows(results: Results) -> list[Answer]:
 
 
 def _rq3_rows(results: Results) -> list[Answer]:
+    """Specificity over the unreliable feedback (its denominator), recall with its interval in the note."""
     kind = KINDS["rq3_screening"]
     out = []
     for _, row in rq3.screening_and_downstream(results).iterrows():
         if row["strategy"] == rq3.BASELINE or row.get("abstained"):
             continue
-        spec = {"k": None, "n": row["decisions"], "clusters": None}
-        spec |= {key: row.get(f"specificity_{key}") for key in ("pct", "low", "high")}
+        spec = {"k": row["unreliable_rejected"], "n": row["unreliable"], "clusters": row.get("specificity_clusters")}
+        spec |= {key: row.get(f"specificity_{key}") for key in ("pct", "low", "high", "method")}
         measure = f"{row['strategy']}: unreliable feedback rejected (specificity)"
-        recall = row.get("recall_pct")
-        note = "" if recall is None or pd.isna(recall) else f"reliable feedback kept (recall): {recall}%"
+        recall = Answer(
+            kind.name,
+            "",
+            "",
+            "",
+            "",
+            _num(row.get("recall_pct")),
+            _num(row.get("recall_low")),
+            _num(row.get("recall_high")),
+            int(row["reliable_kept"]),
+            int(row["reliable"]),
+            method=str(row.get("recall_method") or ""),
+        )
+        note = (
+            f"reliable feedback kept (recall): {recall.number()}, {recall.k:,} of {recall.n:,}; "
+            f"{int(row['decisions']):,} feedback decided in all"
+        )
         out.append(share_answer(results, kind, str(row["model"]), spec, measure=measure, note=note))
     return out
+
+
+def _num(value: Any) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
 
 
 def _setup_rows(results: Results) -> list[Answer]:
@@ -211,7 +278,6 @@ def _setup_rows(results: Results) -> list[Answer]:
     out = []
     for model in dict.fromkeys(c.model for c in results.generated_codes):
         codes = [c for c in results.generated_codes if c.model == model]
-        usable = sum(c.code is not None for c in codes)
         failures = sum(f.model == model for f in results.test_generation_failures)
         what = (
             "published test samples had no usable assert (none calls the entry point, or none parses)"
@@ -219,8 +285,8 @@ def _setup_rows(results: Results) -> list[Answer]:
             else "tester replies gave no usable test (no parseable test function or assert)"
         )
         note = f"{failures:,} {what}" if failures else ""
-        row = {"k": usable, "n": len(codes), "pct": round(100 * usable / len(codes), 1) if codes else None}
-        row["clusters"] = model_tasks(results, model)
+        rs = clustered_rows([c.task_id for c in codes], [c.sample_index for c in codes], samples_per_task(results, model))
+        row = share_columns(rs, [c.code is not None for c in codes])
         out.append(share_answer(results, kind, model, row, note=note))
     return out
 
@@ -253,6 +319,14 @@ def _more_than_half(what: str) -> Callable[[Answer], str]:
     return meaning
 
 
+def _screening_meaning(answer: Answer) -> str:
+    if answer.value is None:
+        return ""
+    who = answer.source_label.split(": ")[-1]
+    strategy = answer.measure.split(":")[0]
+    return f"For {who}, {strategy} keeps out {answer.value}% of the unreliable feedback; the note gives what it costs."
+
+
 for _kind in (
     AnswerKind(
         "rq1_unreliable",
@@ -273,7 +347,16 @@ for _kind in (
         order=20,
         stages=("refine_codes", "evaluate_refined_codes"),
     ),
-    AnswerKind("rq3_screening", "rq3", "", "feedback decided", _rq3_rows, order=20, stages=("screen_feedback",)),
+    AnswerKind(
+        "rq3_screening",
+        "rq3",
+        "",
+        "unreliable feedback instances",
+        _rq3_rows,
+        order=20,
+        stages=("screen_feedback",),
+        meaning=_screening_meaning,
+    ),
     AnswerKind(
         "setup_generation",
         "setup",

@@ -9,6 +9,7 @@ shares in ``task_mean_*``; the interval's ``method, resamples, clusters, deff``)
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from typing import get_args
 
@@ -169,6 +170,54 @@ def unreliable_by_solution(results: Results) -> pd.DataFrame:
             codes = sum(v == (solution == "empty") for v in stub.values()) if solution != "all" else len(stub)
             rows.append({"model": model, "solution": solution, "codes": codes, **share_columns(rs, unreliable, among)})
     return pd.DataFrame(rows, columns=["model", "solution", "codes", *SHARE_COLUMNS])
+
+
+TEST_POPULATIONS = ("all", "no_placeholder", "placeholder")
+"""Populations of :func:`unreliable_by_test`."""
+PLACEHOLDER = re.compile(r"^_{3,}$")
+"""A name made only of underscores (three or more): the blank of a fill-in-the-blank assert."""
+
+
+def is_placeholder(source: str | None) -> bool:
+    """Whether a generated test is a placeholder assert: some ``assert`` holds a blank name of three or more
+    underscores (``assert _________ == has_close_elements(...)``, as CodeT's published test samples often do), so
+    it raises NameError on any code; a test that does not parse is not a placeholder.
+
+    >>> is_placeholder("assert _________ == f(1)"), is_placeholder("assert f(1) == 2"), is_placeholder("x = __")
+    (True, False, False)
+    """
+    try:
+        tree = ast.parse(source or "")
+    except SyntaxError:
+        return False
+    return any(
+        isinstance(node, ast.Name) and PLACEHOLDER.match(node.id)
+        for a in ast.walk(tree)
+        if isinstance(a, ast.Assert)
+        for node in ast.walk(a)
+    )
+
+
+def unreliable_by_test(results: Results) -> pd.DataFrame:
+    """The unreliable share per model over all its feedback, over feedback from tests that are not placeholder
+    asserts, and from placeholder asserts (:func:`is_placeholder`): a placeholder fails on every code, the
+    reference included, so it is unreliable by construction and says nothing about real tests.
+
+    Returns:
+        Columns ``model, tests`` (:data:`TEST_POPULATIONS`), ``placeholder_tests`` (the model's generated tests
+        that are placeholders) and the share columns (``clusters``: tasks holding the feedback).
+    """
+    rows = []
+    for model in sorted({c.model for c in results.generated_codes}):
+        blank = {t.test_id: is_placeholder(t.source) for t in results.generated_tests if t.model == model}
+        fb = _feedback(results, model)
+        placeholder = np.array([blank.get(t, False) for t in fb["test_id"]], dtype=bool)
+        rs = rows_resampler(results, fb, model)
+        unreliable = fb["reliability"] == "unreliable"
+        for tests, among in (("all", None), ("no_placeholder", ~placeholder), ("placeholder", placeholder)):
+            share = share_columns(rs, unreliable, among)
+            rows.append({"model": model, "tests": tests, "placeholder_tests": sum(blank.values()), **share})
+    return pd.DataFrame(rows, columns=["model", "tests", "placeholder_tests", *SHARE_COLUMNS])
 
 
 def task_populations(results: Results) -> pd.DataFrame:

@@ -83,7 +83,9 @@ def screening_and_downstream(results: Results, *, n_resamples: int = N_RESAMPLES
 
     Returns:
         One row per coder and strategy (``accept_all`` first): ``model, source, refinement, strategy``,
-        ``decided`` (before the common set), ``decisions`` (the common set), ``unique_feedback`` (distinct
+        ``decided`` (before the common set), ``decisions`` (the common set),
+        ``reliable, reliable_kept`` (recall's denominator and numerator), ``unreliable, unreliable_rejected``
+        (specificity's), ``unique_feedback`` (distinct
         (task, code sample text, feedback text) prompts among them), ``accepted, rejected, undecided,
         abstained``, ``abstain_*``, the measures' ``<m>_pct, <m>_low, <m>_high, <m>_method, <m>_resamples,
         <m>_clusters, <m>_deff``, ``auroc_*`` (None without scores), the per-code-sample ``net_change_per_code_*``
@@ -144,6 +146,10 @@ def _strategy_row(
         "rejected": int((dec == "reject").sum()),
         "undecided": int((dec == "undecided").sum()),
         "abstained": int(abstained.sum()),
+        "reliable": int(rel.sum()),
+        "reliable_kept": int((acc & rel).sum()),
+        "unreliable": int((~rel).sum()),
+        "unreliable_rejected": int((~acc & ~rel).sum()),
         **interval_columns(ratio(rs_fb, abstained, np.ones(len(dec))), "abstain_"),
         **classifier_columns(rs_fb, acc, rel, accepts_all=strategy == BASELINE),
         **auroc,

@@ -93,7 +93,8 @@ def build_summary(results: Results) -> dict[str, Any]:
         "definitions", "intervals", "tables": {name: {"caption", "rows"}}, "populations"}``, JSON-serialisable
         (``skipped``: items per coder, stage and reason; ``headline``: the notebooks' headline numbers per model and
         source, see :mod:`tfr_helpers.analysis.headlines`; ``intervals``: the uncertainty method of every interval;
-        ``populations``: RQ1's unreliable share over all, non-empty and empty solutions, and the tasks with tests;
+        ``populations``: RQ1's unreliable share over all, non-empty and empty solutions, over all, non-placeholder
+        and placeholder tests, and the tasks with tests;
         ``answers``: each report's headline rows, real first, :mod:`tfr_helpers.analysis.answers`).
     """
     return (
@@ -120,6 +121,7 @@ def build_summary(results: Results) -> dict[str, Any]:
         | {
             "populations": {
                 "rq1_by_solution": {"rows": frame_records(rq1.unreliable_by_solution(results))},
+                "rq1_by_test": {"rows": frame_records(rq1.unreliable_by_test(results))},
                 "tasks": {"rows": frame_records(rq1.task_populations(results))},
             }
         }

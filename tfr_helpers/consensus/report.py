@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from tfr_helpers.consensus.matrix import TaskMatrix, TaskTruth
-from tfr_helpers.consensus.ranked_pass_at_k import mean_or_nan, random_pass_at_k, task_pass_at_k
+from tfr_helpers.consensus.ranked_pass_at_k import (
+    SELECTION_ESTIMATOR,
+    Estimator,
+    mean_or_nan,
+    random_pass_at_k,
+    task_pass_at_k,
+)
 from tfr_helpers.consensus.rankers.builtin import resolve_selector, selector_names
 from tfr_helpers.errors import DataError
 
@@ -41,6 +47,8 @@ class SelectionReport:
     ks: tuple[int, ...]
     skipped: dict[str, str] = field(default_factory=dict)
     """Task id -> why it was left out of every average (no code sample)."""
+    estimator: str = SELECTION_ESTIMATOR
+    """How a ranking's pass@k was computed (:data:`~tfr_helpers.consensus.ranked_pass_at_k.ESTIMATORS`)."""
 
     def frame(self) -> pd.DataFrame:
         """One row per strategy (random last): pass@k in percent, fallback tasks."""
@@ -74,6 +82,7 @@ def selection_report(
     strategies: Sequence[str] = ("all",),
     ks: Sequence[int] = (1, 2, 10),
     params: Mapping[str, Mapping[str, object]] | None = None,
+    estimator: Estimator = SELECTION_ESTIMATOR,
 ) -> SelectionReport:
     """pass@k of each strategy over the tasks, plus the random baseline.
 
@@ -83,6 +92,8 @@ def selection_report(
         strategies: Strategy names, or ``all``.
         ks: The k values.
         params: Strategy name -> keyword parameters (e.g. ``{"codet": {"gamma": 1.0}}``).
+        estimator: pass@k of a ranking: ``without_replacement`` (like the random baseline) or ``codet_released``
+            (CodeT's evaluator, to reproduce its paper); equal at k = 1.
 
     Returns:
         The report; tasks without any code sample are left out and listed in ``skipped``.
@@ -121,12 +132,12 @@ def selection_report(
             if ranking.info.get("converged") is False:
                 not_converged += 1
             for k in ks:
-                values[k].append(task_pass_at_k(m, truths[m.task_id], ranking, k))
+                values[k].append(task_pass_at_k(m, truths[m.task_id], ranking, k, estimator))
         info = {"not_converged": float(not_converged)} if not_converged else {}
         rows.append(StrategyRow(name, {k: mean_or_nan(v) for k, v in values.items()}, sum(reasons.values()), reasons, info))
     baseline = {k: mean_or_nan([random_pass_at_k(m, truths[m.task_id], k) for m in kept]) for k in ks}
     rows.append(StrategyRow(RANDOM, baseline))
-    return SelectionReport(rows, len(kept), tuple(ks), skipped)
+    return SelectionReport(rows, len(kept), tuple(ks), skipped, estimator)
 
 
 def reports_frame(reports: Mapping[str, SelectionReport]) -> pd.DataFrame:

@@ -142,6 +142,7 @@ def selection_answers(
                 n=report.tasks,
                 unit="tasks",
                 note=note + versus,
+                method="the selection table gives each task's exact expected pass@1, not yet resampled over tasks",
             )
         )
     return sorted(rows, key=lambda a: not a.real)
