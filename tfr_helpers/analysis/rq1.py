@@ -8,6 +8,7 @@ shares in ``task_mean_*``; the interval's ``method, resamples, clusters, deff``)
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from dataclasses import replace
