@@ -96,7 +96,7 @@ def test_missing_tasks_samples_and_roles_are_reported_never_filled(private_cache
     assert not results.simulated
     analyze(tmp_path / "run")
     rq2 = (tmp_path / "run" / "analysis" / "rq2_refinement_outcomes.tex").read_text()
-    assert "not run: no refiner" in rq2 and "replayed (imported): hand-written fixture" in rq2
+    assert "not run: no refiner" in rq2 and "hand-written fixture (import3)" in rq2  # the model by its display name
     rq1 = (tmp_path / "run" / "analysis" / "rq1_four_cases.tex").read_text()
     assert "Replayed rows are real generations" in rq1 and "Unique runs" in rq1 and "Simulated" not in rq1
     # the replayed coder's two code samples per task: every interval is clustered, and says how
