@@ -31,7 +31,7 @@ from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, SCREENING
 from tfr_helpers.pipeline.arms.trajectories.screening_items import current_screening
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import Results
-from tfr_helpers.records.test_list_doses import TaskDose
+from tfr_helpers.records.list_doses import TaskDose
 from tfr_helpers.records.trajectories import Trajectory, TrajectoryStepEvaluation
 from tfr_helpers.records.trajectory_outcomes import TrajectoryOutcome
 from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
