@@ -3,8 +3,8 @@ hard and soft, with m = n = 10 code and test samples per task drawn from CodeT's
 
 Reads the matrices `tfr select` stores (CodeT's released protocol, `--semantics packed`; built here when missing,
 about 7 minutes on 2 quiet cores), then, per seed, draws 10 of each task's 100 code samples and 10 of its 100 test
-samples (`tfr_helpers.consensus.subsample`) and runs every strategy on the drawn matrix
-(`tfr_helpers.consensus.seed_draws`). Prints:
+samples (`tfr_helpers.consensus.replication.subsample`) and runs every strategy on the drawn matrix
+(`tfr_helpers.consensus.replication.seed_draws`). Prints:
 
 - the table: random selection, MBR-Exec, MaxPass, CodeT (hard and soft), MBR-Exec over outputs (the paper's
   AlphaCode / FunCoder pair), B4 and CodeT's released score, pass@1 in percent, mean +- SE over the seeds;
@@ -12,7 +12,7 @@ samples (`tfr_helpers.consensus.subsample`) and runs every strategy on the drawn
 - per family, soft minus hard paired by task (bootstrap interval over tasks, Wilcoxon, Holm) and the verdict;
 - the same with the 10 test samples drawn among those that hold a test (`--only-suites` prints only that one),
   since about 87% of CodeGen's test samples hold no test;
-- the estimators' diagnostics (`tfr_helpers.consensus.diagnostics`: signal-to-noise, Spearman and Kendall with
+- the estimators' diagnostics (`tfr_helpers.consensus.replication.diagnostics`: signal-to-noise, Spearman and Kendall with
   correctness, per task) on the whole 100 x 100 matrices and on the seeds' draws, and the data's profile (suites of
   one case, samples failing every test, tasks whose largest identical cluster is wrong, ties);
 - the runtime.
@@ -31,10 +31,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from tfr_helpers.consensus.diagnostics import data_profile, diagnostics
 from tfr_helpers.consensus.execute import build_matrices
 from tfr_helpers.consensus.matrix import TaskMatrix, TaskTruth
-from tfr_helpers.consensus.seed_draws import B4_PAIR, FAMILIES, compare, draw_tasks, run_draws, seed_table, verdict
+from tfr_helpers.consensus.replication.diagnostics import data_profile, diagnostics
+from tfr_helpers.consensus.replication.seed_draws import (
+    B4_PAIR,
+    FAMILIES,
+    compare,
+    draw_tasks,
+    run_draws,
+    seed_table,
+    verdict,
+)
 from tfr_helpers.replay import load_replay
 
 DATASET = "codet-codegen16b-humaneval"

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from tfr_helpers.analysis.arms.trajectory_cases import logged_sets
+from tfr_helpers.analysis.arms.trajectories.trajectory_cases import logged_sets
 from tfr_helpers.records import Results
 from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectoryStepEvaluation
 from tfr_helpers.replay.trajectories.sets import TRAJECTORY_SETS, load_trajectories

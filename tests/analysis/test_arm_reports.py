@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 
 from tests.helpers.synthetic import make_synthetic_run
-from tfr_helpers.analysis import arms, export, figures, headlines
+from tfr_helpers.analysis import arms, figures, headlines
 from tfr_helpers.analysis import summary as summary_module
 from tfr_helpers.analysis.arms import REPORTS
 from tfr_helpers.analysis.tables import HEADLINE_COLUMNS, headline_row
+from tfr_helpers.analysis.writing import export
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tfr_helpers.analysis.arms import dose, dose_report, dose_response
+from tfr_helpers.analysis.arms.trajectories import dose, dose_report, dose_response
 from tfr_helpers.records import Results
-from tfr_helpers.records.test_list_doses import ListTestVerdict, TaskDose
+from tfr_helpers.records.list_doses import ListTestVerdict, TaskDose
 from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectorySetInfo
 from tfr_helpers.records.trajectory_outcomes import TrajectoryOutcome
 

@@ -164,7 +164,7 @@ def test_counts_add_up(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
 
 
 def test_every_tex_table_has_a_short_caption_and_no_part_counter(analysed_run: tuple[Path, AnalysisOutputs]) -> None:
-    from tfr_helpers.analysis.export import sentences
+    from tfr_helpers.analysis.writing.export import sentences
 
     _, out = analysed_run
     for name, path in out.tables.items():

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tests.helpers.latex import overfull_boxes
-from tfr_helpers.analysis import latex
+from tfr_helpers.analysis.writing import latex
 
 
 def test_every_special_character_is_escaped_for_any_font_encoding() -> None:

@@ -21,8 +21,8 @@ from tfr_helpers.analysis.arms.rounds import (
     plot_pass_at_1_per_round,
     round_transitions,
 )
-from tfr_helpers.analysis.export import AnalysisOutputs
 from tfr_helpers.analysis.tidy.frames import frame_records
+from tfr_helpers.analysis.writing.export import AnalysisOutputs
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 from tfr_helpers.records.rounds import RoundChain, RoundsResults, RoundStep

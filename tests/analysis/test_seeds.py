@@ -13,10 +13,10 @@ import pytest
 from tests.analysis import test_export
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis import analyze
-from tfr_helpers.analysis.export import AnalysisOutputs
 from tfr_helpers.analysis.headlines import DEFINITIONS, headline_numbers
 from tfr_helpers.analysis.inference.stats import mean_se
 from tfr_helpers.analysis.seeds.over_seeds import headline_over_seeds, load_seed_results, over_seeds
+from tfr_helpers.analysis.writing.export import AnalysisOutputs
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results

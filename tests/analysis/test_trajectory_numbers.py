@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tfr_helpers.analysis.arms.trajectories import faults, headline, rq2_rows, step_classes
-from tfr_helpers.analysis.arms.trajectories_report import headline_lines, summary_section
-from tfr_helpers.analysis.arms.trajectory_contrast import contrast
-from tfr_helpers.analysis.arms.trajectory_exclusions import excluded_vs_kept
-from tfr_helpers.analysis.arms.trajectory_rewards import rewards
+from tfr_helpers.analysis.arms.trajectories.trajectories import faults, headline, rq2_rows, step_classes
+from tfr_helpers.analysis.arms.trajectories.trajectories_report import headline_lines, summary_section
+from tfr_helpers.analysis.arms.trajectories.trajectory_contrast import contrast
+from tfr_helpers.analysis.arms.trajectories.trajectory_exclusions import excluded_vs_kept
+from tfr_helpers.analysis.arms.trajectories.trajectory_rewards import rewards
 from tfr_helpers.pipeline.arms.trajectories.step_class import classify
 from tfr_helpers.records import Results
 from tfr_helpers.records.trajectories import (

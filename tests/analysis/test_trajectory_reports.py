@@ -11,11 +11,11 @@ from pathlib import Path
 from tests.helpers.latex import overfull_boxes
 from tests.helpers.records import bare_results
 from tfr_helpers.analysis.answers import report_answers, summary_section
-from tfr_helpers.analysis.arms.trajectories import JUDGED_GROUP, rq2_rows
-from tfr_helpers.analysis.arms.trajectories_report import latex_table
-from tfr_helpers.analysis.arms.trajectory_cases import trajectory_file_name
+from tfr_helpers.analysis.arms.trajectories.trajectories import JUDGED_GROUP, rq2_rows
+from tfr_helpers.analysis.arms.trajectories.trajectories_report import latex_table
+from tfr_helpers.analysis.arms.trajectories.trajectory_cases import trajectory_file_name
 from tfr_helpers.analysis.cases import write_refinement_cases
-from tfr_helpers.analysis.export import sentences, to_latex
+from tfr_helpers.analysis.writing.export import sentences, to_latex
 from tfr_helpers.notebooks.answer_table import summary_answer_lines
 from tfr_helpers.records import Results
 from tfr_helpers.records.trajectories import (
@@ -136,7 +136,7 @@ def test_a_log_that_cannot_be_read_leaves_its_steps_browsable(tmp_path: Path) ->
 
 
 def test_a_chained_step_names_the_step_above_instead_of_repeating_its_code() -> None:
-    from tfr_helpers.analysis.arms.trajectory_cases import LoggedSets, render_trajectory_cases
+    from tfr_helpers.analysis.arms.trajectories.trajectory_cases import LoggedSets, render_trajectory_cases
     from tfr_helpers.records.trajectories import Trajectory, TrajectoryAttempt
 
     codes = ["def f():\n    return 0\n", "def f():\n    return 1\n", "def f():\n    return 2\n"]

@@ -3,7 +3,7 @@ collapsed consensus row and summary.json's section."""
 
 from __future__ import annotations
 
-from tfr_helpers.analysis.arms.trajectory_screening import (
+from tfr_helpers.analysis.arms.trajectories.trajectory_screening import (
     EMPTY,
     ONE_SAMPLE,
     downstream,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.benchmarks import load_tasks
-from tfr_helpers.benchmarks.library_sample import library_group, library_sample
+from tfr_helpers.benchmarks.subsets.library_sample import library_group, library_sample
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.engine.tasks import select_tasks

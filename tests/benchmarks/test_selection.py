@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.benchmarks import build_selection, load_selection, load_tasks, selection_path
-from tfr_helpers.benchmarks.selection import SAMPLE_SIZE, stage1_reason, stage2_exclusions, write_selection
+from tfr_helpers.benchmarks.subsets.selection import SAMPLE_SIZE, stage1_reason, stage2_exclusions, write_selection
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import Task
 
@@ -54,7 +54,7 @@ def test_committed_selection_matches_the_rule(shared_benchmarks: Path, isolated_
     committed = load_selection()
     tasks = load_tasks("bigcodebench", selected=False)
     rebuilt = build_selection(tasks, extra_exclusions=stage2_exclusions(committed))
-    assert rebuilt == committed, "regenerate with `python -m tfr_helpers.benchmarks.selection`"
+    assert rebuilt == committed, "regenerate with `python -m tfr_helpers.benchmarks.subsets.selection`"
     ids = {t.task_id for t in tasks}
     assert set(committed.selected) | set(committed.excluded) == ids
     assert not set(committed.selected) & set(committed.excluded)

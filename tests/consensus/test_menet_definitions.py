@@ -91,7 +91,7 @@ def test_the_diagnostics_of_e_r_on_q_worked_by_hand() -> None:
     beats the 4 wrong samples (4 concordant pairs, none discordant), 1 pair tied in the score, 6 tied in
     correctness: 4 / sqrt(9 * 4) = 2/3."""
     from tests.consensus.matrices import truth
-    from tfr_helpers.consensus.diagnostics import task_diagnostics
+    from tfr_helpers.consensus.replication.diagnostics import task_diagnostics
 
     got = task_diagnostics(Q, truth(Q, [True, False, False, False]))
     snr, rho, tau = got["E[R] (MaxPass soft)"]

@@ -1,5 +1,6 @@
-"""Known answers for the drawn sub-studies (tfr_helpers.consensus.subsample) and the seed table with its soft-versus-
-hard verdicts (tfr_helpers.consensus.seed_draws), on the hand-worked matrix of test_menet_definitions."""
+"""Known answers for the drawn sub-studies (tfr_helpers.consensus.replication.subsample) and the seed table with its
+soft-versus-hard verdicts (tfr_helpers.consensus.replication.seed_draws), on the hand-worked matrix of
+test_menet_definitions."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import pytest
 
 from tests.consensus.matrices import build, truth
 from tests.consensus.test_menet_definitions import Q
-from tfr_helpers.consensus.seed_draws import FAMILIES, compare, run_draws, seed_table, verdict
-from tfr_helpers.consensus.subsample import draw
+from tfr_helpers.consensus.replication.seed_draws import FAMILIES, compare, run_draws, seed_table, verdict
+from tfr_helpers.consensus.replication.subsample import draw
 from tfr_helpers.errors import DataError
 
 Q_TRUTH = truth(Q, [True, False, False, False])  # only A is correct: 1 of the 5 samples

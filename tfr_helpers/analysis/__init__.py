@@ -3,9 +3,8 @@
 Reads only ``results.json`` and the artifacts it points to.
 """
 
-from tfr_helpers.analysis.arms.trajectory_screening import downstream_table as rq3_trajectory_screening_table
+from tfr_helpers.analysis.arms.trajectories.trajectory_screening import downstream_table as rq3_trajectory_screening_table
 from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
-from tfr_helpers.analysis.export import AnalysisOutputs, to_latex
 from tfr_helpers.analysis.figures import (
     PLOTS,
     plot_four_cases,
@@ -40,6 +39,7 @@ from tfr_helpers.analysis.tables import (
     rq3_screening_and_downstream_table,
 )
 from tfr_helpers.analysis.tidy.frames import pairs_frame, refinements_frame, screening_frame
+from tfr_helpers.analysis.writing.export import AnalysisOutputs, to_latex
 from tfr_helpers.pipeline.engine.codec import load_results
 
 __all__ = [

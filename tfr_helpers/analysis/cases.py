@@ -23,7 +23,7 @@ from itertools import groupby
 from pathlib import Path
 from urllib.parse import quote
 
-from tfr_helpers.analysis.arms.trajectory_cases import set_label, write_trajectory_cases
+from tfr_helpers.analysis.arms.trajectories.trajectory_cases import set_label, write_trajectory_cases
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.analysis.tidy.sources import real_note, skip_reason, source_label

@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tfr_helpers.analysis.arms.trajectories_report import headline_lines as trajectory_lines
-from tfr_helpers.analysis.export import AnalysisOutputs, analyze_run, to_latex
+from tfr_helpers.analysis.arms.trajectories.trajectories_report import headline_lines as trajectory_lines
 from tfr_helpers.analysis.headlines import headline_lines, headline_numbers
 from tfr_helpers.analysis.seeds.over_seeds import (
     TABLE,
@@ -17,6 +16,7 @@ from tfr_helpers.analysis.seeds.over_seeds import (
     over_seeds,
     seeds_headline_table,
 )
+from tfr_helpers.analysis.writing.export import AnalysisOutputs, analyze_run, to_latex
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.pipeline.engine.seed_dirs import is_multi_seed, seed_dir
 

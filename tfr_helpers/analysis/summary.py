@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from tfr_helpers.analysis import answers, rq1, rq2, rq3
-from tfr_helpers.analysis.arms import (
-    REPORTS,
+from tfr_helpers.analysis.arms import REPORTS
+from tfr_helpers.analysis.arms.trajectories import (
     trajectory_answers,  # noqa: F401  (registers the trajectories' answer rows: notebook 02's first rows)
 )
 from tfr_helpers.analysis.headlines import SECTIONS, headline

@@ -20,9 +20,9 @@ from tfr_helpers.benchmarks.registry import (
     get_benchmark,
     register_benchmark,
 )
-from tfr_helpers.benchmarks.selection import build_selection
 from tfr_helpers.benchmarks.selection_file import Selection, load_selection, selection_path
 from tfr_helpers.benchmarks.specs import benchmark_tests
+from tfr_helpers.benchmarks.subsets.selection import build_selection
 
 __all__ = [
     "BENCHMARKS",

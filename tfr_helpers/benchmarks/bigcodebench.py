@@ -113,7 +113,7 @@ def select_bigcodebench(tasks: list[Task]) -> list[Task]:
     if missing:
         raise DataError(
             f"the BigCodeBench selection names tasks absent from the data: {sorted(missing)[:5]}; "
-            "regenerate it with `python -m tfr_helpers.benchmarks.selection`"
+            "regenerate it with `python -m tfr_helpers.benchmarks.subsets.selection`"
         )
     return chosen
 

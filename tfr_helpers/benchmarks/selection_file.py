@@ -1,4 +1,4 @@
-"""The committed BigCodeBench selection file: where it is, its format, and reading it (built by :mod:`.selection`)."""
+"""The committed BigCodeBench selection file: where it is, its format, reading it (built by :mod:`.subsets.selection`)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def load_selection(path: Path | None = None) -> Selection:
     except FileNotFoundError as exc:
         raise DataError(
             f"BigCodeBench selection file {path} is missing; regenerate it with "
-            "`python -m tfr_helpers.benchmarks.selection` or load with selected=False"
+            "`python -m tfr_helpers.benchmarks.subsets.selection` or load with selected=False"
         ) from exc
     except (OSError, ValidationError, ValueError) as exc:
         raise DataError(f"BigCodeBench selection file {path} is invalid ({exc}); regenerate it") from exc

@@ -12,8 +12,8 @@ from tfr_helpers.benchmarks import BENCHMARKS
 from tfr_helpers.benchmarks.evalplus import is_evalplus, memory_mb
 from tfr_helpers.benchmarks.evalplus.memory import describe as describe_memory
 from tfr_helpers.benchmarks.samples import evaluate_samples
-from tfr_helpers.benchmarks.selection import regenerate_with_stage2
 from tfr_helpers.benchmarks.selection_file import selection_path
+from tfr_helpers.benchmarks.subsets.selection import regenerate_with_stage2
 from tfr_helpers.benchmarks.verify import ReferenceCheck, verify_references
 from tfr_helpers.cli.apps import app, benchmarks_app
 from tfr_helpers.errors import ConfigError

@@ -13,8 +13,8 @@ from typing import Literal
 from pydantic import Field
 
 from tfr_helpers.records.core import BenchmarkName, Cause, Record, Status, Transition
+from tfr_helpers.records.list_doses import TaskDose
 from tfr_helpers.records.study import TierVerdicts
-from tfr_helpers.records.test_list_doses import TaskDose
 from tfr_helpers.records.trajectory_outcomes import TrajectoryOutcome
 from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
 
@@ -207,7 +207,7 @@ class TrajectoriesResults(Record):
     outcomes: list[TrajectoryOutcome] = Field(default_factory=list)
     """Every trajectory's attempts on the benchmark (``records.trajectory_outcomes``): RQ2 per task."""
     doses: list[TaskDose] = Field(default_factory=list)
-    """Each task of each fixed test list a set ran on, its tests on the reference (``records.test_list_doses``)."""
+    """Each task of each fixed test list a set ran on, its tests on the reference (``records.list_doses``)."""
     test_lists: dict[str, str] = Field(default_factory=dict)
     """Set name -> the fixed test list its run refined against (sets that wrote their own tests: absent)."""
     note: str = "real refinement trajectories replayed from published logs; not simulated"

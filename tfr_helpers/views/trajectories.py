@@ -13,9 +13,9 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from tfr_helpers.analysis.arms.trajectories import present
-from tfr_helpers.analysis.arms.trajectories_report import REAL_NOTE, trajectories_table
-from tfr_helpers.analysis.arms.trajectory_cases import (
+from tfr_helpers.analysis.arms.trajectories.trajectories import present
+from tfr_helpers.analysis.arms.trajectories.trajectories_report import REAL_NOTE, trajectories_table
+from tfr_helpers.analysis.arms.trajectories.trajectory_cases import (
     LoggedSets,
     config_entries,
     logged_sets,
@@ -24,14 +24,14 @@ from tfr_helpers.analysis.arms.trajectory_cases import (
     step_sections,
     step_title,
 )
-from tfr_helpers.analysis.arms.trajectory_rewards import plot_rewards
-from tfr_helpers.analysis.arms.trajectory_steps_report import all_sets_table, bounds_table, contrast_table
+from tfr_helpers.analysis.arms.trajectories.trajectory_rewards import plot_rewards
+from tfr_helpers.analysis.arms.trajectories.trajectory_steps_report import all_sets_table, bounds_table, contrast_table
 from tfr_helpers.pipeline.arms.trajectories import judge_trajectory_outcomes, measure_test_lists
 from tfr_helpers.pipeline.arms.trajectories.results import CHECKPOINT, SCREENING_CHECKPOINT, trajectories_part
 from tfr_helpers.pipeline.arms.trajectories.screening_items import current_screening
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import Results
-from tfr_helpers.records.test_list_doses import TaskDose
+from tfr_helpers.records.list_doses import TaskDose
 from tfr_helpers.records.trajectories import Trajectory, TrajectoryStepEvaluation
 from tfr_helpers.records.trajectory_outcomes import TrajectoryOutcome
 from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from tests.helpers.smoke import run_params_study
-from tfr_helpers.analysis.export import analyze_run
 from tfr_helpers.analysis.sensitivity import evalplus_strength as evalplus_sensitivity
+from tfr_helpers.analysis.writing.export import analyze_run
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import LeftOutInput, Results
 from tfr_helpers.records import TestOutcome as Outcome

@@ -1,7 +1,7 @@
 """The analysis of the study's arms, one folder entry per arm, and the one interface every arm's report implements.
 
 An arm's report is a module of this folder satisfying :class:`ArmReport`; :data:`REPORTS` lists them. The writers
-(``analysis/export.py``: the ``.tex`` tables; ``analysis/summary.py``: summary.json's sections;
+(``analysis/writing/export.py``: the ``.tex`` tables; ``analysis/summary.py``: summary.json's sections;
 ``analysis/figures.py``: the figures; ``analysis/headlines.py``: the headline rows) loop over :data:`REPORTS` and
 name no arm. Adding an arm's analysis means adding its module(s) here and one entry in :data:`REPORTS`.
 """
@@ -13,7 +13,8 @@ from typing import Any, Protocol
 
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.arms import controls_report, oracle, rounds, trajectories_report
+from tfr_helpers.analysis.arms import controls_report, oracle, rounds
+from tfr_helpers.analysis.arms.trajectories import trajectories_report
 from tfr_helpers.records import Results
 
 Plot = Callable[..., Any]

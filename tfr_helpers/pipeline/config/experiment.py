@@ -17,8 +17,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from tfr_helpers.benchmarks.library_sample import SAMPLE, check_sampled
 from tfr_helpers.benchmarks.registry import benchmark_names
+from tfr_helpers.benchmarks.subsets.library_sample import SAMPLE, check_sampled
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.launch import resolve
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
@@ -40,8 +40,8 @@ from tfr_helpers.replay.trajectories.sets import check_entry as check_trajectory
 BenchmarkChoice = str
 """A registered benchmark name (checked against ``tfr_helpers.benchmarks.registry``)."""
 Selection = Literal["all", "sample"] | int | list[str]
-"""``all`` tasks, the stratified ``sample`` (one task per library group, :mod:`tfr_helpers.benchmarks.library_sample`),
-the first N tasks of each benchmark, or explicit task ids."""
+"""``all`` tasks, the stratified ``sample`` (one task per library group,
+:mod:`tfr_helpers.benchmarks.subsets.library_sample`), the first N tasks of each benchmark, or explicit task ids."""
 
 
 def _all_benchmarks() -> list[BenchmarkChoice]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfr_helpers import benchmarks
-from tfr_helpers.benchmarks.library_sample import SAMPLE, library_sample
+from tfr_helpers.benchmarks.subsets.library_sample import SAMPLE, library_sample
 from tfr_helpers.errors import ConfigError, RunDirError
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.store import RunStore

@@ -5,7 +5,7 @@ replay dataset (:func:`tfr_helpers.replay.resolve.resolve_dataset`: package -> `
 verified download of the raw file) and checked against its sha256. Below the override directory and the cache
 the logs live in ``trajectories/<folder>/<file>`` under the names of the shared snapshot (several upstream logs
 share one base name). A run that refined against a fixed test list (the valtest series, GPT-4o's BigCodeBench runs)
-has that list as a second file, role ``tests`` (:mod:`.test_lists`; :func:`fixed_list_of`). A directory is a set
+has that list as a second file, role ``tests`` (:mod:`.fixed_lists`; :func:`fixed_list_of`). A directory is a set
 too: it holds ``trajectories.jsonl`` (the import format) or Reflexion-format ``*.jsonl`` logs, and an optional
 ``meta.json`` (``model``, ``protocol``, ``license``, ``name``).
 """
@@ -24,9 +24,9 @@ from tfr_helpers.records.trajectories import Trajectory, TrajectorySet, Unusable
 from tfr_helpers.replay.datasets import DatasetSpec, ReplayFile
 from tfr_helpers.replay.resolve import resolve_dataset, verify_file
 from tfr_helpers.replay.trajectories.build import benchmarks_of
+from tfr_helpers.replay.trajectories.fixed_lists import TEST_LISTS, TestList, list_name_of, read_test_list
 from tfr_helpers.replay.trajectories.imported import IMPORT_FILE, read_trajectory_import
 from tfr_helpers.replay.trajectories.reflexion_log import is_reflexion_log, read_reflexion_log
-from tfr_helpers.replay.trajectories.test_lists import TEST_LISTS, TestList, list_name_of, read_test_list
 
 REFLEXION_PROTOCOL = "Reflexion: feedback -> verbal self-reflection -> new code"
 """The protocol of every Reflexion log: the next attempt follows a reflection on the feedback, not the bare feedback."""

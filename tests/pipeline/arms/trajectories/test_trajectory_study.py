@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 
 from tests.helpers.smoke import run_params_study
 from tfr_helpers import views
-from tfr_helpers.analysis.arms.trajectories import rq2_rows, step_classes
-from tfr_helpers.analysis.arms.trajectories_report import trajectories_table
-from tfr_helpers.analysis.export import to_latex
-from tfr_helpers.analysis.latex import escape
+from tfr_helpers.analysis.arms.trajectories.trajectories import rq2_rows, step_classes
+from tfr_helpers.analysis.arms.trajectories.trajectories_report import trajectories_table
+from tfr_helpers.analysis.writing.export import to_latex
+from tfr_helpers.analysis.writing.latex import escape
 from tfr_helpers.cli import app
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.replay.trajectories.sets import clear_trajectory_cache

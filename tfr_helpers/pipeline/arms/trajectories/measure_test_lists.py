@@ -1,5 +1,5 @@
 """Stage measure_test_lists: the dose, measured. Every test of every fixed test list a configured set ran on, run on
-the reference in tfr's sandbox with the base study's labels (:mod:`tfr_helpers.records.test_list_doses`).
+the reference in tfr's sandbox with the base study's labels (:mod:`tfr_helpers.records.list_doses`).
 
 One item per (list, task), for the lists of the sets named in ``trajectories`` only (a set that wrote its own tests
 has none). Each test (one unittest module) runs alone in its own sandbox run, so its outcome is its own whatever the
@@ -32,7 +32,7 @@ from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
 from tfr_helpers.pipeline.steps.labels import cause_of, settle
 from tfr_helpers.pipeline.steps.time_limits import LOAD_BUDGET_FACTOR, starved
 from tfr_helpers.records import ProgramRun, Task, TestOutcome
-from tfr_helpers.records.test_list_doses import ListTestVerdict, TaskDose, Validity, dose_key
+from tfr_helpers.records.list_doses import ListTestVerdict, TaskDose, Validity, dose_key
 from tfr_helpers.replay.trajectories.sets import fixed_list_of
 from tfr_helpers.sandbox import TestSpec
 

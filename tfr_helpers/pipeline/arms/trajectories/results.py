@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
-from tfr_helpers.records.test_list_doses import TaskDose
+from tfr_helpers.records.list_doses import TaskDose
 from tfr_helpers.records.trajectories import (
     TrajectoriesResults,
     TrajectorySetInfo,

@@ -8,8 +8,13 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.arms import dose_report, trajectory_rewards, trajectory_screening, trajectory_steps_report
 from tfr_helpers.analysis.arms.trajectories import (
+    dose_report,
+    trajectory_rewards,
+    trajectory_screening,
+    trajectory_steps_report,
+)
+from tfr_helpers.analysis.arms.trajectories.trajectories import (
     JUDGED_GROUP,
     causes,
     faults,
@@ -18,7 +23,12 @@ from tfr_helpers.analysis.arms.trajectories import (
     rq2_rows,
     step_classes,
 )
-from tfr_helpers.analysis.arms.trajectory_cases import LLM_JUDGES_OFFLINE, screening_of, screening_text, step_order
+from tfr_helpers.analysis.arms.trajectories.trajectory_cases import (
+    LLM_JUDGES_OFFLINE,
+    screening_of,
+    screening_text,
+    step_order,
+)
 from tfr_helpers.analysis.tables import share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.records import Results

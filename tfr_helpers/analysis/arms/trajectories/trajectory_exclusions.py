@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tfr_helpers.analysis.arms.trajectories import JUDGED, present, steps_frame
+from tfr_helpers.analysis.arms.trajectories.trajectories import JUDGED, present, steps_frame
 from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.records import Results
 

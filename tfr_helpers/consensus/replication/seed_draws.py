@@ -1,11 +1,11 @@
 """Selection over seeds of drawn sub-studies: Menet et al.'s Table 2 format (pass@1 mean +- SE over 5 seeds of
 ``m = n = 10`` draws) and its soft-versus-hard comparison, on any stored matrices.
 
-Each seed draws, per task, ``n`` code samples and ``m`` test samples (:func:`tfr_helpers.consensus.subsample.draw`)
-and runs every strategy on the drawn matrix; a task's pass@1 is the expected pass@1 over the top tie level (the
-random baseline, ``c / n`` of the drawn samples, when a strategy ranks nothing). A seed's number is the mean over
-tasks; a row is the mean over seeds with its standard error (sample standard deviation over seeds / sqrt(seeds)),
-as the paper reports. That SE measures the draw only: tasks are fixed.
+Each seed draws, per task, ``n`` code samples and ``m`` test samples (:func:`.subsample.draw`) and runs every
+strategy on the drawn matrix; a task's pass@1 is the expected pass@1 over the top tie level (the random baseline,
+``c / n`` of the drawn samples, when a strategy ranks nothing). A seed's number is the mean over tasks; a row is
+the mean over seeds with its standard error (sample standard deviation over seeds / sqrt(seeds)), as the paper
+reports. That SE measures the draw only: tasks are fixed.
 
 The soft-versus-hard verdict of a family is paired by task, the unit of analysis: each task's soft pass@1 minus
 its hard pass@1, averaged over seeds; the mean difference with a 95% percentile bootstrap interval over tasks
@@ -26,7 +26,7 @@ from statsmodels.stats.multitest import multipletests
 from tfr_helpers.consensus.matrix import TaskMatrix, TaskTruth
 from tfr_helpers.consensus.ranked_pass_at_k import random_pass_at_k, task_pass_at_k
 from tfr_helpers.consensus.rankers.builtin import resolve_selector
-from tfr_helpers.consensus.subsample import draw
+from tfr_helpers.consensus.replication.subsample import draw
 
 RANDOM = "random"
 """The row of random selection among the drawn code samples."""

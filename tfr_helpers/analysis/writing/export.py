@@ -11,13 +11,14 @@ from pathlib import Path
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis import figures, latex
+from tfr_helpers.analysis import figures
 from tfr_helpers.analysis.arms import REPORTS
 from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
 from tfr_helpers.analysis.sensitivity import evalplus_strength
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.analysis.tables import LATEX_SHAPES, PAPER_CAPTIONS, TABLES, caption_with
 from tfr_helpers.analysis.tidy.sources import is_simulated_model, model_display, source_label
+from tfr_helpers.analysis.writing import latex
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
@@ -113,7 +114,7 @@ def _source_sentence(kind: str, frame: pd.DataFrame) -> str:
 
 
 def to_latex(styler: Styler, label: str, note: str = "", results: Results | None = None, short: str = "") -> str:
-    """Render a table Styler as booktabs LaTeX that fits a 17 cm text width (:mod:`tfr_helpers.analysis.latex`):
+    """Render a table Styler as booktabs LaTeX that fits a 17 cm text width (:mod:`tfr_helpers.analysis.writing.latex`):
     with ``results``, real and simulated rows in separate tables (``<label>`` and ``<label>-simulated``), models
     by their display names; a table too wide is split by its declared column groups, never by a part counter. The
     caption is the rows' source and the table's first sentence; the full caption goes to ``%`` comments above.

@@ -25,7 +25,7 @@ import pandas as pd
 
 from tfr_helpers.analysis.inference.units import clustered_rows, share_columns
 from tfr_helpers.records import Results
-from tfr_helpers.records.test_list_doses import TaskDose
+from tfr_helpers.records.list_doses import TaskDose
 from tfr_helpers.records.trajectories import TrajectoriesResults
 
 OUTCOMES: dict[str, str] = {

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from tfr_helpers.analysis.arms import dose, dose_response
+from tfr_helpers.analysis.arms.trajectories import dose, dose_response
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.records import Results
 

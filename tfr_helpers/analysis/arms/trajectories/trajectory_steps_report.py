@@ -12,10 +12,10 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.arms.trajectories import headline
-from tfr_helpers.analysis.arms.trajectory_contrast import contrast, contrast_line
-from tfr_helpers.analysis.arms.trajectory_exclusions import bounds, bounds_line, excluded_vs_kept, groups_line
-from tfr_helpers.analysis.arms.trajectory_rewards import reward_lines, rewards
+from tfr_helpers.analysis.arms.trajectories.trajectories import headline
+from tfr_helpers.analysis.arms.trajectories.trajectory_contrast import contrast, contrast_line
+from tfr_helpers.analysis.arms.trajectories.trajectory_exclusions import bounds, bounds_line, excluded_vs_kept, groups_line
+from tfr_helpers.analysis.arms.trajectories.trajectory_rewards import reward_lines, rewards
 from tfr_helpers.analysis.tables import share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.records import Results

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tfr_helpers.analysis.arms.trajectories import present
-from tfr_helpers.analysis.arms.trajectory_cases import logged_sets
+from tfr_helpers.analysis.arms.trajectories.trajectories import present
+from tfr_helpers.analysis.arms.trajectories.trajectory_cases import logged_sets
 from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, clustered_rows, share_columns
 from tfr_helpers.records import Results
 from tfr_helpers.records.trajectories import Trajectory, TrajectoryAttempt

@@ -14,8 +14,8 @@ from dataclasses import replace
 import pandas as pd
 
 from tfr_helpers.analysis.answers import KINDS, Answer, AnswerKind, register_answer_kind, share_answer
-from tfr_helpers.analysis.arms.trajectories import JUDGED_GROUP, present, rq2_rows, step_classes
-from tfr_helpers.analysis.arms.trajectory_cases import set_label
+from tfr_helpers.analysis.arms.trajectories.trajectories import JUDGED_GROUP, present, rq2_rows, step_classes
+from tfr_helpers.analysis.arms.trajectories.trajectory_cases import set_label
 from tfr_helpers.records import Results
 
 KIND = "rq2_trajectories"

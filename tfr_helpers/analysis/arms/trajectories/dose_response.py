@@ -25,7 +25,7 @@ import pandas as pd
 import statsmodels.api as sm
 from statsmodels.stats.multitest import multipletests
 
-from tfr_helpers.analysis.arms.dose import BINARY, OUTCOMES
+from tfr_helpers.analysis.arms.trajectories.dose import BINARY, OUTCOMES
 from tfr_helpers.analysis.inference.paired_tasks import paired_task_test
 
 PER = 10.0

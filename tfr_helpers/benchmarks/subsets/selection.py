@@ -18,7 +18,7 @@ Stage 1 (here, static):
 Stage 2 (added by the sandbox layer): the reference passes its own tests 3/3 in the sandbox and runs fast;
 its exclusions are passed to :func:`build_selection` as ``extra_exclusions`` and applied after the sample.
 
-Regenerate with ``python -m tfr_helpers.benchmarks.selection`` (keeps stage-2 exclusions already in the file).
+Regenerate with ``python -m tfr_helpers.benchmarks.subsets.selection`` (keeps stage-2 exclusions already in the file).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tfr_helpers.analysis.arms.trajectories import present, steps_frame
+from tfr_helpers.analysis.arms.trajectories.trajectories import present, steps_frame
 from tfr_helpers.analysis.inference.clustered import draws_interval, ratio_draws
 from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, clustered_rows, interval_columns, share_columns
 from tfr_helpers.records import Results
