@@ -104,7 +104,8 @@ def dose_response_sentence(summary: dict[str, Any]) -> str | None:
         return None
     series = set(dose.get("series", {}).get("sets", []))
     lists = [r for r in dose["doses"]["rows"] if series & {x.strip() for x in r["sets"].split(",")}]
-    shares = ", ".join(f"`{r['test_list']}` {r['valid_pct']}%" for r in lists if r.get("valid_pct") is not None)
+    measured = sorted((r for r in lists if r.get("valid_pct") is not None), key=lambda r: r["valid_pct"])
+    shares = ", ".join(f"`{r['test_list']}` {r['valid_pct']}%" for r in measured)
     rows = {r["outcome"]: r for r in dose["dose_response"]["rows"] if r["dose"] == "dose_task" and r.get("estimate")}
     if not rows:
         return f"The fixed test lists' measured valid share: {shares}; too few lists in this run for a dose-response."
@@ -155,9 +156,7 @@ def rq2_paragraph(summary: dict[str, Any]) -> str:
     both = [r for r in section.get("contrast", {}).get("rows", []) if r["status"] == "both sides"]
     if both:
         parts = [
-            f"{_set_name(r)} {r['unreliable_pct']}% ({r['unreliable_k']}/{r['unreliable_n']}) vs "
-            f"{r['reliable_pct']}% ({r['reliable_k']}/{r['reliable_n']})"
-            for r in both
+            f"{_set_name(r)} {r['unreliable_k']}/{r['unreliable_n']} vs {r['reliable_k']}/{r['reliable_n']}" for r in both
         ]
         text += f" Given passing code, after unreliable vs reliable feedback: {'; '.join(parts)}; other runs: a side empty."
     else:
