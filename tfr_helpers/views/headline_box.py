@@ -49,7 +49,7 @@ def _table(rows: Sequence[Answer]) -> str:
         f"<td style='{_CELL}'>{html.escape(a.model)}<br><small>{html.escape(a.source_label)}</small></td>"
         f"<td style='{_CELL}'>{html.escape(a.measure)}"
         + (f"<br><small>{html.escape(a.note)}</small>" if a.note else "")
-        + f"</td><td style='{_CELL};white-space:nowrap'><b class='tfr-answer'>{html.escape(a.number())}</b></td>"
+        + f"</td><td style='{_CELL};min-width:11em'><b class='tfr-answer'>{html.escape(a.number())}</b></td>"
         f"<td style='{_CELL}'>{html.escape(a.units())}</td></tr>"
         for a in rows
     )
