@@ -96,44 +96,6 @@ PAPER_CAPTIONS = {
     f"whose code failed the test: percent unreliable (the reference fails the test too) [{CI_SHORT}].",
     "rq1_unreliable_causes": "Unreliable test-fail feedback by cause and test kind: count and percent "
     f"[{CI_SHORT}] of each model's unreliable feedback of that kind.",
-    "rq2_refinement_outcomes": "Benchmark transition of the refined code per model and feedback reliability: "
-    f"count (percent of attempts [{CI}]). Identical refinement prompts share one cached reply: unique prompts "
-    "counts them once. " + POOLED,
-    "rq2_conditional_transitions": "Refinement outcome conditional on the code's state before, per model and "
-    f"feedback reliability: P(Pass->Fail | passed before) and P(Fail->Pass | failed before), percent [{CI}]; "
-    "per attempt (multiplicity-weighted) and per distinct refinement prompt (unique-weighted: identical prompts "
-    "share one cached reply and count once), with the attempts and distinct prompts behind each. " + ESTIMAND,
-    "rq2_generated_test_diagnostic": "Refined code with usable code, per model: generated test vs benchmark "
-    "verdict. Misleading: percent failing the benchmark among those passing the "
-    f"generated test [{CI}]. Unique prompts: distinct refinement prompts behind the attempts. " + POOLED,
-    "rq3_screening_and_downstream": "Screening strategies as classifiers of reliable feedback on each model's "
-    f"common feedback set (percent [{CI}]; F1, balanced accuracy, MCC and AUROC x 100; AUROC only for strategies "
-    "that state a score) and the downstream effect of refining only on accepted feedback: per code sample "
-    "(refine once with one accepted feedback drawn at random, expectation over the draw; all code samples) and "
-    "per refinement attempt, in percentage points. Undecided counts as reject; abstained: a consensus screener "
-    "found no evidence and accepted as accept all would. Unique feedback: distinct (code sample, feedback text) "
-    "prompts behind the decisions (identical prompts share one cached reply). " + POOLED,
-    "rq3_pairwise": "Paired comparison of screening strategies on each model's common feedback set: "
-    f"difference in F1 x 100, row strategy minus column strategy [{CI}, the same resamples for both], and "
-    "the Holm-adjusted bootstrap p-value (within the model and measure); a star marks p_Holm < 0.05.",
-    "rq3_undecided_sensitivity": "Strategies with undecided judge replies: measures with undecided read as "
-    f"reject, as accept, and left out (percent [{CI}]).",
-    "rounds_per_round": "Multi-round backprompting per round (0 = generated code), per model and benchmark: chains, "
-    "chains active in the round, stopped early (passed their own suite); pass@1 percent of chains [95 percent "
-    "bootstrap over tasks, then code samples]; mean suite length; suite precision (percent of the round's tests "
-    "the reference passes); collision (percent of the round's refined programs equal to an earlier program of "
-    "their chain); unreliable (percent of the round's test-fail feedback whose test the reference fails).",
-}
-
-
-CI_SHORT = "95% CI clustered by task"
-PAPER_CAPTIONS = {
-    "rq1_four_cases": "Generated tests run on each model's generated code and on the reference, per test kind: count "
-    f"and percent [{CI_SHORT}] of (code sample, generated test) pairs in each verdict case (code / reference).",
-    "rq1_by_benchmark": "Test-fail feedback per benchmark and model, over the (code sample, generated test) pairs "
-    f"whose code failed the test: percent unreliable (the reference fails the test too) [{CI_SHORT}].",
-    "rq1_unreliable_causes": "Unreliable test-fail feedback by cause and test kind: count and percent "
-    f"[{CI_SHORT}] of each model's unreliable feedback of that kind.",
     "rq1_failure_modes": "Test-fail feedback by how the generated code failed, per model: percent unreliable of "
     f"the reliable and unreliable feedback of each mode [{CI_SHORT}]; indeterminate feedback counted apart.",
     "rq2_refinement_outcomes": "Benchmark transition of the refined code per model and feedback reliability: "
