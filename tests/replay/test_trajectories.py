@@ -14,6 +14,7 @@ from tfr_helpers.errors import ConfigError, DataError
 from tfr_helpers.replay.resolve import resolve_dataset
 from tfr_helpers.replay.trajectories.build import native_id
 from tfr_helpers.replay.trajectories.feedback import detect_format, failing, parse_feedback
+from tfr_helpers.replay.trajectories.fixed_lists import read_test_list
 from tfr_helpers.replay.trajectories.sets import (
     TRAJECTORY_SETS,
     clear_trajectory_cache,
@@ -212,6 +213,19 @@ def test_a_list_whose_bytes_differ_from_the_pinned_sha256_is_refused(replay_env:
     clear_trajectory_cache()
     with pytest.raises(DataError, match="sha256"):
         fixed_list_of("reflexion-o3mini-bcb-valtest-60", override)
+
+
+def test_a_malformed_list_line_names_the_file_the_line_and_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "list.jsonl"
+    good = {"name": "BigCodeBench/13", "test_cases": json.dumps(["import unittest"])}
+    path.write_text(json.dumps(good) + "\n\n" + json.dumps({"name": "BigCodeBench/14", "test_cases": "[oops"}) + "\n")
+    with pytest.raises(DataError, match=r"list\.jsonl:3: test_cases is not a JSON list .*fetch it again"):
+        read_test_list(path, "mine", "upstream")
+    path.write_text(json.dumps(good) + "\n" + json.dumps({"name": "BigCodeBench/14"}) + "\n")
+    with pytest.raises(DataError, match=r"list\.jsonl:2 needs a task id \(name\) and test_cases"):
+        read_test_list(path, "mine", "upstream")
+    path.write_text(json.dumps(good) + "\n")
+    assert read_test_list(path, "mine", "upstream").tasks == {"BigCodeBench/13": ("import unittest",)}
 
 
 def test_a_shipped_set_downloads_verified_into_the_cache(

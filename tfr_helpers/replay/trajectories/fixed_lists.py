@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tfr_helpers.errors import DataError
 from tfr_helpers.replay.datasets import ReplayFile
+from tfr_helpers.replay.jsonl import read_jsonl
 
 LIST_FOLDER = "valtest-tests"
 """The lists' folder below the logs' (``trajectories/reflexion-bcb/valtest-tests/<list>.jsonl``)."""
@@ -99,17 +100,15 @@ def read_test_list(path: Path, name: str, upstream: str) -> TestList:
         DataError: A line is not JSON, or has no task id or no list of test sources.
     """
     tasks: dict[str, tuple[str, ...]] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{number} is not JSON ({exc}); the list file is damaged: fetch it again") from exc
-        cases = row.get("test_cases") if isinstance(row, dict) else None
+    fix = "the list file is damaged: fetch it again"
+    for number, row in read_jsonl(path, fix):
+        cases = row.get("test_cases")
         if isinstance(cases, str):
-            cases = json.loads(cases)
-        task = row.get("task_id") or row.get("name") if isinstance(row, dict) else None
+            try:
+                cases = json.loads(cases)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}:{number}: test_cases is not a JSON list ({exc.msg}); {fix}") from exc
+        task = row.get("task_id") or row.get("name")
         if not isinstance(task, str) or not isinstance(cases, list) or not all(isinstance(c, str) for c in cases):
             raise DataError(
                 f"{path}:{number} needs a task id (name) and test_cases, a list of unittest sources: the format of "
