@@ -51,7 +51,9 @@ GPT4O_LOG = {
 }
 SERIES = ("00_setup.ipynb", "01_rq1_feedback_reliability.ipynb", "02_rq2_refinement.ipynb", "03_rq3_screening.ipynb")
 SERIES += ("03b_consensus_selection.ipynb", "04_case_browser.ipynb")
-SHARE_WITH_INTERVAL = re.compile(r"\d+(\.\d+)?% \[\d+(\.\d+)?, \d+(\.\d+)?\]")
+SHARE_WITH_INTERVAL = re.compile(
+    r"\d+(\.\d+)?% (\[\d+(\.\d+)?, \d+(\.\d+)?\]|\((all|none of) [\d,]+; \[\d+(\.\d+)?, \d+(\.\d+)?\]\))"
+)  # a share with its interval; at 0% or 100% written as what it is: "100.0% (all 25; [86.7, 100.0])"
 INTERVAL_REPORTS = ("01_rq1_feedback_reliability.ipynb", "02_rq2_refinement.ipynb", "03_rq3_screening.ipynb")
 """Reports whose real rows are shares with intervals on this study (02: the replayed trajectory's rows, its replayed
 coders have no refiner; 00, 03b and 04 give counts and pass@1)."""

@@ -21,12 +21,15 @@ def display_name(model: str) -> str:
 REPORT_ORDER = ("rq1", "rq2", "rq3")
 """The reports whose answers the table gives, in order (``setup`` and ``cases`` count records: left out)."""
 LEFT_OUT = ("setup", "cases")
-MEASURE_WIDTH = 56
+MEASURE_WIDTH = 68
 
 
 def _table(rows: Sequence[tuple[str, Answer]]) -> list[str]:
     def short(text: str) -> str:
-        text = text.split(" (")[0] if len(text) > MEASURE_WIDTH else text
+        """A long measure without its parenthesis, keeping what follows it (", without placeholder asserts")."""
+        if len(text) > MEASURE_WIDTH and " (" in text:
+            head, _, rest = text.partition(" (")
+            text = head + (rest.rpartition(")")[2] if ")" in rest else "")
         return text if len(text) <= MEASURE_WIDTH else text[: MEASURE_WIDTH - 3] + "..."
 
     seen = Counter((report, a.model, a.measure) for report, a in rows)
