@@ -6,10 +6,10 @@ so nothing is written). The calls counted are therefore the calls a run makes:
 
 - ``generate_codes`` / ``generate_tests`` depend on the configuration only: **exact** counts and prompts;
 - ``screen_feedback`` / ``refine_codes``, and the stages each arm declares for the configuration
-  (:attr:`~tfr_helpers.pipeline.arms.declaration.Arm.feedback_stages`: the listed controls'), run once per test-fail
-  feedback, which is an outcome. With ``run_dir`` holding a finished ``evaluate_code_test_pairs`` they are **exact**
-  (built from its records); otherwise they are **projected**: each (coder, task) gets one stand-in feedback (the reference as
-  the code, the task's first example as the failing test) whose calls are recorded, times the expected feedbacks:
+  (:attr:`~tfr_helpers.pipeline.arms.declaration.Arm.feedback_stages`), run once per test-fail feedback, which is
+  an outcome. With ``run_dir`` holding a finished ``evaluate_code_test_pairs`` they are **exact** (built from its
+  records); otherwise they are **projected**: each (coder, task) gets one stand-in feedback (the reference as the
+  code, the task's first example as the failing test) whose calls are recorded, times the expected feedbacks:
   generated tests x code samples x a fail rate range (default :data:`DEFAULT_FAIL_RATE`, stated in the report).
   Of the screeners, only those that declare they call a model are asked (the others make no call to count).
 

@@ -290,8 +290,3 @@ def resolve_strategy(name: str) -> Screener:
             "`tfr screen train --run-dir <run> --out <file>`"
         )
     return found
-
-
-def model_calling(names: Sequence[str]) -> list[str]:
-    """Those of ``names`` whose screener calls a model, in order."""
-    return [name for name in names if resolve_strategy(name).calls_model]
