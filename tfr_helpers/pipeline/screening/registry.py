@@ -141,8 +141,8 @@ class Screener:
     artefact: Path | None = None
     """The trained artefact it reads (the learned screener's model), checked to exist when a params file names it."""
     scores: bool | None = False
-    """Its verdicts state a score (the analysis ranks by it: AUROC, the paired AUROC rows): every verdict that does not
-    abstain carries one. False: none does. None (a bare function): not declared, not checked."""
+    """Its verdicts state a score (the analysis ranks by it: AUROC, the paired AUROC rows): every verdict that decides
+    without abstaining carries one. False: none does. None (a bare function): not declared, not checked."""
     abstains: bool | None = False
     """It may abstain (find no evidence and decide by default). False: no verdict abstains. None: not declared."""
     prepare: Prepare | None = None
@@ -194,7 +194,7 @@ class Screener:
             raise ConfigError(f"screener {self.name!r} returned {type(verdict).__name__}; return Verdict objects")
         if self.scores is False and verdict.score is not None:
             raise ConfigError(f"screener {self.name!r} declares no score but a verdict has one: declare scores=True")
-        if self.scores and verdict.score is None and not verdict.abstained:
+        if self.scores and verdict.score is None and not verdict.abstained and verdict.decision != "undecided":
             raise ConfigError(
                 f"screener {self.name!r} declares scores but a verdict that does not abstain has none: give every "
                 "such verdict a score, or declare scores=False"
@@ -259,6 +259,31 @@ def _as_screener(name: str, obj: object, where: str) -> Screener:
     return Screener(name, obj, scores=None, abstains=None)  # type: ignore[arg-type]
 
 
+def _load_plugins() -> None:
+    """Register the ``tfr.screening`` entry points not registered yet (an entry naming a module registers its own
+    screeners on loading)."""
+    for ep_name, obj in load_entry_points_once(ENTRY_POINT_GROUP).items():
+        if callable(obj) and ep_name not in STRATEGIES:
+            STRATEGIES[ep_name] = _as_screener(ep_name, obj, ep_name)
+
+
+def registered_screeners() -> list[Screener]:
+    """Every screener registered or declared as an entry point (built-ins and plugins), by name."""
+    _load_plugins()
+    return [STRATEGIES[name] for name in sorted(STRATEGIES)]
+
+
+def describe(screener: Screener) -> str:
+    """What ``screener`` declares, in words (``tfr screen list``)."""
+    facts = [f"calls the {screener.calls}" if screener.calls else "calls no model"]
+    facts += [f"needs {screener.samples} code samples"] if screener.samples > 1 else []
+    facts += ["runs programs in the sandbox"] if screener.sandbox else []
+    facts += [f"reads {screener.artefact.name}"] if screener.artefact is not None else []
+    facts += [{True: "scores", False: "no score", None: "score undeclared"}[screener.scores]]
+    facts += [{True: "may abstain", False: "never abstains", None: "abstention undeclared"}[screener.abstains]]
+    return ", ".join(facts)
+
+
 def resolve_strategy(name: str) -> Screener:
     """The screener called ``name``: a registered one, a ``tfr.screening`` entry point, a family member
     (``prefix@arg``) or ``module:attribute``.
@@ -269,9 +294,7 @@ def resolve_strategy(name: str) -> Screener:
             screener declares that does not exist.
     """
     if name not in STRATEGIES:
-        for ep_name, obj in load_entry_points_once(ENTRY_POINT_GROUP).items():
-            if callable(obj) and ep_name not in STRATEGIES:  # an entry naming a module registers its own on loading
-                STRATEGIES[ep_name] = _as_screener(ep_name, obj, ep_name)
+        _load_plugins()
     if name not in STRATEGIES:
         prefix, _, arg = name.partition("@")
         if arg and prefix in FAMILIES:
