@@ -30,7 +30,8 @@ def _runs() -> dict[tuple[str, str], RunMatrix]:
 
 
 def _item(task: str, test: str) -> SimpleNamespace:
-    return SimpleNamespace(coder="m", task=SimpleNamespace(task_id=task), test=SimpleNamespace(test_id=test))
+    """An item of a coder with three code samples (T/1's matrix holds one program: the others gave no code)."""
+    return SimpleNamespace(coder="m", task=SimpleNamespace(task_id=task), test=SimpleNamespace(test_id=test), code_samples=3)
 
 
 ITEMS = [_item("T/0", "x"), _item("T/0", "y"), _item("T/1", "x"), _item("T/0", "z"), _item("T/0", "gone")]

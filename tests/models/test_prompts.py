@@ -6,7 +6,10 @@ import pytest
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models import TEMPLATE_VERSIONS, TEMPLATES, make_request, render_prompt
+from tfr_helpers.models.sim import provider as sim_provider
+from tfr_helpers.pipeline.arms.controls.requests import TEMPLATES as CONTROL_TEMPLATES
 from tfr_helpers.prompts.render import load_template
+from tfr_helpers.replay.provider import SERVED_TEMPLATES
 
 ALL = {
     "description": "DESC-SENTINEL",
@@ -21,6 +24,13 @@ ALL = {
 def test_every_role_has_a_versioned_template():
     assert set(TEMPLATES) == {"codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning", "retry", "placebo"}
     assert all(TEMPLATE_VERSIONS[name] for name in TEMPLATES)
+
+
+def test_every_other_list_of_templates_names_the_prompts_own():
+    """The template names are written once (``prompts``); the replay datasets and the controls pick from them."""
+    assert set(SERVED_TEMPLATES) <= set(TEMPLATES)
+    assert set(CONTROL_TEMPLATES.values()) <= set(TEMPLATES)
+    assert sim_provider.TEMPLATES is TEMPLATES  # the simulated model's error lists the prompts' own tuple
 
 
 def test_the_control_templates_hold_no_feedback_slot_but_the_placebo_keeps_the_refine_text():

@@ -14,7 +14,7 @@ import pytest
 from tests.helpers.checkpoints import log_lines, log_paths
 from tests.helpers.fake_llm_server import FakeLLMServer
 from tfr_helpers.models import credentials
-from tfr_helpers.pipeline import STRATEGIES, ScreeningItem, Verdict, load_results, run_stages
+from tfr_helpers.pipeline import STRATEGIES, Screener, ScreeningItem, Verdict, load_results, run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.records import Task, TaskView
 
@@ -97,7 +97,7 @@ def test_no_request_and_no_screening_input_holds_the_reference(
         seen.extend(items)
         return [Verdict("accept") for _ in items]
 
-    monkeypatch.setitem(STRATEGIES, SPY, spy)
+    monkeypatch.setitem(STRATEGIES, SPY, Screener(SPY, spy))
     fake = "openai-compatible:fake-{}"
     config = config_from_dict(
         {

@@ -1,4 +1,5 @@
-"""``tfr screen``: the learned gold-free screener's artefact (registered on import)."""
+"""``tfr screen``: the screeners and what each declares; the learned gold-free screener's artefact (registered on
+import)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import typer
 
 from tfr_helpers.cli.apps import app
 from tfr_helpers.pipeline.engine.store import RunStore
+from tfr_helpers.pipeline.screening.registry import FAMILIES, describe, registered_screeners
 from tfr_helpers.records import ProgramRun
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 from tfr_helpers.sandbox.cache import ExecutionCache
@@ -17,7 +19,9 @@ from tfr_helpers.screener.artefact import DEFAULT_ARTEFACT, load_artefact, save_
 from tfr_helpers.screener.dataset import data_provenance, examples_of_runs
 from tfr_helpers.screener.train import train
 
-screen_app = typer.Typer(help="The learned gold-free screener: train its artefact, check it.", no_args_is_help=True)
+screen_app = typer.Typer(
+    help="The screeners: list them; the learned gold-free screener: train its artefact, check it.", no_args_is_help=True
+)
 app.add_typer(screen_app, name="screen")
 
 
@@ -61,3 +65,15 @@ def check_cmd(
     typer.echo(f"{artefact}: sha256 {a.sha256} ok; scikit-learn {a.sklearn_version}; threshold {a.threshold:.3f}")
     for source, facts in a.training.get("sources", {}).items():
         typer.echo(f"  trained on {source}: {facts}")
+
+
+@screen_app.command("list")
+def list_cmd() -> None:
+    """Every screener a params file's ``screening`` list may name (built-ins and installed plugins) and what it
+    declares: the model it calls, the code samples, sandbox and artefact it needs, whether it scores or abstains."""
+    screeners = registered_screeners()
+    width = max(len(s.name) for s in screeners)
+    for screener in screeners:
+        typer.echo(f"{screener.name:<{width}}  {describe(screener)}")
+    families = ", ".join(f"{prefix}@<arg>" for prefix in sorted(FAMILIES))
+    typer.echo(f"also: {families + ', ' if families else ''}or an import path package.module:function")

@@ -16,7 +16,8 @@ Registered strategies (usable in the ``screening`` list of a params file):
 
 Each decision's ``score`` is 1 minus the trust the method gives the failing test (CodeT: the share of its top
 level passing the test; the others: the test score), so higher means more likely unreliable. A task with fewer
-than two programs, or where the method finds no consensus, gives no evidence: the feedback is accepted (as
+than two programs (a coder with one code sample: the screener declares it needs two, and the registry accepts
+without asking it), or where the method finds no consensus, gives no evidence: the feedback is accepted (as
 ``accept_all`` would), the decision is ``abstained`` with no score, and the reasoning says why.
 """
 
@@ -35,15 +36,20 @@ from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.screening.registry import (
+    Screener,
     ScreeningItem,
     Strategy,
     Verdict,
+    register_screener,
     register_strategy,
     register_strategy_family,
+    too_few_samples,
 )
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation
 
 DEFAULT_THRESHOLD = 0.5
+SAMPLES = 2
+"""Code samples of the coder a consensus screener needs: with fewer there is no consensus (it abstains)."""
 
 
 _READ: dict[tuple[str, str, int, int], list[Any]] = {}
@@ -100,8 +106,8 @@ def unit_ranking(method: str, unit: tuple[str, str], run: RunMatrix) -> Ranking:
 
 
 def _no_evidence(run: RunMatrix | None, ranking: Ranking | None) -> str:
-    if run is None or len(run.matrix.program_ids) < 2:
-        return "fewer than two programs: no consensus, accepted as accept_all would"
+    if run is None or len(run.matrix.program_ids) < SAMPLES:  # the programs generated, not only those asked for
+        return too_few_samples(SAMPLES)
     if ranking is not None and not ranking.levels:
         return f"no consensus ({ranking.fallback}): accepted as accept_all would"
     return ""
@@ -130,7 +136,7 @@ def _screen(
     return out
 
 
-@register_strategy("consensus_codet_top")
+@register_strategy("consensus_codet_top", samples=SAMPLES, scores=True, abstains=True)
 def consensus_codet_top(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
     """Accept when at least half of the samples in CodeT's top consensus level pass the failing test."""
 
@@ -165,17 +171,22 @@ def threshold_screener(method: str, threshold: float) -> Strategy:
     return screener
 
 
-def _family(method: str) -> Callable[[str], Strategy]:
-    def make(arg: str) -> Strategy:
+def _declared(name: str, decide: Strategy) -> Screener:
+    """A consensus screener: it compares the coder's code samples, scores and may abstain."""
+    return Screener(name, decide, samples=SAMPLES, scores=True, abstains=True)
+
+
+def _family(method: str) -> Callable[[str], Screener]:
+    def make(arg: str) -> Screener:
         try:
             threshold = float(arg)
         except ValueError:
             raise ConfigError(f"consensus_{method}@{arg}: the part after @ is a threshold number, e.g. 0.5") from None
-        return threshold_screener(method, threshold)
+        return _declared(f"consensus_{method}@{arg}", threshold_screener(method, threshold))
 
     return make
 
 
 for _method in ("b4", "dual_critic", "dawid_skene"):
-    register_strategy(f"consensus_{_method}")(threshold_screener(_method, DEFAULT_THRESHOLD))
+    register_screener(_declared(f"consensus_{_method}", threshold_screener(_method, DEFAULT_THRESHOLD)))
     register_strategy_family(f"consensus_{_method}", _family(_method))

@@ -11,7 +11,7 @@ from tfr_helpers.pipeline.engine.runner import default_run_dir
 from tfr_helpers.pipeline.engine.stage import Stage, register_stage
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.screening import builtin as _builtin_strategies  # noqa: F401  (registers them)
-from tfr_helpers.pipeline.screening.registry import STRATEGIES, ScreeningItem, Verdict, register_strategy
+from tfr_helpers.pipeline.screening.registry import STRATEGIES, Screener, ScreeningItem, Verdict, register_strategy
 from tfr_helpers.pipeline.study import STAGES, run_study
 
 run_stages = run_study
@@ -23,6 +23,7 @@ __all__ = [
     "ExperimentConfig",
     "RunStore",
     "RunSummary",
+    "Screener",
     "ScreeningItem",
     "Stage",
     "Verdict",

@@ -13,6 +13,7 @@ items and matrices alone.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -177,6 +178,7 @@ def examples_from_run(run_dir: Path, execute: Execute) -> list[Example]:
     tests = checkpoint_records(store, "generated_tests", GeneratedTest)
     pairs = [p for p in checkpoint_records(store, "test_execution_feedback", PairEvaluation) if not is_simulated(p.model)]
     code_of = {(c.model, c.task_id, c.sample_index): c.code or "" for c in codes}
+    samples = Counter((c.model, c.task_id) for c in codes)
     test_of = {t.test_id: t for t in tests}
     labelled = [p for p in pairs if p.feedback is not None and p.reliability in ("reliable", "unreliable")]
     if not labelled:
@@ -194,6 +196,7 @@ def examples_from_run(run_dir: Path, execute: Execute) -> list[Example]:
             code_of[(p.model, p.task_id, p.code_index)],
             test_of[p.test_id],
             p.generated,
+            samples[(p.model, p.task_id)],
         )  # type: ignore[arg-type]
         for p in labelled
     ]

@@ -23,7 +23,7 @@ from typing import Any
 from tfr_helpers.errors import DataError
 from tfr_helpers.models.provider_table import is_simulated
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.screening.registry import ScreeningItem, Verdict, register_strategy
+from tfr_helpers.pipeline.screening.registry import Screener, ScreeningItem, Verdict, register_screener
 from tfr_helpers.records import ProgramRun
 from tfr_helpers.sandbox import TestSpec
 from tfr_helpers.screener.artefact import DEFAULT_ARTEFACT, Artefact, load_artefact
@@ -78,8 +78,7 @@ _LOADED: dict[tuple[str, int, int], Artefact] = {}
 """Checked artefacts by (path, size, mtime): the file is read and its sha256 checked once per state, not per chunk."""
 
 
-def _artefact(path: Path | None) -> Artefact:
-    path = path or DEFAULT_ARTEFACT
+def _artefact(path: Path) -> Artefact:
     try:
         stat = path.stat()
     except OSError:
@@ -146,10 +145,18 @@ def _run_examples(jobs: Sequence[tuple[str, Sequence[TestSpec]]], ctx: RunContex
     return [prepared[_job_key(job)].result() if _job_key(job) in prepared else next(fresh) for job in jobs]
 
 
-@register_strategy("learned_gold_free")
-def learned_gold_free(items: Sequence[ScreeningItem], ctx: RunContext, artefact_path: Path | None = None) -> list[Verdict]:
+def learned_gold_free(items: Sequence[ScreeningItem], ctx: RunContext) -> list[Verdict]:
     """Reject feedback the shipped learned screener rates unreliable (docs/screening.md)."""
-    return decide(items, ctx, _artefact(artefact_path))
+    return decide(items, ctx, _artefact(DEFAULT_ARTEFACT))
 
 
-learned_gold_free.prepare = prepare  # type: ignore[attr-defined]  # called by the stage with all pending items
+SCREENER = register_screener(
+    Screener(
+        "learned_gold_free",
+        learned_gold_free,
+        sandbox=True,  # the prompt's examples run on the generated code
+        artefact=DEFAULT_ARTEFACT,
+        scores=True,  # P(unreliable)
+        prepare=prepare,  # the stage gives it all its pending items first: their examples start in one batch
+    )
+)

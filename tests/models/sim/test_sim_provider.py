@@ -12,6 +12,7 @@ from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.parse import parse_code, parse_decision, parse_tests
 from tfr_helpers.models.sim import PRESETS, SimProvider, SimRates
 from tfr_helpers.models.sim.mutate import mutate
+from tfr_helpers.prompts import TEMPLATES
 
 
 def test_unknown_option_is_a_config_error_naming_it() -> None:
@@ -150,3 +151,16 @@ def test_every_mutation_operator_is_reachable() -> None:
         "method_swap",
         "dropped_abs",
     }
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_the_simulated_model_answers_every_prompt_template(template: str) -> None:
+    """The templates are listed once (``prompts``): one added there without a behaviour here fails this test."""
+    task = tasks("humaneval")[0]
+    text = ask(SimProvider(), template, task, code=task.reference, feedback="AssertionError", n_tests="2")
+    assert text.strip()
+
+
+def test_a_template_the_prompts_do_not_know_is_refused_naming_theirs() -> None:
+    with pytest.raises(ConfigError, match=", ".join(TEMPLATES)):
+        ask(SimProvider(), "summarise", tasks("humaneval")[0])

@@ -44,6 +44,7 @@ def item(outcome: Outcome) -> ScreeningItem:
         "def f(x):\n    return x\n",
         test,
         outcome,
+        code_samples=1,
     )
 
 

@@ -79,7 +79,7 @@ def test_bad_import_paths_are_config_errors_naming_the_fix(outside_module: None)
         resolve_strategy("tfr_test_screens:NOT_A_FUNCTION")
     with pytest.raises(ConfigError, match="unknown strategy 'nope'.*'package.module:function'"):
         resolve_strategy("nope")
-    assert resolve_strategy(NAME).__name__ == "reject_long_feedback"
+    assert resolve_strategy(NAME).decide.__name__ == "reject_long_feedback"
 
 
 def test_a_strategy_declared_as_a_tfr_screening_entry_point_is_found_by_name(
@@ -93,6 +93,6 @@ def test_a_strategy_declared_as_a_tfr_screening_entry_point_is_found_by_name(
     (dist / "entry_points.txt").write_text(f"[tfr.screening]\nreject_long = {NAME}\n")
     monkeypatch.setattr(plugins, "_LOADED", {})  # the group is read afresh, now that the plugin is installed
     try:
-        assert resolve_strategy("reject_long").__name__ == "reject_long_feedback"
+        assert resolve_strategy("reject_long").decide.__name__ == "reject_long_feedback"
     finally:
         STRATEGIES.pop("reject_long", None)

@@ -1,10 +1,10 @@
-"""The screening stage hands each strategy with a ``prepare`` all its pending items once, before its first chunk."""
+"""The screening stage hands each screener that declares a ``prepare`` all its pending items once, before its first chunk."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tfr_helpers.pipeline.screening.registry import STRATEGIES, Verdict
+from tfr_helpers.pipeline.screening.registry import STRATEGIES, Screener, Verdict
 from tfr_helpers.pipeline.stages import screen_feedback as stage
 
 
@@ -15,12 +15,12 @@ def _job(strategy: str, feedback_id: str) -> stage.ScreenJob:
 def test_prepare_gets_the_pending_items_once(monkeypatch):
     seen: list[list[str]] = []
 
-    def with_prepare(items, ctx):
+    def accept(items, ctx):
         return [Verdict("accept") for _ in items]
 
-    with_prepare.prepare = lambda items, ctx: seen.append([i.feedback.feedback_id for i in items])  # type: ignore[attr-defined]
-    monkeypatch.setitem(STRATEGIES, "test_prepared", with_prepare)
-    monkeypatch.setitem(STRATEGIES, "test_plain", lambda items, ctx: [Verdict("accept") for _ in items])
+    prepare = lambda items, ctx: seen.append([i.feedback.feedback_id for i in items])  # noqa: E731
+    monkeypatch.setitem(STRATEGIES, "test_prepared", Screener("test_prepared", accept, prepare=prepare))
+    monkeypatch.setitem(STRATEGIES, "test_plain", Screener("test_plain", accept))
     jobs = [_job(s, f) for f in ("a", "b", "c") for s in ("test_prepared", "test_plain")]
     ctx = SimpleNamespace(store=SimpleNamespace(done_keys=lambda name: {"test_prepared|a"}))
     monkeypatch.setattr(stage, "_STAGE_JOBS", [])

@@ -60,7 +60,7 @@ In an experiment, name ``sim:default`` (or a preset) as any role's model; option
 settings' ``provider_options["sim"]``. Unknown options or presets raise ``ConfigError``.
 """
 
-from tfr_helpers.models.sim.provider import TEMPLATES, SimProvider
+from tfr_helpers.models.sim.provider import SimProvider
 from tfr_helpers.models.sim.rates import PRESETS, SimRates
 
-__all__ = ["PRESETS", "TEMPLATES", "SimProvider", "SimRates"]
+__all__ = ["PRESETS", "SimProvider", "SimRates"]

@@ -28,9 +28,8 @@ from tfr_helpers.models.sim.response import code_answer, no_code_answer, tests_a
 from tfr_helpers.models.sim.seeding import request_rng
 from tfr_helpers.models.sim.tester.ebt import write_ebts
 from tfr_helpers.models.sim.tester.pbt import write_pbts
+from tfr_helpers.prompts import TEMPLATES
 from tfr_helpers.records import Task, TaskView
-
-TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning", "retry", "placebo")
 
 _AST_LOCK = threading.Lock()
 """Serialises the simulated model's source-code work (parse, mutate, unparse) across threads.

@@ -2,7 +2,8 @@
 its call accounting), and its consumers iterate over the registered arms instead of naming them.
 
 The study's arms are listed in :data:`tfr_helpers.pipeline.study.ARMS`, which registers them; an arm's stages run in
-its place of that list. ``finalize_results``, the view of a run in progress and the call totals read them from here.
+its place of that list. ``finalize_results``, the view of a run in progress, the call totals and the cost estimate read
+them from here.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ def no_calls(part: Any) -> Iterable[tuple[str, ModelCallRecord]]:
     return ()
 
 
+def no_feedback_stages(config: ExperimentConfig) -> tuple[Stage, ...]:
+    """An arm none of whose model stages runs once per test-fail feedback of the base study."""
+    return ()
+
+
 @dataclass(frozen=True)
 class Arm:
     """One arm of the study.
@@ -35,6 +41,9 @@ class Arm:
         field: The field of :class:`~tfr_helpers.records.Results` its part fills.
         results: ``results(config, records_by_stage) -> part``, None when the configuration leaves the arm off.
         calls: Its call accounting (:data:`CallsOf`).
+        feedback_stages: ``feedback_stages(config)``: those of its stages that ``config`` turns on and that ask a
+            model once per test-fail feedback of the base study (an outcome: the cost estimate projects their calls
+            from the expected feedback before any code has run).
     """
 
     name: str
@@ -42,6 +51,7 @@ class Arm:
     field: str
     results: Callable[[ExperimentConfig, StageRecords], Any]
     calls: CallsOf = no_calls
+    feedback_stages: Callable[[ExperimentConfig], tuple[Stage, ...]] = no_feedback_stages
 
 
 _REGISTRY: dict[str, Arm] = {}

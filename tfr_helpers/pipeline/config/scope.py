@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
+from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.records import ModelSource, SkippedWork, Task, TestKind
 from tfr_helpers.replay import load_replay
 
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
 
 NO_REFINER = "not run: no refiner"
 NO_JUDGE = "not run: no judge"
-LLM_STRATEGIES = frozenset({"llm_judge", "llm_judge_reasoning"})
-"""Screening strategies that ask the judge model (the others decide from the records alone)."""
 
 
 def dataset_of(spec: str) -> ReplayDataset | None:
@@ -111,7 +110,7 @@ def refinement_status(config: ExperimentConfig) -> dict[str, str]:
 
 
 def judges(config: ExperimentConfig, coder: str) -> bool:
-    """Whether the LLM screening strategies run on ``coder``'s feedback (its judge is not a replay dataset)."""
+    """Whether the screeners that call a model run on ``coder``'s feedback (its judge is not a replay dataset)."""
     return not is_replayed(config.models.judge_for(coder))
 
 
@@ -145,7 +144,7 @@ def skipped_work(config: ExperimentConfig, tasks: Mapping[str, Task]) -> list[Sk
                 reason = f"no {kind} tests: replay dataset {tester.name} holds none"  # type: ignore[union-attr]
                 out.append(SkippedWork(model=coder, stage="generate_tests", reason=reason))
         out += not_refined(config, "refine_codes", [coder])
-        if not judges(config, coder) and LLM_STRATEGIES & set(config.screening):
+        if not judges(config, coder) and any(resolve_strategy(name).calls_model for name in config.screening):
             out.append(SkippedWork(model=coder, stage="screen_feedback", reason=NO_JUDGE))
     return out
 

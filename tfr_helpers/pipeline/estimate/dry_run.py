@@ -5,11 +5,13 @@ How: every stage that calls models runs its real item builder and its real stage
 so nothing is written). The calls counted are therefore the calls a run makes:
 
 - ``generate_codes`` / ``generate_tests`` depend on the configuration only: **exact** counts and prompts;
-- ``screen_feedback`` / ``refine_codes`` (and each listed control's stage) run once per test-fail feedback, which
-  is an outcome. With ``run_dir`` holding a finished ``evaluate_code_test_pairs`` they are **exact** (built from
-  its records); otherwise they are **projected**: each (coder, task) gets one stand-in feedback (the reference as
-  the code, the task's first example as the failing test) whose calls are recorded, times the expected feedbacks:
+- ``screen_feedback`` / ``refine_codes``, and the stages each arm declares for the configuration
+  (:attr:`~tfr_helpers.pipeline.arms.declaration.Arm.feedback_stages`), run once per test-fail feedback, which is
+  an outcome. With ``run_dir`` holding a finished ``evaluate_code_test_pairs`` they are **exact** (built from its
+  records); otherwise they are **projected**: each (coder, task) gets one stand-in feedback (the reference as the
+  code, the task's first example as the failing test) whose calls are recorded, times the expected feedbacks:
   generated tests x code samples x a fail rate range (default :data:`DEFAULT_FAIL_RATE`, stated in the report).
+  Of the screeners, only those that declare they call a model are asked (the others make no call to count).
 
 Tokens: no tokenizer is available offline (tiktoken downloads its encodings), so input tokens are the rendered
 prompt's characters divided by :data:`CHARS_PER_TOKEN` (low / point / high). When the response cache holds
@@ -36,7 +38,6 @@ from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_compone
 from tfr_helpers.models.jobs import CallJob, CallResult
 from tfr_helpers.models.provider_builder import make_provider
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
-from tfr_helpers.pipeline.arms.controls import control_refine
 from tfr_helpers.pipeline.arms.declaration import registered_arms
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.codec import decode_records
@@ -46,6 +47,7 @@ from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
 from tfr_helpers.pipeline.estimate.report import Line, Range, StudyEstimate
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
+from tfr_helpers.pipeline.stages import refine_codes, screen_feedback
 from tfr_helpers.records import Isolation, ModelCallRecord, ProgramRun, TestOutcome
 
 CHARS_PER_TOKEN = (5.2, 4.4, 3.2)
@@ -53,11 +55,14 @@ CHARS_PER_TOKEN = (5.2, 4.4, 3.2)
 o200k and cl100k tokenizers (``benchmarks/perf/token_estimate.py``): 3.3 to 5.2, mean 4.2 to 4.6 per template."""
 DEFAULT_FAIL_RATE = (0.1, 0.5)
 """Assumed share of (generated test, code sample) pairs that fail, when no evaluated run is given."""
-CONTROL_STAGES = tuple(stage.name for stage in control_refine.STAGES)
-"""The control arm's model stages: their calls are projected from the feedback the run would refine."""
-PROJECTED = ("screen_feedback", "refine_codes", *CONTROL_STAGES)
-"""Stages whose work items are test-fail feedbacks (an outcome of ``evaluate_code_test_pairs``); a control's stage
-only when ``refinement.controls`` lists the control."""
+BASE_FEEDBACK_STAGES = (screen_feedback.STAGE.name, refine_codes.STAGE.name)
+"""The base study's model stages whose work items are test-fail feedbacks (an outcome of the pairs' evaluation)."""
+
+
+def feedback_stages(config: ExperimentConfig) -> list[str]:
+    """The stages whose calls are projected from the expected feedback: the base study's, then each arm's that its
+    declaration names under ``config``."""
+    return [*BASE_FEEDBACK_STAGES, *(stage.name for arm in registered_arms() for stage in arm.feedback_stages(config))]
 
 
 @dataclass
@@ -130,6 +135,7 @@ def plan_calls(
         records: dict[str, list[Any]] = {}
         modes: dict[str, str] = {}
         done_calls, outcomes_known, complete = 0, True, True
+        projected = feedback_stages(config)
         for stage in registered_stages():
             if stage.checkpoint is None:
                 continue
@@ -139,9 +145,7 @@ def plan_calls(
                 outcomes_known = bool(items) and {i.key for i in items} <= keys
                 records[stage.name] = loaded
                 continue
-            if not outcomes_known and stage.name in CONTROL_STAGES and not _listed(config, stage.name):
-                continue  # a control not listed: its stage has no items
-            if not outcomes_known and stage.name in PROJECTED:
+            if not outcomes_known and stage.name in projected:
                 modes[stage.name] = "projected"
                 _project(ctx, stage, records, fail_rate)
                 continue
@@ -158,11 +162,6 @@ def plan_calls(
             complete = complete and not pending
             records[stage.name] = loaded
         return ctx.planned, modes, done_calls
-
-
-def _listed(config: ExperimentConfig, stage_name: str) -> bool:
-    """Whether the control of a control stage (``control_retry``) is listed in ``refinement.controls``."""
-    return stage_name.removeprefix("control_") in config.refinement.controls
 
 
 def _done_calls(planned: list[Planned], pending: Sequence[Any], done_items: int) -> int:
@@ -195,10 +194,13 @@ def _project(ctx: _Recorder, stage: Any, records: dict[str, list[Any]], fail_rat
             test=test,
             feedback=fb,
             outcome=outcome,
+            code_samples=ctx.config.code_samples_for(coder),
         )
-        if stage.name == "screen_feedback":
+        if stage.name == screen_feedback.STAGE.name:
             for name in ctx.config.screening:
-                resolve_strategy(name)([item], ctx)  # type: ignore[list-item]
+                screener = resolve_strategy(name)
+                if screener.calls_model:  # the others make no call: nothing to count
+                    screener([item], ctx)  # type: ignore[list-item]
         else:
             stage.run([item], ctx)
     per_unit = tests.get("per_unit", 0.0) * codes.get("per_unit", 1.0)

@@ -1,7 +1,7 @@
-"""The built-in screening strategies: accept everything, reject broken test code, and the two LLM judges.
+"""The built-in screeners: accept everything, reject broken test code, and the two LLM judges (they call the judge).
 
-None of them states a score (a rule and a judge's Accept or Reject rank nothing) and none abstains: each
-verdict's ``score`` is None and ``abstained`` False, explicitly."""
+None of them states a score (a rule and a judge's Accept or Reject rank nothing) and none abstains: each declares
+so, and each verdict's ``score`` is None and ``abstained`` False, explicitly."""
 
 from __future__ import annotations
 
@@ -61,13 +61,13 @@ def _judge(template: str, items: Sequence[ScreeningItem], ctx: ModelCaller) -> l
     return out
 
 
-@register_strategy("llm_judge")
+@register_strategy("llm_judge", calls="judge")
 def llm_judge(items: Sequence[ScreeningItem], ctx: ModelCaller) -> list[Verdict]:
     """The judge model answers Accept or Reject only."""
     return _judge("judge", items, ctx)
 
 
-@register_strategy("llm_judge_reasoning")
+@register_strategy("llm_judge_reasoning", calls="judge")
 def llm_judge_reasoning(items: Sequence[ScreeningItem], ctx: ModelCaller) -> list[Verdict]:
     """The judge model reasons first, then answers Accept or Reject."""
     return _judge("judge_reasoning", items, ctx)

@@ -81,8 +81,8 @@ _STAGE_JOBS: list[tuple[weakref.ref[RunContext], list[ScreenJob]]] = []
 
 
 def _prepare(ctx: RunContext) -> None:
-    """Before the stage's first chunk: give each strategy that has a ``prepare(items, ctx)`` all its pending items
-    at once (the learned screener runs their prompt examples in one sandbox batch instead of one per chunk)."""
+    """Before the stage's first chunk: give each screener that declares a ``prepare(items, ctx)`` all its pending
+    items at once (the learned screener runs their prompt examples in one sandbox batch instead of one per chunk)."""
     made = [jobs for made_by, jobs in _STAGE_JOBS if made_by() is ctx]
     _STAGE_JOBS.clear()
     if not made:
@@ -90,7 +90,7 @@ def _prepare(ctx: RunContext) -> None:
     done = ctx.store.done_keys(STAGE.checkpoint or "")
     pending = [job for job in made[0] if job.key not in done]
     for name in dict.fromkeys(job.strategy for job in pending):
-        prepare = getattr(resolve_strategy(name), "prepare", None)
+        prepare = resolve_strategy(name).prepare
         if prepare is not None:
             prepare([job.item for job in pending if job.strategy == name], ctx)
 
@@ -98,9 +98,10 @@ def _prepare(ctx: RunContext) -> None:
 def screen_jobs(
     ctx: RunContext, codes: list[GeneratedCode], tests: list[GeneratedTest], pairs: list[PairEvaluation]
 ) -> list[ScreenJob]:
-    """One job per (strategy, test-fail feedback); the LLM strategies only for coders with a judge."""
+    """One job per (strategy, test-fail feedback); a screener that calls a model only for coders with a judge."""
     code_of = code_texts(codes)
     test_of = tests_by_id(tests)
+    samples = {(c.model, c.task_id): scope.code_samples(ctx.config, c.model, c.task_id) for c in codes}
     items = [
         ScreeningItem(
             feedback=fb,
@@ -110,15 +111,17 @@ def screen_jobs(
             code=code_of[(p.model, p.task_id, p.code_index)],
             test=test_of[p.test_id],
             outcome=p.generated,
+            code_samples=samples[(p.model, p.task_id)],
         )
         for p, fb in test_fail_feedback(pairs)
     ]
     judged = {m: scope.judges(ctx.config, m) for m in ctx.config.models.coder_names}
+    calls_model = {name: resolve_strategy(name).calls_model for name in ctx.config.screening}
     return [
         ScreenJob(strategy, item)
         for item in items
         for strategy in ctx.config.screening
-        if judged[item.coder] or strategy not in scope.LLM_STRATEGIES
+        if judged[item.coder] or not calls_model[strategy]
     ]
 
 

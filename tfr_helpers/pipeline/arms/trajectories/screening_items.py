@@ -13,8 +13,7 @@ from collections.abc import Sequence
 
 from tfr_helpers.benchmarks import get_task
 from tfr_helpers.pipeline.arms.trajectories.step_class import logged_specs, outcome_of
-from tfr_helpers.pipeline.config import scope
-from tfr_helpers.pipeline.screening.registry import ScreeningItem
+from tfr_helpers.pipeline.screening.registry import ScreeningItem, resolve_strategy
 from tfr_helpers.records import Feedback, GeneratedTest, ModelCallRecord, ProgramRun, TaskView, TestOutcome
 from tfr_helpers.records.trajectories import (
     LoggedTest,
@@ -31,9 +30,9 @@ SCREENED_CLASSES = ("reliable", "unreliable", "mixed")
 
 
 def trajectory_strategies(screening: Sequence[str]) -> list[str]:
-    """``accept_all`` and the run's strategies that need no model, in the run's order: the strategies that screen
-    the trajectory steps (a replayed log has no judge to ask)."""
-    return list(dict.fromkeys(["accept_all", *(s for s in screening if s not in scope.LLM_STRATEGIES)]))
+    """``accept_all`` and the run's screeners that call no model, in the run's order: the screeners of the trajectory
+    steps (a replayed log has no judge to ask)."""
+    return list(dict.fromkeys(["accept_all", *(s for s in screening if not resolve_strategy(s).calls_model)]))
 
 
 def current_screening(records: Sequence[TrajectoryStepScreening], screening: Sequence[str]) -> list[TrajectoryStepScreening]:
@@ -83,7 +82,7 @@ def screening_item(
         call=call,
     )
     feedback = Feedback(feedback_id=test_id, test_id=test_id, text=attempt.feedback or "")
-    return ScreeningItem(feedback, view, coder, "", trajectory.program(step), generated, outcome)
+    return ScreeningItem(feedback, view, coder, "", trajectory.program(step), generated, outcome, code_samples=1)
 
 
 def step_items(
