@@ -14,9 +14,9 @@ only that the hash differs. Parts are short strings keyed by name:
   version of the adapters' rules, for every ``replay:`` model of the run.
 
 A run directory refuses another fingerprint unless no stage that already holds records there reads a changed part
-or comes after one that does (``Stage.reads``, ``Stage.selects``, ``Stage.after``; the engine's
-``blocking_stages``): changing only ``screening`` keeps the generations, executions and refinements and runs only
-the screening of the new strategies.
+or is built from the records of one that does (each stage's declared ``Inputs``: its settings, its selects, the
+record types it reads; the engine's ``blocking_stages``): changing only ``screening`` keeps the generations,
+executions and refinements and runs only the screening of the new strategies.
 
 More inputs plug in with :func:`register_hash_input` (replayed generations register the hashes of their
 dataset files this way)::

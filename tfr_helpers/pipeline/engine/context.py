@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfr_helpers.benchmarks import get_benchmark
 from tfr_helpers.executors import make_executor
 from tfr_helpers.models import ModelClient, make_request
 from tfr_helpers.models.calllog import CallCounts
@@ -21,13 +22,27 @@ from tfr_helpers.models.jobs import CallJob, CallResult
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import ProgramRun, Task
-from tfr_helpers.replay.trajectories.sets import load_trajectories
 from tfr_helpers.sandbox import Limits
 from tfr_helpers.sandbox.cache import ExecutionCache
 from tfr_helpers.sandbox.preload import LIGHT_PRELOAD as SANDBOX_LIGHT_PRELOAD
 
 LIGHT_PRELOAD = (*SANDBOX_LIGHT_PRELOAD, "hypothesis")
 """Worker preload for runs without BigCodeBench: the light workers' stdlib set plus Hypothesis (for PBTs)."""
+
+ProgramBenchmarks = Callable[[ExperimentConfig], Iterable[str]]
+"""``fn(config) -> benchmark names`` whose programs a run executes besides its tasks' (a replayed trajectory set's)."""
+
+_PROGRAM_BENCHMARKS: list[ProgramBenchmarks] = []
+
+
+def register_program_benchmarks(fn: ProgramBenchmarks) -> ProgramBenchmarks:
+    """Register ``fn`` (:data:`ProgramBenchmarks`): a stage running programs of other tasks than the run's says
+    which benchmarks they come from, so the sandbox workers preload what they import. Returns ``fn``."""
+    if fn not in _PROGRAM_BENCHMARKS:
+        _PROGRAM_BENCHMARKS.append(fn)
+    return fn
+
+
 RERUN_SEED_OFFSET = 1_000_003
 """Added to the run seed for the reference's second run, so a reference whose verdict depends on its random
 draws shows up as nondeterministic instead of failing twice the same way."""
@@ -67,7 +82,8 @@ class RunContext:
     _client: Any = None
     _exec_cache: Any = None
     _heavy: bool | None = None
-    """Whether the run executes BigCodeBench programs (the study's benchmarks or a trajectory set's tasks)."""
+    """Whether the run executes programs of a benchmark with ``heavy_programs`` (its tasks' or, say, a trajectory
+    set's)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """Guards the lazily made executor and cache and the sandbox counters (chunks may run in threads)."""
     _verdicts: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False)
@@ -107,15 +123,16 @@ class RunContext:
     def preload(self) -> tuple[str, ...] | None:
         """Modules the sandbox workers import once.
 
-        The sandbox default (numpy, pandas, matplotlib, sklearn...) when BigCodeBench is in the run (a study
-        benchmark, or the tasks of a replayed trajectory set), else only what HumanEval/MBPP programs and
-        Hypothesis tests use: starting the workers is then much faster. Without the heavy workers, every
+        The sandbox default (numpy, pandas, matplotlib, sklearn...) when the run executes programs of a benchmark
+        declaring ``heavy_programs`` (BigCodeBench: a task of the run, or of what a registered
+        :data:`ProgramBenchmarks` names, such as a replayed trajectory set), else only what HumanEval/MBPP programs
+        and Hypothesis tests use: starting the workers is then much faster. Without the heavy workers, every
         BigCodeBench program would import pandas and its kin again in its own child (a second or more each).
         """
         if self._heavy is None:
-            self._heavy = "bigcodebench" in self.config.benchmarks or any(
-                t.benchmark == "bigcodebench" for e in self.config.trajectories for t in load_trajectories(e).trajectories
-            )
+            names = {task.benchmark for task in self.tasks.values()}
+            names.update(name for fn in _PROGRAM_BENCHMARKS for name in fn(self.config))
+            self._heavy = any(get_benchmark(name).heavy_programs for name in sorted(names))
         return None if self._heavy else LIGHT_PRELOAD
 
     def run_programs(

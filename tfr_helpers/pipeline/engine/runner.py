@@ -23,7 +23,7 @@ from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Ledger, RunIncomplete, Undone
 from tfr_helpers.pipeline.engine.progress import StageProgress
 from tfr_helpers.pipeline.engine.run_summary import RunSummary, summarize
-from tfr_helpers.pipeline.engine.stage import Stage, blocking_stages, registered_stages
+from tfr_helpers.pipeline.engine.stage import Stage, blocking_stages, check_inputs, registered_stages
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
 from tfr_helpers.sandbox.pool import pool_mode
@@ -211,6 +211,10 @@ def _checkpoint_chunk(ctx: RunContext, stage: str, chunk: Sequence[Any], out: li
     """Append each done item's records to the stage checkpoint; undone items go to the ledger only."""
     by_key = {item.key: item for item in chunk}
     undone = {r.key: r.reason for r in out if isinstance(r, Undone)}
+    produces = _registry()[stage].produces
+    strays = {type(r).__name__ for r in out if produces and not isinstance(r, Undone) and type(r) not in produces}
+    if strays:  # a later stage finds records by type: an undeclared one would be invisible to it
+        raise TypeError(f"stage {stage!r} returned {', '.join(sorted(strays))} records: add them to its produces=(...)")
     for key, reason in undone.items():
         ledger.add(stage, by_key[key], reason)
     groups: dict[str, list[Any]] = {item.key: [] for item in chunk if item.key not in undone}
@@ -268,6 +272,7 @@ def run_stages(
         CredentialsError: a configured model lacks its key (checked before any work).
     """
     registry = _registry()
+    check_inputs(list(registry.values()))
     order = list(registry)
     wanted = order if stages == "all" else [stages] if isinstance(stages, str) else list(stages)
     unknown = [s for s in wanted if s not in registry]
@@ -294,9 +299,9 @@ def run_stages(
             t0, cpu0, runs0 = time.monotonic(), ctx.cpu_times(), ctx.counters.sandbox_runs
             if spec.checkpoint is None:  # the final stage: results.json only from complete records
                 if run and not ledger:
-                    results = spec.run(spec.items(ctx, recs), ctx)[0]
+                    results = spec.run(spec.items(ctx, spec.input_records(recs)), ctx)[0]
             else:
-                items = ledger.runnable(stage, spec.items(ctx, recs))
+                items = ledger.runnable(stage, spec.items(ctx, spec.input_records(recs)), spec.independent)
                 recs[stage] = (
                     _execute(ctx, stage, spec.run, items, progress, ledger) if run else _load(ctx, stage, items, ledger)
                 )
