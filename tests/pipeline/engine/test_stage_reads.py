@@ -2,11 +2,12 @@
 derives from the declarations what a change of configuration makes stale, and holds every stage to them.
 
 No map of who reads what is written here: the expected stages come from the declarations, and the declarations
-are checked against what the stages do. A run refuses a stage that asks for records it does not declare
-(``InputRecords``), so every run of the study (each test that runs stages, each smoke run) checks that the declared
-record inputs are complete. Here a run directory whose every stage holds records is then rebound to a configuration
-with one part changed, part after part: it must refuse exactly the stages that declare the part and those built from
-their records, and accept a change that no stage reads."""
+are checked against what the stages do. A run refuses a stage that reads a configuration key or renders a template
+it does not declare (``SettingsView``), or asks for records it does not declare (``InputRecords``), so every run of
+the study (each test that runs stages, each smoke run) checks that the declared reads are complete. Here a run
+directory whose every stage holds records is then rebound to a configuration with one part changed, part after
+part: it must refuse exactly the stages that declare the part and those built from their records, and accept a
+change that no stage reads."""
 
 from __future__ import annotations
 
@@ -17,10 +18,13 @@ from typing import Any
 import pytest
 
 from tfr_helpers.errors import ConfigError, RunDirError
+from tfr_helpers.models.jobs import CallJob
 from tfr_helpers.pipeline import load_config, run_stages
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.config.fingerprint import covers
+from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.runner import _blockers
+from tfr_helpers.pipeline.engine.settings_view import SettingsView
 from tfr_helpers.pipeline.engine.stage import (
     InputRecords,
     Inputs,
@@ -168,3 +172,30 @@ def test_a_record_type_no_earlier_stage_produces_is_refused() -> None:
     with pytest.raises(ConfigError, match="'second' reads Refinement records, which no stage before it produces"):
         check_inputs([first, second])
     assert upstream(second, [first, second]) == ("first",)
+
+
+def test_a_stage_reads_only_the_settings_it_declares(tmp_path: Path, shared_benchmarks: Path) -> None:
+    config = _full_config(tmp_path)
+    view: Any = SettingsView(config, "refine_it", ("models.refiner", "sampling", "template:refine"))
+    assert view.models is config.models and view.sampling is config.sampling
+    assert view.concurrency is config.concurrency and view.run_name == config.run_name  # outside the fingerprint
+    assert view.fingerprint() == config.fingerprint()  # methods pass through
+    with pytest.raises(UndeclaredInput, match=r"'refine_it' read the configuration key 'sandbox'.*Inputs\(settings="):
+        view.sandbox  # noqa: B018
+    view.require_template("refine")
+    with pytest.raises(UndeclaredInput, match="rendered the prompt template 'judge'"):
+        view.require_template("judge")
+
+
+def test_the_run_context_checks_the_template_a_stage_renders_and_the_sandbox_limits_it_reads(
+    tmp_path: Path, shared_benchmarks: Path
+) -> None:
+    config = _full_config(tmp_path)
+    ctx = RunContext(config, RunStore(tmp_path / "run"), {})
+    job = CallJob("sim:default", "judge", "judge", {}, None)  # type: ignore[arg-type]
+    with ctx.reading(SettingsView(config, "refine_it", ("models.refiner", "template:refine"))):
+        with pytest.raises(UndeclaredInput, match="template 'judge'"):
+            ctx.call_models([job], stage="refine_it")
+        with pytest.raises(UndeclaredInput, match="key 'sandbox'"):
+            ctx.limits(generated=True)
+    assert ctx.config is config and ctx.limits(generated=True).timeout_s == config.sandbox.generated_test_timeout_s

@@ -18,6 +18,7 @@ from tfr_helpers.pipeline.engine.codec import RECORD_TYPES
 from tfr_helpers.pipeline.engine.stage import (
     _REGISTRY,
     Stage,
+    UndeclaredInput,
     register_stage,
     registered_stages,
     stale_stages,
@@ -76,6 +77,7 @@ from tfr_helpers.pipeline.engine.stage import Inputs, Stage, register_stage
 from tfr_helpers.records import GeneratedCode, Record
 
 CALLS = []
+READ_UNDECLARED = []
 
 
 @register_record_type
@@ -99,6 +101,8 @@ class LengthJob:
 
 
 def length_items(ctx, inputs):
+    if READ_UNDECLARED:
+        ctx.config.sandbox
     return [LengthJob(c) for c in inputs.of(GeneratedCode)]
 
 
@@ -164,7 +168,7 @@ def typed_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[obj
 
 
 @pytest.mark.slow
-def test_a_stage_outside_the_package_declaring_its_inputs_gets_them_and_is_stale_on_what_it_reads(
+def test_a_stage_outside_the_package_declaring_its_inputs_gets_them_and_only_its_settings(
     typed_stage: object, pipeline_env: Path, tmp_path: Path
 ) -> None:
     config = config_from_dict(
@@ -182,6 +186,9 @@ def test_a_stage_outside_the_package_declaring_its_inputs_gets_them_and_is_stale
     stale = stale_stages(["sandbox.timeout_s", "code_samples_per_task", "benchmarks"], registered_stages())
     assert "measure_lengths" not in stale["sandbox.timeout_s"]
     assert "measure_lengths" in stale["code_samples_per_task"] and "measure_lengths" in stale["benchmarks"]
+    typed_stage.READ_UNDECLARED.append(True)  # type: ignore[attr-defined]
+    with pytest.raises(UndeclaredInput, match="'measure_lengths' read the configuration key 'sandbox'"):
+        run_stages(config, run, "measure_lengths", progress=False)
 
 
 @pytest.mark.slow

@@ -116,11 +116,15 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, str]:
     return {prefix: json.dumps(data, sort_keys=True)}
 
 
+UNFINGERPRINTED = frozenset({"run_name", "concurrency", "budget_usd"})
+"""Configuration keys outside the fingerprint: they change no record (the run's name, how fast, how much to spend)."""
+
+
 @register_hash_input("config")
 def config_values(config: ExperimentConfig) -> dict[str, str]:
     """Each result-relevant configuration value under its dotted key."""
     # no trajectories: the part is left out, so a run made before the key existed keeps its fingerprint
-    left_out = {"run_name", "concurrency", "budget_usd"} | ({"trajectories"} if not config.trajectories else set())
+    left_out = set(UNFINGERPRINTED) | ({"trajectories"} if not config.trajectories else set())
     data = config.model_dump(mode="json", exclude=left_out)
     for transport in TRANSPORT_SETTINGS:
         data["model_settings"].pop(transport, None)

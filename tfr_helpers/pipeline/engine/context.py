@@ -10,7 +10,8 @@ import json
 import os
 import resource
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +68,8 @@ class RunContext:
     """Shared state of one pipeline run.
 
     Attributes:
-        config: The experiment configuration.
+        config: The experiment configuration; while a stage that declares its inputs runs, its view of it
+            (:meth:`reading`).
         store: The run directory.
         tasks: Task id -> task, in run order.
         counters: Sandbox runs and model calls made by this process.
@@ -90,6 +92,27 @@ class RunContext:
     """(reference, stripped test source) -> the reference passed it in RQ1 (see :meth:`measured_verdicts`)."""
     _on_close: list[Callable[[], None]] = field(default_factory=list, repr=False)
     """Called by :meth:`close` before the sandbox stops (see :meth:`on_close`)."""
+    _run_config: ExperimentConfig | None = field(default=None, repr=False)
+    """The whole configuration, for the engine's own choices (set from ``config`` when the context is made)."""
+
+    def __post_init__(self) -> None:
+        self._run_config = self.config
+
+    @property
+    def run_config(self) -> ExperimentConfig:
+        """The whole configuration, whichever stage runs: for the engine's own choices (chunk sizes, the executor,
+        the workers' preload), never for a stage's records."""
+        assert self._run_config is not None
+        return self._run_config
+
+    @contextmanager
+    def reading(self, view: Any) -> Iterator[None]:
+        """``config`` is ``view`` (a stage's :class:`~.settings_view.SettingsView`) inside the block."""
+        self.config = view
+        try:
+            yield
+        finally:
+            self.config = self.run_config
 
     def on_close(self, fn: Callable[[], None]) -> None:
         """Call ``fn`` when the context closes, before its sandbox stops: work started in the background (a
@@ -131,7 +154,7 @@ class RunContext:
         """
         if self._heavy is None:
             names = {task.benchmark for task in self.tasks.values()}
-            names.update(name for fn in _PROGRAM_BENCHMARKS for name in fn(self.config))
+            names.update(name for fn in _PROGRAM_BENCHMARKS for name in fn(self.run_config))
             self._heavy = any(get_benchmark(name).heavy_programs for name in sorted(names))
         return None if self._heavy else LIGHT_PRELOAD
 
@@ -173,7 +196,7 @@ class RunContext:
         """Run ``jobs`` on the configured executor (``concurrency.executor``; started on first use)."""
         with self._lock:
             if self._sandbox is None:
-                c = self.config.concurrency
+                c = self.run_config.concurrency
                 self._sandbox = make_executor(
                     c.executor, self.limits(generated=False), c.sandbox_workers, self.preload(), c.ray_address
                 )
@@ -222,7 +245,10 @@ class RunContext:
             return []
 
         calls, prompts = [], []
+        require = getattr(self.config, "require_template", None)  # a stage's view checks what it renders
         for job in jobs:
+            if require is not None:
+                require(job.template)
             request = make_request(
                 job.template, role=job.role, sample_index=job.sample_index, task=job.task, **job.variables
             )

@@ -11,7 +11,8 @@ settings (configuration keys, prompt templates) its records depend on, and the r
 them the engine derives which stages come before it (:func:`upstream`: those producing a type it reads), what a
 change of configuration makes stale (:func:`stale_stages`), and which stages never wait for another's undone items
 (:attr:`Stage.independent`); the runner hands its ``items`` only the declared record types
-(:class:`InputRecords`).
+(:class:`InputRecords`) and its ``items`` and ``run`` a configuration that refuses an undeclared key
+(:class:`~tfr_helpers.pipeline.engine.settings_view.SettingsView`).
 
 The study's own stages are modules defining ``STAGE = Stage(...)``, listed in run order in
 :data:`tfr_helpers.pipeline.study.RUN_ORDER`, which registers them. A stage outside the package is a module that
@@ -56,10 +57,12 @@ class Inputs:
             before this one and a stale one makes this one stale (:func:`upstream`). None: none.
         settings: Fingerprint parts the stage's records depend on: dotted configuration keys (``sandbox``, a key
             covering the keys under it; ``models.refiner``) and prompt templates (``template:<name>``). A change of
-            one makes its records stale.
+            one makes its records stale. The stage's code may read these keys (and the keys outside the
+            fingerprint: ``run_name``, ``concurrency``, ``budget_usd``) and no other
+            (:class:`~tfr_helpers.pipeline.engine.settings_view.SettingsView`).
         selects: Configuration keys that only choose the stage's items (``screening``: one item per strategy):
             records of the items still yielded stay valid, those of items no longer yielded are simply not
-            loaded.
+            loaded. The stage may read them too.
     """
 
     records: tuple[type, ...] = ()
