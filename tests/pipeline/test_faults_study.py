@@ -201,6 +201,7 @@ def test_ledger_blocks_later_items_of_an_undone_unit_but_never_test_generation()
     from dataclasses import dataclass
 
     from tfr_helpers.pipeline.engine.faults import Ledger
+    from tfr_helpers.pipeline.stages import evaluate_code_test_pairs, generate_tests
 
     @dataclass(frozen=True)
     class Item:
@@ -210,7 +211,9 @@ def test_ledger_blocks_later_items_of_an_undone_unit_but_never_test_generation()
     ledger = Ledger()
     ledger.add("generate_codes", Item("m|T1", ("m", "T1")), "ProviderUnavailable: connection failed")
     later = [Item("m|T1|ebt", ("m", "T1")), Item("m|T2|ebt", ("m", "T2"))]
-    assert ledger.runnable("generate_tests", later) == later  # tests come from the description alone
+    # tests come from the description alone: the stage reads no earlier stage's records
+    assert generate_tests.STAGE.independent and not evaluate_code_test_pairs.STAGE.independent
+    assert ledger.runnable("generate_tests", later, generate_tests.STAGE.independent) == later
     assert [i.key for i in ledger.runnable("evaluate_code_test_pairs", later)] == ["m|T2|ebt"]
     assert ledger.counts() == {"generate_codes": 1, "evaluate_code_test_pairs": 1}
     assert "1 item(s) are left undone (generate_codes 1): m|T1. Why: ProviderUnavailable" in ledger.message()

@@ -119,5 +119,13 @@ def select_bigcodebench(tasks: list[Task]) -> list[Task]:
 
 
 register_benchmark(
-    BenchmarkEntry("bigcodebench", "BigCodeBench", "BigCodeBench/", BIGCODEBENCH, load_bigcodebench, select_bigcodebench)
+    BenchmarkEntry(
+        "bigcodebench",
+        "BigCodeBench",
+        "BigCodeBench/",
+        BIGCODEBENCH,
+        load_bigcodebench,
+        select_bigcodebench,
+        heavy_programs=True,
+    )
 )

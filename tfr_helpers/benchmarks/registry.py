@@ -45,6 +45,9 @@ class BenchmarkEntry:
             the EvalPlus benchmarks are chosen by name.
         id_aliases: Other prefixes of the same tasks' ids in samples files (EvalPlus writes ``HumanEval/0``
             for a HumanEval+ task, whose id here is ``HumanEval+/0``).
+        heavy_programs: Its programs import the scientific stack (numpy, pandas, matplotlib...): a run executing
+            them starts sandbox workers that import it once (the sandbox's default preload) instead of the light
+            workers, so each program does not import it again in its own child.
     """
 
     name: str
@@ -57,6 +60,7 @@ class BenchmarkEntry:
     completion_prompt: Literal["description", "signature"] = "signature"
     in_default_study: bool = True
     id_aliases: tuple[str, ...] = ()
+    heavy_programs: bool = False
 
 
 _REGISTRY: dict[str, BenchmarkEntry] = {}

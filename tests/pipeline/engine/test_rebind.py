@@ -12,22 +12,28 @@ from tests.pipeline.conftest import results_json
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline import load_config, run_stages
 from tfr_helpers.pipeline.engine import stage as fp
-from tfr_helpers.pipeline.engine.stage import Stage, registered_stages
+from tfr_helpers.pipeline.engine.stage import Inputs, Stage, registered_stages
 from tfr_helpers.pipeline.engine.store import RunStore
+from tfr_helpers.records import GeneratedCode
 
 SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "smoke.yaml"
 
 
 def _stage(
-    name: str, reads: tuple[str, ...] | None = None, after: tuple[str, ...] = (), checkpoint: str | None = "x"
+    name: str,
+    reads: tuple[str, ...] | None = None,
+    records: tuple[type, ...] = (),
+    produces: tuple[type, ...] = (),
+    checkpoint: str | None = "x",
 ) -> Stage:
-    return Stage(name, lambda items, ctx: [], lambda ctx, recs: [], checkpoint and name, reads=reads, after=after)
+    inputs = None if reads is None else Inputs(records=records, settings=reads)
+    return Stage(name, lambda items, ctx: [], lambda ctx, recs: [], checkpoint and name, inputs=inputs, produces=produces)
 
 
-def test_a_change_blocks_its_readers_the_stages_after_them_and_for_an_undeclared_part_every_stage() -> None:
+def test_a_change_blocks_its_readers_the_stages_built_from_their_records_and_for_an_undeclared_part_every_stage() -> None:
     stages = [
-        _stage("gen", ("models", "seed")),
-        _stage("eval", ("sandbox",), after=("gen",)),
+        _stage("gen", ("models", "seed"), produces=(GeneratedCode,)),
+        _stage("eval", ("sandbox",), records=(GeneratedCode,)),
         _stage("plugin"),  # declares nothing: reads every part
         _stage("final", checkpoint=None),
     ]

@@ -15,7 +15,14 @@ from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import STAGES, run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.engine.codec import RECORD_TYPES
-from tfr_helpers.pipeline.engine.stage import _REGISTRY, Stage, register_stage, registered_stages
+from tfr_helpers.pipeline.engine.stage import (
+    _REGISTRY,
+    Stage,
+    UndeclaredInput,
+    register_stage,
+    registered_stages,
+    stale_stages,
+)
 from tfr_helpers.pipeline.study import CHECKPOINTS
 
 _MODULE = """
@@ -62,6 +69,63 @@ register_stage(
 """
 
 
+_TYPED_MODULE = """
+from dataclasses import dataclass
+
+from tfr_helpers.pipeline.engine.codec import register_record_type
+from tfr_helpers.pipeline.engine.stage import Inputs, Stage, register_stage
+from tfr_helpers.records import GeneratedCode, Record
+
+CALLS = []
+READ_UNDECLARED = []
+
+
+@register_record_type
+class CodeLength(Record):
+    model: str
+    task_id: str
+    chars: int
+
+
+@dataclass(frozen=True)
+class LengthJob:
+    code: GeneratedCode
+
+    @property
+    def key(self) -> str:
+        return f"{self.code.model}|{self.code.task_id}"
+
+    @property
+    def unit(self) -> tuple[str, str]:
+        return self.code.model, self.code.task_id
+
+
+def length_items(ctx, inputs):
+    if READ_UNDECLARED:
+        ctx.config.sandbox
+    return [LengthJob(c) for c in inputs.of(GeneratedCode)]
+
+
+def measure_lengths(items, ctx):
+    CALLS.append(len(items))
+    return [CodeLength(model=i.code.model, task_id=i.code.task_id, chars=len(i.code.code or "")) for i in items]
+
+
+register_stage(
+    Stage(
+        "measure_lengths",
+        measure_lengths,
+        length_items,
+        "code_lengths",
+        lambda r: f"{r.model}|{r.task_id}",
+        inputs=Inputs(records=(GeneratedCode,), settings=("benchmarks",)),
+        produces=(CodeLength,),
+        order=15,
+    )
+)
+"""
+
+
 def test_the_seven_stages_come_from_their_modules_in_order() -> None:
     assert STAGES == [s.name for s in registered_stages()][: len(STAGES)]
     assert STAGES[0] == "generate_codes" and STAGES[-1] == "finalize_results"
@@ -89,6 +153,42 @@ def measure_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[o
     _REGISTRY.pop("measure_codes", None)
     RECORD_TYPES.pop("CodeSize", None)
     sys.modules.pop("tfr_test_stage", None)
+
+
+@pytest.fixture
+def typed_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "tfr_test_typed_stage.py").write_text(textwrap.dedent(_TYPED_MODULE))
+    monkeypatch.syspath_prepend(str(tmp_path / "plugins"))
+    module = __import__("tfr_test_typed_stage")
+    yield module
+    _REGISTRY.pop("measure_lengths", None)
+    RECORD_TYPES.pop("CodeLength", None)
+    sys.modules.pop("tfr_test_typed_stage", None)
+
+
+@pytest.mark.slow
+def test_a_stage_outside_the_package_declaring_its_inputs_gets_them_and_only_its_settings(
+    typed_stage: object, pipeline_env: Path, tmp_path: Path
+) -> None:
+    config = config_from_dict(
+        {"run_name": "lengths", "benchmarks": ["humaneval"], "tasks": {"humaneval": 2}, "screening": []}
+    )
+    run = tmp_path / "run"
+    names = [s.name for s in registered_stages()]
+    assert names.index("generate_codes") < names.index("measure_lengths") < names.index("generate_tests")
+    run_stages(config, run, ["generate_codes", "measure_lengths"], progress=False)
+    entries = [json.loads(line) for line in log_lines(run / "checkpoints" / "code_lengths.jsonl")]
+    assert [e["key"] for e in entries] == ["sim:default|HumanEval/0", "sim:default|HumanEval/1"]
+    assert all(e["data"][0]["type"] == "CodeLength" and e["data"][0]["record"]["chars"] > 0 for e in entries)
+    assert typed_stage.CALLS == [2]  # type: ignore[attr-defined]
+    # its records depend on what it declares: generate_codes' settings and its own, not the sandbox's
+    stale = stale_stages(["sandbox.timeout_s", "code_samples_per_task", "benchmarks"], registered_stages())
+    assert "measure_lengths" not in stale["sandbox.timeout_s"]
+    assert "measure_lengths" in stale["code_samples_per_task"] and "measure_lengths" in stale["benchmarks"]
+    typed_stage.READ_UNDECLARED.append(True)  # type: ignore[attr-defined]
+    with pytest.raises(UndeclaredInput, match="'measure_lengths' read the configuration key 'sandbox'"):
+        run_stages(config, run, "measure_lengths", progress=False)
 
 
 @pytest.mark.slow

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.engine.stage import InputRecords, Stage, StageRecords
 from tfr_helpers.records import ModelCallRecord
 
 CallsOf = Callable[[Any], Iterable[tuple[str, ModelCallRecord]]]
@@ -39,7 +39,8 @@ class Arm:
         name: The arm's name.
         stages: Its stages, in the order they run.
         field: The field of :class:`~tfr_helpers.records.Results` its part fills.
-        results: ``results(config, records_by_stage) -> part``, None when the configuration leaves the arm off.
+        results: ``results(config, records) -> part`` (``records.of(RoundChain)``: the run's records by type,
+            :class:`~tfr_helpers.pipeline.engine.stage.InputRecords`), None when the configuration leaves the arm off.
         calls: Its call accounting (:data:`CallsOf`).
         feedback_stages: ``feedback_stages(config)``: those of its stages that ``config`` turns on and that ask a
             model once per test-fail feedback of the base study (an outcome: the cost estimate projects their calls
@@ -49,7 +50,7 @@ class Arm:
     name: str
     stages: tuple[Stage, ...]
     field: str
-    results: Callable[[ExperimentConfig, StageRecords], Any]
+    results: Callable[[ExperimentConfig, InputRecords], Any]
     calls: CallsOf = no_calls
     feedback_stages: Callable[[ExperimentConfig], tuple[Stage, ...]] = no_feedback_stages
 
@@ -71,7 +72,7 @@ def registered_arms() -> list[Arm]:
 def arm_parts(config: ExperimentConfig, records: StageRecords) -> dict[str, Any]:
     """Each registered arm's part of ``Results`` by field (None when the arm is off), from the records by stage:
     for ``finalize_results`` and for the view of a run in progress."""
-    return {arm.field: arm.results(config, records) for arm in registered_arms()}
+    return {arm.field: arm.results(config, InputRecords(f"arm {arm.name}", records, None)) for arm in registered_arms()}
 
 
 def arm_calls(parts: dict[str, Any]) -> Iterable[tuple[str, ModelCallRecord]]:

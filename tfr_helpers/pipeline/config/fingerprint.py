@@ -14,9 +14,9 @@ only that the hash differs. Parts are short strings keyed by name:
   version of the adapters' rules, for every ``replay:`` model of the run.
 
 A run directory refuses another fingerprint unless no stage that already holds records there reads a changed part
-or comes after one that does (``Stage.reads``, ``Stage.selects``, ``Stage.after``; the engine's
-``blocking_stages``): changing only ``screening`` keeps the generations, executions and refinements and runs only
-the screening of the new strategies.
+or is built from the records of one that does (each stage's declared ``Inputs``: its settings, its selects, the
+record types it reads; the engine's ``blocking_stages``): changing only ``screening`` keeps the generations,
+executions and refinements and runs only the screening of the new strategies.
 
 More inputs plug in with :func:`register_hash_input` (replayed generations register the hashes of their
 dataset files this way)::
@@ -116,11 +116,15 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, str]:
     return {prefix: json.dumps(data, sort_keys=True)}
 
 
+UNFINGERPRINTED = frozenset({"run_name", "concurrency", "budget_usd"})
+"""Configuration keys outside the fingerprint: they change no record (the run's name, how fast, how much to spend)."""
+
+
 @register_hash_input("config")
 def config_values(config: ExperimentConfig) -> dict[str, str]:
     """Each result-relevant configuration value under its dotted key."""
     # no trajectories: the part is left out, so a run made before the key existed keeps its fingerprint
-    left_out = {"run_name", "concurrency", "budget_usd"} | ({"trajectories"} if not config.trajectories else set())
+    left_out = set(UNFINGERPRINTED) | ({"trajectories"} if not config.trajectories else set())
     data = config.model_dump(mode="json", exclude=left_out)
     for transport in TRANSPORT_SETTINGS:
         data["model_settings"].pop(transport, None)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from tfr_helpers.errors import RunDirError
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
+from tfr_helpers.pipeline.engine.stage import final_stage
 from tfr_helpers.records import RESULTS_FIELDS, Results
 from tfr_helpers.results_file import RESULTS_FILE, read_results_bytes, results_file
 
@@ -181,13 +182,14 @@ def _validated(path: Path, run: Path, data: bytes) -> Results:
     try:
         return Results.model_validate(resolve_shared(json.loads(data.decode("utf-8"))))
     except (IndexError, TypeError, KeyError) as exc:
-        raise RunDirError(f"{path} has a broken shared value reference ({exc}); rerun finalize_results") from exc
+        raise RunDirError(f"{path} has a broken shared value reference ({exc}); rerun {final_stage()}") from exc
     except ValidationError as exc:
+        final = final_stage()
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise RunDirError(
-            f"{path} is not a valid results file ({where}: {first['msg']}); rerun finalize_results "
-            f"(tfr stage finalize_results --run-dir {run})"
+            f"{path} is not a valid results file ({where}: {first['msg']}); rerun {final} "
+            f"(tfr stage {final} --run-dir {run})"
         ) from exc
     except ValueError as exc:
-        raise RunDirError(f"{path} is not valid JSON ({exc}); rerun finalize_results") from exc
+        raise RunDirError(f"{path} is not valid JSON ({exc}); rerun {final_stage()}") from exc

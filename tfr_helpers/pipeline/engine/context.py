@@ -10,10 +10,12 @@ import json
 import os
 import resource
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfr_helpers.benchmarks import get_benchmark
 from tfr_helpers.executors import make_executor
 from tfr_helpers.models import ModelClient, make_request
 from tfr_helpers.models.calllog import CallCounts
@@ -21,13 +23,27 @@ from tfr_helpers.models.jobs import CallJob, CallResult
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import ProgramRun, Task
-from tfr_helpers.replay.trajectories.sets import load_trajectories
 from tfr_helpers.sandbox import Limits
 from tfr_helpers.sandbox.cache import ExecutionCache
 from tfr_helpers.sandbox.preload import LIGHT_PRELOAD as SANDBOX_LIGHT_PRELOAD
 
 LIGHT_PRELOAD = (*SANDBOX_LIGHT_PRELOAD, "hypothesis")
 """Worker preload for runs without BigCodeBench: the light workers' stdlib set plus Hypothesis (for PBTs)."""
+
+ProgramBenchmarks = Callable[[ExperimentConfig], Iterable[str]]
+"""``fn(config) -> benchmark names`` whose programs a run executes besides its tasks' (a replayed trajectory set's)."""
+
+_PROGRAM_BENCHMARKS: list[ProgramBenchmarks] = []
+
+
+def register_program_benchmarks(fn: ProgramBenchmarks) -> ProgramBenchmarks:
+    """Register ``fn`` (:data:`ProgramBenchmarks`): a stage running programs of other tasks than the run's says
+    which benchmarks they come from, so the sandbox workers preload what they import. Returns ``fn``."""
+    if fn not in _PROGRAM_BENCHMARKS:
+        _PROGRAM_BENCHMARKS.append(fn)
+    return fn
+
+
 RERUN_SEED_OFFSET = 1_000_003
 """Added to the run seed for the reference's second run, so a reference whose verdict depends on its random
 draws shows up as nondeterministic instead of failing twice the same way."""
@@ -52,7 +68,8 @@ class RunContext:
     """Shared state of one pipeline run.
 
     Attributes:
-        config: The experiment configuration.
+        config: The experiment configuration; while a stage that declares its inputs runs, its view of it
+            (:meth:`reading`).
         store: The run directory.
         tasks: Task id -> task, in run order.
         counters: Sandbox runs and model calls made by this process.
@@ -67,13 +84,35 @@ class RunContext:
     _client: Any = None
     _exec_cache: Any = None
     _heavy: bool | None = None
-    """Whether the run executes BigCodeBench programs (the study's benchmarks or a trajectory set's tasks)."""
+    """Whether the run executes programs of a benchmark with ``heavy_programs`` (its tasks' or, say, a trajectory
+    set's)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """Guards the lazily made executor and cache and the sandbox counters (chunks may run in threads)."""
     _verdicts: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False)
     """(reference, stripped test source) -> the reference passed it in RQ1 (see :meth:`measured_verdicts`)."""
     _on_close: list[Callable[[], None]] = field(default_factory=list, repr=False)
     """Called by :meth:`close` before the sandbox stops (see :meth:`on_close`)."""
+    _run_config: ExperimentConfig | None = field(default=None, repr=False)
+    """The whole configuration, for the engine's own choices (set from ``config`` when the context is made)."""
+
+    def __post_init__(self) -> None:
+        self._run_config = self.config
+
+    @property
+    def run_config(self) -> ExperimentConfig:
+        """The whole configuration, whichever stage runs: for the engine's own choices (chunk sizes, the executor,
+        the workers' preload), never for a stage's records."""
+        assert self._run_config is not None
+        return self._run_config
+
+    @contextmanager
+    def reading(self, view: Any) -> Iterator[None]:
+        """``config`` is ``view`` (a stage's :class:`~.settings_view.SettingsView`) inside the block."""
+        self.config = view
+        try:
+            yield
+        finally:
+            self.config = self.run_config
 
     def on_close(self, fn: Callable[[], None]) -> None:
         """Call ``fn`` when the context closes, before its sandbox stops: work started in the background (a
@@ -107,15 +146,16 @@ class RunContext:
     def preload(self) -> tuple[str, ...] | None:
         """Modules the sandbox workers import once.
 
-        The sandbox default (numpy, pandas, matplotlib, sklearn...) when BigCodeBench is in the run (a study
-        benchmark, or the tasks of a replayed trajectory set), else only what HumanEval/MBPP programs and
-        Hypothesis tests use: starting the workers is then much faster. Without the heavy workers, every
+        The sandbox default (numpy, pandas, matplotlib, sklearn...) when the run executes programs of a benchmark
+        declaring ``heavy_programs`` (BigCodeBench: a task of the run, or of what a registered
+        :data:`ProgramBenchmarks` names, such as a replayed trajectory set), else only what HumanEval/MBPP programs
+        and Hypothesis tests use: starting the workers is then much faster. Without the heavy workers, every
         BigCodeBench program would import pandas and its kin again in its own child (a second or more each).
         """
         if self._heavy is None:
-            self._heavy = "bigcodebench" in self.config.benchmarks or any(
-                t.benchmark == "bigcodebench" for e in self.config.trajectories for t in load_trajectories(e).trajectories
-            )
+            names = {task.benchmark for task in self.tasks.values()}
+            names.update(name for fn in _PROGRAM_BENCHMARKS for name in fn(self.run_config))
+            self._heavy = any(get_benchmark(name).heavy_programs for name in sorted(names))
         return None if self._heavy else LIGHT_PRELOAD
 
     def run_programs(
@@ -156,7 +196,7 @@ class RunContext:
         """Run ``jobs`` on the configured executor (``concurrency.executor``; started on first use)."""
         with self._lock:
             if self._sandbox is None:
-                c = self.config.concurrency
+                c = self.run_config.concurrency
                 self._sandbox = make_executor(
                     c.executor, self.limits(generated=False), c.sandbox_workers, self.preload(), c.ray_address
                 )
@@ -205,7 +245,10 @@ class RunContext:
             return []
 
         calls, prompts = [], []
+        require = getattr(self.config, "require_template", None)  # a stage's view checks what it renders
         for job in jobs:
+            if require is not None:
+                require(job.template)
             request = make_request(
                 job.template, role=job.role, sample_index=job.sample_index, task=job.task, **job.variables
             )

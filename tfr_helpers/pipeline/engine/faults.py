@@ -27,9 +27,6 @@ if TYPE_CHECKING:
 Unit = tuple[str, str]
 """(coder model, task id): the unit that stages pass on from one to the next."""
 
-INDEPENDENT = frozenset({"generate_codes", "generate_tests"})
-"""Stages whose items need nothing from earlier stages (tests come from the description alone): never blocked."""
-
 
 @dataclass(frozen=True)
 class Undone:
@@ -79,17 +76,18 @@ def note_truncation(error: str, record: ModelCallRecord) -> str:
 
 
 def unit_of(item: Any) -> Unit:
-    """The (coder model, task id) unit a stage's work item belongs to (an item may say so itself: ``.unit``)."""
+    """The unit a stage's work item belongs to, as the item says (``.unit``: (coder model, task id) in the study).
+
+    Raises:
+        TypeError: The item has no ``unit`` (a plugin stage's item: give its class a ``unit`` property).
+    """
     unit = getattr(item, "unit", None)
-    if isinstance(unit, tuple):
-        return unit
-    if hasattr(item, "refinement"):  # evaluate_refined_codes
-        return item.refinement.model, item.refinement.task_id
-    if hasattr(item, "strategy"):  # screen_feedback
-        return item.item.coder, item.item.task.task_id
-    if hasattr(item, "code") and hasattr(item.code, "model"):  # evaluate_code_test_pairs
-        return item.code.model, item.code.task_id
-    return item.model, item.task.task_id
+    if not isinstance(unit, tuple):
+        raise TypeError(
+            f"work item {type(item).__name__} has no unit: give it a `unit` property, the (coder model, task id) "
+            "whose undone items in earlier stages hold it back"
+        )
+    return unit
 
 
 @dataclass
@@ -109,9 +107,10 @@ class Ledger:
         self.undone.setdefault(stage, {})[item.key] = reason
         self.units.add(unit_of(item))
 
-    def runnable(self, stage: str, items: Sequence[Any]) -> list[Any]:
-        """The items whose unit no earlier stage left undone; the others are counted as blocked."""
-        if stage in INDEPENDENT:
+    def runnable(self, stage: str, items: Sequence[Any], independent: bool = False) -> list[Any]:
+        """The items whose unit no earlier stage left undone; the others are counted as blocked. The items of an
+        ``independent`` stage (one that reads no earlier stage's records: ``Stage.independent``) all run."""
+        if independent or not self.units:
             return list(items)
         keep = [item for item in items if unit_of(item) not in self.units]
         if len(keep) < len(items):

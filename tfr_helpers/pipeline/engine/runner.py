@@ -23,7 +23,8 @@ from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Ledger, RunIncomplete, Undone
 from tfr_helpers.pipeline.engine.progress import StageProgress
 from tfr_helpers.pipeline.engine.run_summary import RunSummary, summarize
-from tfr_helpers.pipeline.engine.stage import Stage, blocking_stages, registered_stages
+from tfr_helpers.pipeline.engine.settings_view import SettingsView
+from tfr_helpers.pipeline.engine.stage import Stage, blocking_stages, check_inputs, registered_stages
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
 from tfr_helpers.sandbox.pool import pool_mode
@@ -49,17 +50,17 @@ def default_run_dir(config: ExperimentConfig) -> Path:
 
 
 def _chunk_size(ctx: RunContext, stage: str) -> int:
-    if ctx.config.concurrency.checkpoint_every:
-        return ctx.config.concurrency.checkpoint_every
+    if ctx.run_config.concurrency.checkpoint_every:
+        return ctx.run_config.concurrency.checkpoint_every
     if _registry()[stage].sandboxed:
         # a chunk ends in a barrier (its sandbox batches wait for their slowest program): chunks of a
         # parallel_chunks stage overlap, so theirs cost nothing and small chunks balance the stage's tail; others
         # make few barriers with large chunks (TFR_SANDBOX_POOLS=old: the former 8 per worker, one at a time)
         per_worker = 8 if pool_mode() == "old" else 16 if _in_flight(ctx, stage) else 64
-        return per_worker * (ctx.config.concurrency.sandbox_workers or 2)
-    if any(ctx.config.model_settings.batch.values()):  # one provider batch for the stage, not one per chunk
+        return per_worker * (ctx.run_config.concurrency.sandbox_workers or 2)
+    if any(ctx.run_config.model_settings.batch.values()):  # one provider batch for the stage, not one per chunk
         return 1_000_000_000
-    return 4 * ctx.config.concurrency.model_calls
+    return 4 * ctx.run_config.concurrency.model_calls
 
 
 def _execute(
@@ -83,8 +84,8 @@ def _execute(
     done = ctx.store.done_keys(name)
     pending = [item for item in items if item.key not in done]
     size = _chunk_size(ctx, stage)
-    ramp = not ctx.config.concurrency.checkpoint_every and _registry()[stage].sandboxed
-    first = ctx.config.concurrency.sandbox_workers or 2 if ramp else size
+    ramp = not ctx.run_config.concurrency.checkpoint_every and _registry()[stage].sandboxed
+    first = ctx.run_config.concurrency.sandbox_workers or 2 if ramp else size
     waits = _registry()[stage].waits
     if waits is not None and _in_flight(ctx, stage):
         pending = waiting_early(pending, waits, first)
@@ -141,7 +142,7 @@ def waiting_early(items: Sequence[Any], waits: Callable[[Any], bool], first: int
 def _in_flight(ctx: RunContext, stage: str) -> bool:
     """Whether the stage's chunks overlap: ``parallel_chunks`` on the local executor (Ray actors take one batch
     at a time) with the default pools (``TFR_SANDBOX_POOLS=old`` keeps the former one chunk at a time)."""
-    local = ctx.config.concurrency.executor == "local" and pool_mode() != "old"
+    local = ctx.run_config.concurrency.executor == "local" and pool_mode() != "old"
     return _registry()[stage].parallel_chunks and local and chunks_in_flight() > 1
 
 
@@ -211,6 +212,10 @@ def _checkpoint_chunk(ctx: RunContext, stage: str, chunk: Sequence[Any], out: li
     """Append each done item's records to the stage checkpoint; undone items go to the ledger only."""
     by_key = {item.key: item for item in chunk}
     undone = {r.key: r.reason for r in out if isinstance(r, Undone)}
+    produces = _registry()[stage].produces
+    strays = {type(r).__name__ for r in out if produces and not isinstance(r, Undone) and type(r) not in produces}
+    if strays:  # a later stage finds records by type: an undeclared one would be invisible to it
+        raise TypeError(f"stage {stage!r} returned {', '.join(sorted(strays))} records: add them to its produces=(...)")
     for key, reason in undone.items():
         ledger.add(stage, by_key[key], reason)
     groups: dict[str, list[Any]] = {item.key: [] for item in chunk if item.key not in undone}
@@ -268,6 +273,7 @@ def run_stages(
         CredentialsError: a configured model lacks its key (checked before any work).
     """
     registry = _registry()
+    check_inputs(list(registry.values()))
     order = list(registry)
     wanted = order if stages == "all" else [stages] if isinstance(stages, str) else list(stages)
     unknown = [s for s in wanted if s not in registry]
@@ -292,14 +298,15 @@ def run_stages(
             spec = registry[stage]
             store.stage = stage
             t0, cpu0, runs0 = time.monotonic(), ctx.cpu_times(), ctx.counters.sandbox_runs
-            if spec.checkpoint is None:  # the final stage: results.json only from complete records
-                if run and not ledger:
-                    results = spec.run(spec.items(ctx, recs), ctx)[0]
-            else:
-                items = ledger.runnable(stage, spec.items(ctx, recs))
-                recs[stage] = (
-                    _execute(ctx, stage, spec.run, items, progress, ledger) if run else _load(ctx, stage, items, ledger)
-                )
+            with ctx.reading(_settings(spec, config)):
+                if spec.checkpoint is None:  # the final stage: results.json only from complete records
+                    if run and not ledger:
+                        results = spec.run(spec.items(ctx, spec.input_records(recs)), ctx)[0]
+                else:
+                    items = ledger.runnable(stage, spec.items(ctx, spec.input_records(recs)), spec.independent)
+                    recs[stage] = (
+                        _execute(ctx, stage, spec.run, items, progress, ledger) if run else _load(ctx, stage, items, ledger)
+                    )
             if run:
                 seconds[stage] = time.monotonic() - t0
                 log.info("stage %s: %.1f s", stage, seconds[stage])
@@ -320,6 +327,14 @@ def run_stages(
     except OSError as exc:  # a full disk, say: the logs stay plain and complete, readable as they are
         log.warning("the run's logs were left uncompressed: %s", exc)
     return summary
+
+
+def _settings(stage: Stage, config: ExperimentConfig) -> Any:
+    """What ``stage`` sees as ``ctx.config``: its declared settings (a :class:`SettingsView`), or the whole
+    configuration for a stage that declares no inputs."""
+    if stage.inputs is None:
+        return config
+    return SettingsView(config, stage.name, (*stage.inputs.settings, *stage.inputs.selects))
 
 
 def _blockers(store: RunStore) -> Callable[[list[str]], dict[str, list[str]]]:

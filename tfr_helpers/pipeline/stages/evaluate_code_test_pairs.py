@@ -13,7 +13,7 @@ from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.labels import (
     case_of,
@@ -217,10 +217,9 @@ def pair_jobs(ctx: RunContext, codes: list[GeneratedCode], tests: list[Generated
     return [PairJob(ctx.tasks[key[1]], tuple(mine), tuple(by_unit.get(key, []))) for key, mine in samples.items()]
 
 
-def pair_items(ctx: RunContext, records: StageRecords) -> list[PairJob]:
+def pair_items(ctx: RunContext, inputs: InputRecords) -> list[PairJob]:
     """One job per (coder, task) with its code samples and its generated tests."""
-    codes = records_of(records, "generate_codes", GeneratedCode)
-    return pair_jobs(ctx, codes, records_of(records, "generate_tests", GeneratedTest))
+    return pair_jobs(ctx, inputs.of(GeneratedCode), inputs.of(GeneratedTest))
 
 
 STAGE = Stage(
@@ -230,8 +229,8 @@ STAGE = Stage(
     "test_execution_feedback",
     lambda r: f"{r.model}|{r.task_id}",
     sandboxed=True,
-    reads=(*PROGRAM_RUN_PARTS,),
-    after=("generate_codes", "generate_tests"),
+    inputs=Inputs(records=(GeneratedCode, GeneratedTest), settings=PROGRAM_RUN_PARTS),
+    produces=(PairEvaluation, BenchmarkVerdict, SkippedWork),
     parallel_chunks=True,
     waits=pair_job_waits,
 )

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, RefinedJob, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
@@ -63,11 +63,9 @@ def refined_jobs(
     return jobs
 
 
-def refined_items(ctx: RunContext, records: StageRecords) -> list[RefinedJob[Refinement]]:
+def refined_items(ctx: RunContext, inputs: InputRecords) -> list[RefinedJob[Refinement]]:
     """One job per refinement, with the generated code's benchmark verdict as ``before``."""
-    tests = records_of(records, "generate_tests", GeneratedTest)
-    verdicts = records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict)
-    return refined_jobs(ctx, tests, verdicts, records_of(records, "refine_codes"))
+    return refined_jobs(ctx, inputs.of(GeneratedTest), inputs.of(BenchmarkVerdict), inputs.of(Refinement))
 
 
 STAGE = Stage(
@@ -77,8 +75,8 @@ STAGE = Stage(
     "refined_evaluations",
     lambda r: r.feedback_id,
     sandboxed=True,
-    reads=(*PROGRAM_RUN_PARTS,),
-    after=("generate_tests", "evaluate_code_test_pairs", "refine_codes"),
+    inputs=Inputs(records=(GeneratedTest, BenchmarkVerdict, Refinement), settings=PROGRAM_RUN_PARTS),
+    produces=(RefinedEvaluation,),
     parallel_chunks=True,
     waits=refined_job_waits,
 )

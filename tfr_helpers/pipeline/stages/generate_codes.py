@@ -11,7 +11,7 @@ from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS, TASK_PARTS
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, item_replies
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.code_reply import code_reply
 from tfr_helpers.records import GeneratedCode, Task, sample_index_suffix
 from tfr_helpers.replay.units import published_program
@@ -29,6 +29,11 @@ class CodeJob:
     def key(self) -> str:
         """Checkpoint key."""
         return f"{self.model}|{self.task.task_id}"
+
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The (coder, task id) whose undone items in earlier stages hold this one back."""
+        return self.model, self.task.task_id
 
 
 def generate_codes(items: Sequence[CodeJob], ctx: RunContext) -> list[GeneratedCode | Undone]:
@@ -83,7 +88,7 @@ def code_jobs(ctx: RunContext) -> list[CodeJob]:
     ]
 
 
-def code_items(ctx: RunContext, records: StageRecords) -> list[CodeJob]:
+def code_items(ctx: RunContext, inputs: InputRecords) -> list[CodeJob]:
     """One job per (coder, task, sample)."""
     return code_jobs(ctx)
 
@@ -94,5 +99,6 @@ STAGE = Stage(
     code_items,
     "generated_codes",
     lambda r: f"{r.model}|{r.task_id}",
-    reads=(*TASK_PARTS, "models.coders", "code_samples_per_task", *MODEL_CALL_PARTS, "template:codegen"),
+    inputs=Inputs(settings=(*TASK_PARTS, "models.coders", "code_samples_per_task", *MODEL_CALL_PARTS, "template:codegen")),
+    produces=(GeneratedCode,),
 )

@@ -12,7 +12,7 @@ from tfr_helpers.pipeline.config.fingerprint import TASK_PARTS
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, item_replies
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.tester_replies import TESTER_PARTS, reply_tests, tester_call
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 
@@ -35,6 +35,11 @@ class TestJob:
     def key(self) -> str:
         """Checkpoint key."""
         return f"{self.model}|{self.task.task_id}|{self.kind}"
+
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The (coder, task id) whose undone items in earlier stages hold this one back."""
+        return self.model, self.task.task_id
 
 
 def generate_tests(items: Sequence[TestJob], ctx: RunContext) -> list[GeneratedTest | TestGenerationFailure | Undone]:
@@ -102,7 +107,7 @@ def test_jobs(ctx: RunContext) -> list[TestJob]:
     return jobs
 
 
-def test_items(ctx: RunContext, records: StageRecords) -> list[TestJob]:
+def test_items(ctx: RunContext, inputs: InputRecords) -> list[TestJob]:
     """One job per (tester of a coder, task, test kind)."""
     return test_jobs(ctx)
 
@@ -113,8 +118,6 @@ STAGE = Stage(
     test_items,
     "generated_tests",
     lambda r: f"{r.model}|{r.task_id}|{r.kind}",
-    reads=(
-        *TASK_PARTS,
-        *TESTER_PARTS,
-    ),
+    inputs=Inputs(settings=(*TASK_PARTS, *TESTER_PARTS)),
+    produces=(GeneratedTest, TestGenerationFailure),
 )

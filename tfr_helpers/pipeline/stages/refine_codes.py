@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.refine import RefineJob, refine_jobs, request_refinements
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, Refinement
 
@@ -28,11 +28,9 @@ def refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Refinement
     )
 
 
-def refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJob]:
+def refine_items(ctx: RunContext, inputs: InputRecords) -> list[RefineJob]:
     """One job per test-fail feedback."""
-    codes = records_of(records, "generate_codes", GeneratedCode)
-    tests = records_of(records, "generate_tests", GeneratedTest)
-    return refine_jobs(ctx, codes, tests, records_of(records, "evaluate_code_test_pairs", PairEvaluation))
+    return refine_jobs(ctx, inputs.of(GeneratedCode), inputs.of(GeneratedTest), inputs.of(PairEvaluation))
 
 
 # every test-fail feedback is refined, whatever the screening decisions
@@ -42,6 +40,9 @@ STAGE = Stage(
     refine_items,
     "refined_codes",
     lambda r: r.feedback_id,
-    reads=("models.refiner", *MODEL_CALL_PARTS, "template:refine"),
-    after=("generate_codes", "generate_tests", "evaluate_code_test_pairs"),
+    inputs=Inputs(
+        records=(GeneratedCode, GeneratedTest, PairEvaluation),
+        settings=("models.refiner", *MODEL_CALL_PARTS, "template:refine"),
+    ),
+    produces=(Refinement,),
 )

@@ -11,7 +11,7 @@ from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS, PROGRAM_RU
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.screening.registry import ScreeningItem, Verdict, resolve_strategy
 from tfr_helpers.pipeline.steps.lookups import code_texts, test_fail_feedback, tests_by_id
 from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, ScreeningDecision, sample_suffix
@@ -28,6 +28,11 @@ class ScreenJob:
     def key(self) -> str:
         """Checkpoint key."""
         return f"{self.strategy}|{self.item.feedback.feedback_id}"
+
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The (coder, task id) whose undone items in earlier stages hold this one back."""
+        return self.item.coder, self.item.task.task_id
 
 
 def screen_feedback(items: Sequence[ScreenJob], ctx: RunContext) -> list[ScreeningDecision | Undone]:
@@ -125,11 +130,9 @@ def screen_jobs(
     ]
 
 
-def screen_items(ctx: RunContext, records: StageRecords) -> list[ScreenJob]:
+def screen_items(ctx: RunContext, inputs: InputRecords) -> list[ScreenJob]:
     """One job per (strategy, test-fail feedback)."""
-    codes = records_of(records, "generate_codes", GeneratedCode)
-    tests = records_of(records, "generate_tests", GeneratedTest)
-    pairs = records_of(records, "evaluate_code_test_pairs", PairEvaluation)
+    codes, tests, pairs = inputs.of(GeneratedCode), inputs.of(GeneratedTest), inputs.of(PairEvaluation)
     source_of = {t.test_id: t.source for t in tests}
     ctx.measured_verdicts(  # the simulated judge's ground truth (privileged; no strategy sees it)
         (ctx.tasks[p.task_id].reference, source_of[p.test_id], p.reference.status == "passed") for p in pairs
@@ -146,7 +149,10 @@ STAGE = Stage(
     screen_items,
     "screening_results",
     lambda r: f"{r.strategy}|{r.feedback_id}",
-    reads=("models.judge", *MODEL_CALL_PARTS, *PROGRAM_RUN_PARTS, "template:judge", "template:judge_reasoning"),
-    selects=("screening",),
-    after=("generate_codes", "generate_tests", "evaluate_code_test_pairs"),
+    inputs=Inputs(
+        records=(GeneratedCode, GeneratedTest, PairEvaluation),
+        settings=("models.judge", *MODEL_CALL_PARTS, *PROGRAM_RUN_PARTS, "template:judge", "template:judge_reasoning"),
+        selects=("screening",),
+    ),
+    produces=(ScreeningDecision,),
 )

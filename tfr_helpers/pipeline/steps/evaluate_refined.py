@@ -36,6 +36,11 @@ class RefinedJob(Generic[RefinementT]):
         """Checkpoint key: the attempt's (:attr:`Refinement.attempt_key`)."""
         return self.refinement.attempt_key
 
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The (coder, task id) whose undone items in earlier stages hold this one back."""
+        return self.refinement.model, self.refinement.task_id
+
 
 @dataclass(frozen=True)
 class RefinedCheck:

@@ -53,6 +53,11 @@ class PairJob:
         """Checkpoint key."""
         return f"{self.model}|{self.task.task_id}"
 
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The (coder, task id) whose undone items in earlier stages hold this one back."""
+        return self.model, self.task.task_id
+
 
 REFERENCE_EXAMPLES_FACTOR = 10
 """The reference's harder check of a PBT it passed: this many times the study's examples, another seed (and as

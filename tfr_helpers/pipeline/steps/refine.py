@@ -36,6 +36,11 @@ class RefineJob:
         """Checkpoint key."""
         return self.feedback.feedback_id
 
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The (coder, task id) whose undone items in earlier stages hold this one back."""
+        return self.model, self.task.task_id
+
 
 def refine_jobs(
     ctx: RunContext, codes: list[GeneratedCode], tests: list[GeneratedTest], pairs: list[PairEvaluation]

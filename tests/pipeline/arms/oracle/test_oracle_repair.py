@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tfr_helpers.pipeline.arms.oracle.oracle_repair_tests import RepairJob, oracle_repair_tests, repair_items
+from tfr_helpers.pipeline.arms.oracle.oracle_repair_tests import STAGE, RepairJob, oracle_repair_tests, repair_items
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.store import RunStore
@@ -170,13 +170,13 @@ def _records(config: ExperimentConfig) -> tuple[RunContext, dict[str, list[objec
 
 def test_pbt_feedback_gets_no_repair_job() -> None:
     ctx, records = _records(ExperimentConfig(benchmarks=["humaneval"], refinement={"oracle_repair": True}))
-    jobs = repair_items(ctx, records)
+    jobs = repair_items(ctx, STAGE.input_records(records))
     assert [j.test.kind for j in jobs] == ["ebt"]
 
 
 def test_nothing_runs_when_oracle_repair_is_off() -> None:
     ctx, records = _records(ExperimentConfig(benchmarks=["humaneval"]))
-    assert repair_items(ctx, records) == []
+    assert repair_items(ctx, STAGE.input_records(records)) == []
 
 
 def test_a_screening_change_keeps_the_arms_records() -> None:

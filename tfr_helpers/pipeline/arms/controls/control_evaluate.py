@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tfr_helpers.pipeline.arms.controls.control_refine import STAGES as CONTROL_STAGES
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, RefinedJob, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
@@ -57,11 +56,11 @@ def control_evaluate(items: Sequence[RefinedJob[ControlRefinement]], ctx: RunCon
     return evaluate_refined(checks, ctx, "controls", ControlRefinedEvaluation)
 
 
-def control_jobs(ctx: RunContext, records: StageRecords) -> list[RefinedJob[ControlRefinement]]:
+def control_jobs(ctx: RunContext, inputs: InputRecords) -> list[RefinedJob[ControlRefinement]]:
     """One job per control attempt, controls in run order, with the generated code's benchmark verdict."""
-    before = code_verdicts(records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict))
-    test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
-    refs = [r for stage in CONTROL_STAGES for r in records_of(records, stage.name, ControlRefinement)]
+    before = code_verdicts(inputs.of(BenchmarkVerdict))
+    test_of = tests_by_id(inputs.of(GeneratedTest))
+    refs = inputs.of(ControlRefinement)  # stage after stage: the controls in run order
     return [RefinedJob(ctx.tasks[r.task_id], r, test_of[split_pair_id(r.feedback_id)[0]], before[_code(r)]) for r in refs]
 
 
@@ -78,9 +77,12 @@ STAGE = Stage(
     "control_evaluations",
     lambda r: control_key(r.control, r.feedback_id),
     sandboxed=True,
-    reads=(*PROGRAM_RUN_PARTS,),
-    selects=("refinement.controls",),
-    after=("generate_tests", "evaluate_code_test_pairs", *(stage.name for stage in CONTROL_STAGES)),
+    inputs=Inputs(
+        records=(GeneratedTest, BenchmarkVerdict, ControlRefinement),
+        settings=PROGRAM_RUN_PARTS,
+        selects=("refinement.controls",),
+    ),
+    produces=(ControlRefinedEvaluation,),
     parallel_chunks=True,
     waits=refined_job_waits,
 )

@@ -15,7 +15,7 @@ from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.refine import RefineJob, refine_jobs, request_refinements
 from tfr_helpers.records import Control, ControlRefinement, GeneratedCode, GeneratedTest, PairEvaluation
 
@@ -25,13 +25,11 @@ def stage_name(control: Control) -> str:
     return f"control_{control}"
 
 
-def control_items(control: Control, ctx: RunContext, records: StageRecords) -> list[RefineJob]:
+def control_items(control: Control, ctx: RunContext, inputs: InputRecords) -> list[RefineJob]:
     """The feedback arm's jobs when ``control`` is listed in ``refinement.controls``, else none."""
     if control not in ctx.config.refinement.controls:
         return []
-    codes = records_of(records, "generate_codes", GeneratedCode)
-    tests = records_of(records, "generate_tests", GeneratedTest)
-    return refine_jobs(ctx, codes, tests, records_of(records, "evaluate_code_test_pairs", PairEvaluation))
+    return refine_jobs(ctx, inputs.of(GeneratedCode), inputs.of(GeneratedTest), inputs.of(PairEvaluation))
 
 
 def control_refine(control: Control, items: Sequence[RefineJob], ctx: RunContext) -> list[ControlRefinement | Undone]:
@@ -63,9 +61,12 @@ def _stage(control: Control) -> Stage:
         partial(control_items, control),
         f"control_{control}_codes",
         lambda r: r.feedback_id,
-        reads=("models.refiner", *MODEL_CALL_PARTS, f"template:{TEMPLATES[control]}"),
-        selects=("refinement.controls",),  # a control's stage has no items unless its control is listed
-        after=("generate_codes", "generate_tests", "evaluate_code_test_pairs"),
+        inputs=Inputs(
+            records=(GeneratedCode, GeneratedTest, PairEvaluation),
+            settings=("models.refiner", *MODEL_CALL_PARTS, f"template:{TEMPLATES[control]}"),
+            selects=("refinement.controls",),  # a control's stage has no items unless its control is listed
+        ),
+        produces=(ControlRefinement,),
     )
 
 

@@ -13,7 +13,7 @@ from tfr_helpers.pipeline.arms.oracle.oracle_repair_tests import repaired_spec
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, RefinedJob, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.waiting import refined_job_waits
@@ -45,13 +45,13 @@ def oracle_evaluate_refined(items: Sequence[RefinedJob[OracleRefinement]], ctx: 
     return evaluate_refined(checks, ctx, "oracle refined", OracleRefinedEvaluation)
 
 
-def oracle_refined_items(ctx: RunContext, records: StageRecords) -> list[RefinedJob[OracleRefinement]]:
+def oracle_refined_items(ctx: RunContext, inputs: InputRecords) -> list[RefinedJob[OracleRefinement]]:
     """One job per oracle-repaired refinement, with the generated code's benchmark verdict as ``before``."""
-    before = code_verdicts(records_of(records, "evaluate_code_test_pairs", BenchmarkVerdict))
-    test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
-    repair_of = {r.feedback_id: r for r in records_of(records, "oracle_repair_tests", RepairedTest)}
+    before = code_verdicts(inputs.of(BenchmarkVerdict))
+    test_of = tests_by_id(inputs.of(GeneratedTest))
+    repair_of = {r.feedback_id: r for r in inputs.of(RepairedTest)}
     jobs = []
-    for ref in records_of(records, "oracle_refine_codes", OracleRefinement):
+    for ref in inputs.of(OracleRefinement):
         repair = repair_of[ref.feedback_id]
         test = repaired_test(test_of[repair.test_id], repair)
         jobs.append(RefinedJob(ctx.tasks[ref.task_id], ref, test, before[(ref.model, ref.task_id, repair.code_index)]))
@@ -66,8 +66,11 @@ STAGE = Stage(
     "oracle_refined_evaluations",
     lambda r: r.feedback_id,
     sandboxed=True,
-    reads=("refinement.oracle_repair", *PROGRAM_RUN_PARTS),
-    after=("generate_tests", "evaluate_code_test_pairs", "oracle_repair_tests", "oracle_refine_codes"),
+    inputs=Inputs(
+        records=(GeneratedTest, BenchmarkVerdict, RepairedTest, OracleRefinement),
+        settings=("refinement.oracle_repair", *PROGRAM_RUN_PARTS),
+    ),
+    produces=(OracleRefinedEvaluation,),
     parallel_chunks=True,
     waits=refined_job_waits,
 )

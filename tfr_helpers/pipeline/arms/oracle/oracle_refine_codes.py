@@ -16,7 +16,7 @@ from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.lookups import code_texts, tests_by_id
 from tfr_helpers.pipeline.steps.refine import RefineJob, refine_job, request_refinements
 from tfr_helpers.records import GeneratedCode, GeneratedTest, OracleRefinement, RepairedTest
@@ -45,17 +45,17 @@ def oracle_refine_codes(items: Sequence[RefineJob], ctx: RunContext) -> list[Ora
     )
 
 
-def oracle_refine_items(ctx: RunContext, records: StageRecords) -> list[RefineJob]:
+def oracle_refine_items(ctx: RunContext, inputs: InputRecords) -> list[RefineJob]:
     """One job per repaired feedback (the code failed the repaired test) of a coder that has a refiner."""
-    code_of = code_texts(records_of(records, "generate_codes", GeneratedCode))
-    test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
+    code_of = code_texts(inputs.of(GeneratedCode))
+    test_of = tests_by_id(inputs.of(GeneratedTest))
 
     def repaired(r: RepairedTest) -> GeneratedTest:
         return repaired_test(test_of[r.test_id], r)
 
     return [
         refine_job(ctx, r.model, r.task_id, code_of[(r.model, r.task_id, r.code_index)], repaired(r), r.feedback)
-        for r in records_of(records, "oracle_repair_tests", RepairedTest)
+        for r in inputs.of(RepairedTest)
         if r.feedback is not None and scope.refines(ctx.config, r.model)
     ]
 
@@ -68,6 +68,9 @@ STAGE = Stage(
     oracle_refine_items,
     "oracle_refined_codes",
     lambda r: r.feedback_id,
-    reads=("refinement.oracle_repair", "models.refiner", *MODEL_CALL_PARTS, "template:refine"),
-    after=("generate_codes", "generate_tests", "oracle_repair_tests"),
+    inputs=Inputs(
+        records=(GeneratedCode, GeneratedTest, RepairedTest),
+        settings=("refinement.oracle_repair", "models.refiner", *MODEL_CALL_PARTS, "template:refine"),
+    ),
+    produces=(OracleRefinement,),
 )

@@ -25,7 +25,7 @@ from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.lookups import code_texts, tests_by_id
 from tfr_helpers.records import (
@@ -56,6 +56,11 @@ class RepairJob:
     def key(self) -> str:
         """Checkpoint key: the original feedback's id."""
         return self.pair.pair_id
+
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The (coder, task id) whose undone items in earlier stages hold this one back."""
+        return self.pair.model, self.task.task_id
 
     @property
     def model(self) -> str:
@@ -178,15 +183,15 @@ def oracle_repair_tests(items: Sequence[RepairJob], ctx: RunContext) -> list[Rep
     return [out[item.key] for item in items]
 
 
-def repair_items(ctx: RunContext, records: StageRecords) -> list[RepairJob]:
+def repair_items(ctx: RunContext, inputs: InputRecords) -> list[RepairJob]:
     """One job per unreliable EBT test-fail feedback (none unless ``refinement.oracle_repair``)."""
     if not ctx.config.refinement.oracle_repair:
         return []
-    code_of = code_texts(records_of(records, "generate_codes", GeneratedCode))
-    test_of = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
+    code_of = code_texts(inputs.of(GeneratedCode))
+    test_of = tests_by_id(inputs.of(GeneratedTest))
     return [
         RepairJob(ctx.tasks[p.task_id], p, test_of[p.test_id], code_of[(p.model, p.task_id, p.code_index)])
-        for p in records_of(records, "evaluate_code_test_pairs", PairEvaluation)
+        for p in inputs.of(PairEvaluation)
         if p.feedback is not None and p.reliability == "unreliable" and p.kind == "ebt"
     ]
 
@@ -199,6 +204,9 @@ STAGE = Stage(
     "oracle_repaired_tests",
     lambda r: r.feedback_id,
     sandboxed=True,
-    reads=("refinement.oracle_repair", *PROGRAM_RUN_PARTS),
-    after=("generate_codes", "generate_tests", "evaluate_code_test_pairs"),
+    inputs=Inputs(
+        records=(GeneratedCode, GeneratedTest, PairEvaluation),
+        settings=("refinement.oracle_repair", *PROGRAM_RUN_PARTS),
+    ),
+    produces=(RepairedTest,),
 )

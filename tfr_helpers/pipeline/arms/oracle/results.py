@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
-from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords
 from tfr_helpers.records import OracleRefinedEvaluation, OracleRefinement, OracleRepairResults, RepairedTest
 
 
-def oracle_results(config: ExperimentConfig, records: StageRecords) -> OracleRepairResults | None:
+def oracle_results(config: ExperimentConfig, records: InputRecords) -> OracleRepairResults | None:
     """The arm's repairs, refinements and evaluations, and each coder's refinement status; None when it is off."""
     if not config.refinement.oracle_repair:
         return None
     return OracleRepairResults(
-        repaired_tests=records_of(records, "oracle_repair_tests", RepairedTest),
-        refinements=records_of(records, "oracle_refine_codes", OracleRefinement),
-        refined_evaluations=records_of(records, "oracle_evaluate_refined", OracleRefinedEvaluation),
+        repaired_tests=records.of(RepairedTest),
+        refinements=records.of(OracleRefinement),
+        refined_evaluations=records.of(OracleRefinedEvaluation),
         refinement_status=scope.refinement_status(config),
     )

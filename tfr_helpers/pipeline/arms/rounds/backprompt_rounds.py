@@ -18,8 +18,9 @@ from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS, PROGRAM_RU
 from tfr_helpers.pipeline.engine.codec import decode_records, encode_records, register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
-from tfr_helpers.pipeline.engine.stage import Stage
-from tfr_helpers.records.rounds import RoundChain, RoundStep
+from tfr_helpers.pipeline.engine.stage import Inputs, Stage
+from tfr_helpers.records import BenchmarkVerdict, GeneratedCode, GeneratedTest, PairEvaluation
+from tfr_helpers.records.rounds import RoundChain, RoundStep, RoundSuite, RoundTests
 
 register_record_type(RoundChain)
 register_record_type(RoundStep)
@@ -100,14 +101,17 @@ STAGE = Stage(
     "round_chains",
     lambda r: r.chain_id,
     sandboxed=True,
-    reads=(
-        "refinement.rounds",
-        "refinement.round_tests",
-        "refinement.stop_when_passing",
-        "models.refiner",
-        *MODEL_CALL_PARTS,
-        *PROGRAM_RUN_PARTS,
-        "template:refine",
+    inputs=Inputs(
+        records=(GeneratedCode, GeneratedTest, PairEvaluation, BenchmarkVerdict, RoundTests, RoundSuite),
+        settings=(
+            "refinement.rounds",
+            "refinement.round_tests",
+            "refinement.stop_when_passing",
+            "models.refiner",
+            *MODEL_CALL_PARTS,
+            *PROGRAM_RUN_PARTS,
+            "template:refine",
+        ),
     ),
-    after=("generate_codes", "generate_tests", "evaluate_code_test_pairs", "generate_round_tests", "evaluate_round_suites"),
+    produces=(RoundChain,),
 )

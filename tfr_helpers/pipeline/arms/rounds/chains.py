@@ -16,7 +16,7 @@ from tfr_helpers.pipeline.arms.rounds.evaluate_round_suites import suite_tests
 from tfr_helpers.pipeline.arms.rounds.generate_round_tests import fresh_suites
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords
 from tfr_helpers.pipeline.steps.lookups import tests_by_id
 from tfr_helpers.records import BenchmarkVerdict, GeneratedCode, GeneratedTest, PairEvaluation, Task, TierVerdicts
 from tfr_helpers.records.rounds import RoundSuite, RoundTests
@@ -55,29 +55,31 @@ class ChainJob:
         """Checkpoint key, also the chain id."""
         return chain_id(self.model, self.task.task_id, self.code_index)
 
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The (coder, task id) whose undone items in earlier stages hold this one back."""
+        return self.model, self.task.task_id
+
 
 def chain_id(model: str, task_id: str, code_index: int) -> str:
     """``<model>|<task_id>|c<code sample>``."""
     return f"{model}|{task_id}|c{code_index}"
 
 
-def chain_items(ctx: RunContext, records: StageRecords) -> list[ChainJob]:
+def chain_items(ctx: RunContext, inputs: InputRecords) -> list[ChainJob]:
     """One job per chain in canonical order (coders, tasks, code samples); none when ``rounds`` is 1."""
     config = ctx.config
     rounds = config.refinement.rounds
     if rounds < 2:
         return []
-    tests = tests_by_id(records_of(records, "generate_tests", GeneratedTest))
+    tests = tests_by_id(inputs.of(GeneratedTest))
     pairs: dict[tuple[str, str, int], list[PairEvaluation]] = {}
-    verdicts: dict[tuple[str, str, int], BenchmarkVerdict] = {}
-    for r in records_of(records, "evaluate_code_test_pairs"):
-        if isinstance(r, PairEvaluation):
-            pairs.setdefault((r.model, r.task_id, r.code_index), []).append(r)
-        elif isinstance(r, BenchmarkVerdict):
-            verdicts[(r.model, r.task_id, r.code_index)] = r
-    fresh = _fresh_suites(records)
+    for p in inputs.of(PairEvaluation):
+        pairs.setdefault((p.model, p.task_id, p.code_index), []).append(p)
+    verdicts = {(v.model, v.task_id, v.code_index): v for v in inputs.of(BenchmarkVerdict)}
+    fresh = _fresh_suites(inputs)
     jobs = []
-    for code in records_of(records, "generate_codes", GeneratedCode):
+    for code in inputs.of(GeneratedCode):
         unit = (code.model, code.task_id, code.sample_index)
         if not code.code or unit not in verdicts or not scope.refines(config, code.model):
             continue
@@ -102,11 +104,11 @@ def chain_items(ctx: RunContext, records: StageRecords) -> list[ChainJob]:
     return jobs
 
 
-def _fresh_suites(records: StageRecords) -> dict[tuple[str, str, int], tuple[SuiteEntry, ...]]:
+def _fresh_suites(inputs: InputRecords) -> dict[tuple[str, str, int], tuple[SuiteEntry, ...]]:
     """(coder, task, round) -> the fresh suite with the reference's verdicts, for suites whose verdicts exist."""
-    tests = suite_tests(records_of(records, "generate_round_tests", RoundTests))
+    tests = suite_tests(inputs.of(RoundTests))
     out = {}
-    for suite in records_of(records, "evaluate_round_suites", RoundSuite):
+    for suite in inputs.of(RoundSuite):
         mine = tests_by_id(tests.get((suite.model, suite.task_id, suite.round), []))
         entries = zip(suite.test_ids, suite.reference_passed, strict=True)
         out[(suite.model, suite.task_id, suite.round)] = tuple(SuiteEntry(mine[i], ok) for i, ok in entries)

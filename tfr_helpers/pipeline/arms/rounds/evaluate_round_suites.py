@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
 from tfr_helpers.records import GeneratedTest, Task
 from tfr_helpers.records.rounds import RoundSuite, RoundTests
@@ -36,6 +36,11 @@ class SuiteJob:
         """Checkpoint key."""
         return f"{self.model}|{self.task.task_id}|r{self.round}"
 
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The (coder, task id) whose undone items in earlier stages hold this one back."""
+        return self.model, self.task.task_id
+
 
 def suite_tests(generated: Sequence[RoundTests]) -> dict[tuple[str, str, int], list[GeneratedTest]]:
     """(coder, task, round) -> the round's suite in suite order (EBTs, then PBTs), from the fresh suites."""
@@ -47,9 +52,9 @@ def suite_tests(generated: Sequence[RoundTests]) -> dict[tuple[str, str, int], l
     return suites
 
 
-def suite_items(ctx: RunContext, records: StageRecords) -> list[SuiteJob]:
+def suite_items(ctx: RunContext, inputs: InputRecords) -> list[SuiteJob]:
     """One job per fresh suite, in (coder, task, round) order of the suites generated."""
-    suites = suite_tests(records_of(records, "generate_round_tests", RoundTests))
+    suites = suite_tests(inputs.of(RoundTests))
     return [SuiteJob(m, ctx.tasks[t], r, tuple(tests)) for (m, t, r), tests in suites.items()]
 
 
@@ -93,6 +98,6 @@ STAGE = Stage(
     "round_suites",
     lambda r: f"{r.model}|{r.task_id}|r{r.round}",
     sandboxed=True,
-    reads=("refinement.rounds", "refinement.round_tests", *PROGRAM_RUN_PARTS),
-    after=("generate_codes", "generate_round_tests"),
+    inputs=Inputs(records=(RoundTests,), settings=("refinement.rounds", "refinement.round_tests", *PROGRAM_RUN_PARTS)),
+    produces=(RoundSuite,),
 )

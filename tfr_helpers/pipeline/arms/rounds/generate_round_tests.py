@@ -15,11 +15,12 @@ from dataclasses import dataclass
 
 from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.pipeline.config import scope
+from tfr_helpers.pipeline.config.fingerprint import TASK_PARTS
 from tfr_helpers.pipeline.engine.artifacts import save_call
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, item_replies
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.tester_replies import TESTER_PARTS, TestPlace, reply_tests, tester_call
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
 from tfr_helpers.records.rounds import RoundTests
@@ -44,13 +45,18 @@ class RoundTestJob:
         """Checkpoint key."""
         return f"{self.model}|{self.task.task_id}|{self.kind}|r{self.round}"
 
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The (coder, task id) whose undone items in earlier stages hold this one back."""
+        return self.model, self.task.task_id
+
 
 def fresh_suites(ctx: RunContext, coder: str) -> bool:
     """Whether ``coder``'s chains get a fresh suite per round (``fresh`` and a tester that can write one)."""
     return ctx.config.refinement.round_tests == "fresh" and not is_replayed(ctx.config.models.tester_for(coder))
 
 
-def round_test_items(ctx: RunContext, records: StageRecords) -> list[RoundTestJob]:
+def round_test_items(ctx: RunContext, inputs: InputRecords) -> list[RoundTestJob]:
     """One job per (refined coder with fresh suites, task, kind, round 2..R); none when ``rounds`` is 1."""
     config = ctx.config
     rounds = config.refinement.rounds
@@ -119,10 +125,6 @@ STAGE = Stage(
     round_test_items,
     "round_tests",
     lambda r: f"{r.model}|{r.task_id}|{r.kind}|r{r.round}",
-    reads=(
-        "refinement.rounds",
-        "refinement.round_tests",
-        *TESTER_PARTS,
-    ),
-    after=("generate_codes",),
+    inputs=Inputs(settings=("refinement.rounds", "refinement.round_tests", *TASK_PARTS, *TESTER_PARTS)),
+    produces=(RoundTests,),
 )

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
-from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords
 from tfr_helpers.records import GeneratedCode, SkippedWork
 from tfr_helpers.records.rounds import RoundChain, RoundsResults, RoundSuite, RoundTests
 
 STAGE = "backprompt_rounds"
 
 
-def rounds_results(config: ExperimentConfig, records: StageRecords) -> RoundsResults | None:
+def rounds_results(config: ExperimentConfig, records: InputRecords) -> RoundsResults | None:
     """Every chain, fresh suite and reference verdict of the rounds, and the chains not run with the reason.
 
     Returns:
@@ -28,15 +28,15 @@ def rounds_results(config: ExperimentConfig, records: StageRecords) -> RoundsRes
             stage=STAGE,
             reason=f"not run: code sample {c.sample_index} has no usable code",
         )
-        for c in records_of(records, "generate_codes", GeneratedCode)
+        for c in records.of(GeneratedCode)
         if not c.code and scope.refines(config, c.model)
     ]
     return RoundsResults(
         rounds=settings.rounds,
         round_tests=settings.round_tests,
         stop_when_passing=settings.stop_when_passing,
-        chains=records_of(records, STAGE, RoundChain),
-        round_tests_generated=records_of(records, "generate_round_tests", RoundTests),
-        suites=records_of(records, "evaluate_round_suites", RoundSuite),
+        chains=records.of(RoundChain),
+        round_tests_generated=records.of(RoundTests),
+        suites=records.of(RoundSuite),
         not_run=not_run,
     )

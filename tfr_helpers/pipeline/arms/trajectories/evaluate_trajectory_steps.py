@@ -33,10 +33,11 @@ from tfr_helpers.pipeline.arms.trajectories.step_class import (
     outcome_of,
     spec_key,
 )
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
-from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.engine.context import RunContext, register_program_benchmarks
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.evalplus_tiers import tiers_of
 from tfr_helpers.pipeline.steps.labels import cause_of, settle, transition_of
 from tfr_helpers.pipeline.steps.time_limits import LOAD_BUDGET_FACTOR, run_benchmark
@@ -94,7 +95,14 @@ class StepJob:
         return self.trajectory.program(self.step + 1)
 
 
-def step_items(ctx: RunContext, records: StageRecords) -> list[StepJob]:
+@register_program_benchmarks
+def trajectory_benchmarks(config: ExperimentConfig) -> list[str]:
+    """The benchmarks of the configured sets' tasks: their steps' programs run in the run's sandbox (a BigCodeBench
+    set's need the heavy workers' preload)."""
+    return [t.benchmark for entry in config.trajectories for t in load_trajectories(entry).trajectories]
+
+
+def step_items(ctx: RunContext, inputs: InputRecords) -> list[StepJob]:
     """One job per usable step of every configured set, in configuration, log and step order."""
     jobs = []
     for entry in ctx.config.trajectories:
@@ -332,7 +340,8 @@ STAGE = Stage(
     step_items,
     "trajectory_steps",
     lambda r: r.key,
-    reads=("trajectories", *PROGRAM_RUN_PARTS),
+    inputs=Inputs(settings=("trajectories", *PROGRAM_RUN_PARTS)),
+    produces=(TrajectoryStepEvaluation,),
     sandboxed=True,
     parallel_chunks=True,
 )

@@ -20,7 +20,7 @@ from tfr_helpers.pipeline.arms.trajectories.step_class import evaluable_task
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.time_limits import run_benchmark
 from tfr_helpers.records import Task
 from tfr_helpers.records.trajectories import Trajectory
@@ -50,7 +50,7 @@ class OutcomeJob:
         return f"trajectories:{self.dataset}", self.trajectory.task_id
 
 
-def outcome_items(ctx: RunContext, records: StageRecords) -> list[OutcomeJob]:
+def outcome_items(ctx: RunContext, inputs: InputRecords) -> list[OutcomeJob]:
     """One job per trajectory of every configured set, in configuration and log order."""
     jobs = []
     for entry in ctx.config.trajectories:
@@ -101,7 +101,8 @@ STAGE = Stage(
     outcome_items,
     CHECKPOINT,
     lambda r: r.key,
-    reads=("trajectories", *PROGRAM_RUN_PARTS),
+    inputs=Inputs(settings=("trajectories", *PROGRAM_RUN_PARTS)),
+    produces=(TrajectoryOutcome,),
     sandboxed=True,
     parallel_chunks=True,
 )

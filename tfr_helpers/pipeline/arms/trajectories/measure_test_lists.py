@@ -28,7 +28,7 @@ from tfr_helpers.pipeline.arms.trajectories.step_class import evaluable_task_id
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.labels import cause_of, settle
 from tfr_helpers.pipeline.steps.time_limits import LOAD_BUDGET_FACTOR, starved
 from tfr_helpers.records import ProgramRun, Task, TestOutcome
@@ -60,7 +60,7 @@ class DoseJob:
         return f"test_list:{self.test_list}", self.task_id
 
 
-def dose_items(ctx: RunContext, records: StageRecords) -> list[DoseJob]:
+def dose_items(ctx: RunContext, inputs: InputRecords) -> list[DoseJob]:
     """One job per task of each list a configured set ran on, in configuration and list order (a list shared by
     two sets once)."""
     jobs: dict[str, DoseJob] = {}
@@ -194,7 +194,8 @@ STAGE = Stage(
     dose_items,
     CHECKPOINT,
     lambda r: r.key,
-    reads=("trajectories", *PROGRAM_RUN_PARTS),
+    inputs=Inputs(settings=("trajectories", *PROGRAM_RUN_PARTS)),
+    produces=(TaskDose,),
     sandboxed=True,
     parallel_chunks=True,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
-from tfr_helpers.pipeline.engine.stage import StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords
 from tfr_helpers.records.list_doses import TaskDose
 from tfr_helpers.records.trajectories import (
     TrajectoriesResults,
@@ -68,14 +68,14 @@ def trajectories_part(
     )
 
 
-def trajectories_results(config: ExperimentConfig, records: StageRecords) -> TrajectoriesResults | None:
+def trajectories_results(config: ExperimentConfig, records: InputRecords) -> TrajectoriesResults | None:
     """The sets, every judged step and the steps the readers left out; None when no set is configured."""
     if not config.trajectories:
         return None
     return trajectories_part(
         config.trajectories,
-        records_of(records, "evaluate_trajectory_steps", TrajectoryStepEvaluation),
-        records_of(records, "screen_trajectory_steps", TrajectoryStepScreening),
-        records_of(records, "judge_trajectory_outcomes", TrajectoryOutcome),
-        records_of(records, "measure_test_lists", TaskDose),
+        records.of(TrajectoryStepEvaluation),
+        records.of(TrajectoryStepScreening),
+        records.of(TrajectoryOutcome),
+        records.of(TaskDose),
     )

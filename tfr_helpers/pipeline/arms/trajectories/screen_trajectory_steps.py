@@ -25,7 +25,7 @@ from tfr_helpers.pipeline.arms.trajectories.screening_items import (
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
-from tfr_helpers.pipeline.engine.stage import Stage, StageRecords, records_of
+from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.records import TaskView
 from tfr_helpers.records.trajectories import TrajectoryStepEvaluation
@@ -51,17 +51,13 @@ class ScreenStepJob:
         return self.job.unit
 
 
-def screen_step_items(ctx: RunContext, records: StageRecords) -> list[ScreenStepJob]:
+def screen_step_items(ctx: RunContext, inputs: InputRecords) -> list[ScreenStepJob]:
     """One job per judged step, in the trajectory arm's order."""
-    judged = {
-        e.key: e
-        for e in records_of(records, "evaluate_trajectory_steps", TrajectoryStepEvaluation)
-        if e.step_class in SCREENED_CLASSES
-    }
+    judged = {e.key: e for e in inputs.of(TrajectoryStepEvaluation) if e.step_class in SCREENED_CLASSES}
     if not judged:
         return []
     strategies = tuple(trajectory_strategies(ctx.config.screening))
-    return [ScreenStepJob(job, judged[job.key], strategies) for job in all_steps(ctx, records) if job.key in judged]
+    return [ScreenStepJob(job, judged[job.key], strategies) for job in all_steps(ctx, inputs) if job.key in judged]
 
 
 def screen_trajectory_steps(items: Sequence[ScreenStepJob], ctx: RunContext) -> list[TrajectoryStepScreening]:
@@ -115,8 +111,12 @@ STAGE = Stage(
     screen_step_items,
     SCREENING_CHECKPOINT,
     lambda r: r.key,
-    reads=("trajectories", *PROGRAM_RUN_PARTS),
-    selects=("screening",),  # keyed by the strategy list: another list screens again, the old records stay unread
-    after=("evaluate_trajectory_steps",),
+    inputs=Inputs(
+        records=(TrajectoryStepEvaluation,),
+        settings=("trajectories", *PROGRAM_RUN_PARTS),
+        # keyed by the strategy list: another list screens again, the old records stay unread
+        selects=("screening",),
+    ),
+    produces=(TrajectoryStepScreening,),
     sandboxed=True,
 )
