@@ -141,7 +141,7 @@ def plan_calls(
                 continue
             loaded, keys = _load(run_dir, stage.checkpoint)
             if stage.sandboxed:  # its records are outcomes: known only when this stage and all before are complete
-                items = stage.items(ctx, records) if outcomes_known and complete else []
+                items = stage.items(ctx, stage.input_records(records)) if outcomes_known and complete else []
                 outcomes_known = bool(items) and {i.key for i in items} <= keys
                 records[stage.name] = loaded
                 continue
@@ -152,7 +152,7 @@ def plan_calls(
             if not outcomes_known:
                 modes[stage.name] = "not estimated (needs outcomes)"
                 continue
-            items = stage.items(ctx, records)
+            items = stage.items(ctx, stage.input_records(records))
             pending = [i for i in items if i.key not in keys]
             before = len(ctx.planned)
             ctx.stage_name = stage.name
@@ -213,7 +213,7 @@ def _expected(records: dict[str, list[Any]], stage_name: str, ctx: _Recorder) ->
     """Expected records per (coder, task) of a generating stage: generated tests (``count`` per sample; a replayed
     sample, ``count`` None, is taken to hold the configured number) or code samples."""
     stage = next(s for s in registered_stages() if s.name == stage_name)
-    items = stage.items(ctx, records)
+    items = stage.items(ctx, stage.input_records(records))
     units = max(1, len(ctx.config.models.coders) * len(ctx.tasks))
     per_sample = {"ebt": ctx.config.ebts_per_task, "pbt": ctx.config.pbts_per_task}
     total = 0
