@@ -28,6 +28,9 @@ BADGES = {
 }
 """Source -> (badge text, background, border colour)."""
 _CELL = "padding:3px 8px;text-align:left;vertical-align:top;border-bottom:1px solid #dde"
+SHOWN = 8
+"""Real rows the box shows open; the rest (every row is there, in order) under a collapsed ``more`` line, so that
+the report's first figure stays near the first screen."""
 
 
 def badge(source: str) -> str:
@@ -69,7 +72,12 @@ def headline_box_html(report: str, answers: Sequence[Answer], question: str | No
     ]
     if real:
         parts.append("<div style='font-weight:bold;margin:4px 0'>Answer on real generations (evidence)</div>")
-        parts.append(_table(real))
+        parts.append(_table(real[:SHOWN]))
+        if len(real) > SHOWN:
+            parts.append(
+                f"<details class='tfr-more' style='margin:4px 0'><summary>{len(real) - SHOWN} more real rows (the "
+                f"box shows {SHOWN} of {len(real)}; summary.json holds every row)</summary>{_table(real[SHOWN:])}</details>"
+            )
         sentences = list(dict.fromkeys(s for a in real if (s := meaning(a))))
         if sentences:
             parts.append(

@@ -221,7 +221,7 @@ def oracle_table(results: Results) -> Styler:
     cols = ["Model", "Scope", "Arm", "Source", "Instances", "Attempts", *TRANSITION_LABELS.values()]
     cols += ["Net change (pp)", "Oracle - original (pp)"]
     frame = pd.DataFrame(rows, columns=cols).fillna("--").set_index(["Model", "Scope", "Arm"])
-    return frame.style.set_caption(caption_with(CAPTION, results))
+    return frame.style.set_caption(CAPTION)  # the sources: said once per report (views.sources_table)
 
 
 def summary_section(results: Results) -> dict[str, Any]:
