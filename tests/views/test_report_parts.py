@@ -115,6 +115,20 @@ def test_the_selection_box_leads_with_the_published_data_and_relates_it_to_the_r
         ("sim:default", "simulated", 50.0, 6),
     ]
     assert "random: 22.12%" in rows[0].note and "not the paper's 36.7" in rows[1].note
+    assert rows[0].low is None and rows[0].method == "no per-task values to resample"
+
+
+def test_selection_pass_at_1_has_its_interval_over_tasks() -> None:
+    from tfr_helpers.consensus.report import SelectionReport, StrategyRow
+    from tfr_helpers.views.headline_box import task_interval
+
+    per_task = (1.0, 0.0, 0.5, 1.0, 0.25, 0.0, 1.0, 0.75)
+    row = StrategyRow("codet", {1: sum(per_task) / 8}, per_task={1: per_task})
+    report = SelectionReport([row], tasks=8, ks=(1,), task_ids=tuple(f"T/{i}" for i in range(8)))
+    found = task_interval(report, row)
+    assert found["pct"] == 56.2 and found["method"] == "task bootstrap"  # the mean of the tasks' pass@1
+    assert 0 < float(found["low"]) < 56.2 < float(found["high"]) < 100  # type: ignore[arg-type]
+    assert task_interval(SelectionReport([row], tasks=8, ks=(1,)), row) == {}  # no task ids: no interval
 
 
 def test_a_wide_table_is_split_per_model_with_degenerate_rows_and_columns_said_once() -> None:

@@ -10,11 +10,14 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 from IPython.display import HTML
 
 from tfr_helpers.analysis.answers import QUESTIONS, Answer, meaning, report_answers
+from tfr_helpers.analysis.inference.clustered import ratio
+from tfr_helpers.analysis.inference.units import clustered_rows, interval_columns
 from tfr_helpers.analysis.tidy.sources import source_label, source_of
-from tfr_helpers.consensus.report import SelectionReport
+from tfr_helpers.consensus.report import SelectionReport, StrategyRow
 from tfr_helpers.records import Results
 
 BOX_STYLE = (
@@ -139,6 +142,7 @@ def selection_answers(
             continue
         baseline = strategies.get("random")
         versus = f"; random: {100 * baseline.pass_at[1]:.2f}%" if baseline else ""
+        interval = task_interval(report, chosen)
         rows.append(
             Answer(
                 kind="selection",
@@ -147,13 +151,25 @@ def selection_answers(
                 source_label=source_label(results, model) if src.producer or src.source != "replayed" else src.label,
                 measure=f"pass@1 of the program {chosen.strategy} selects",
                 value=round(100 * chosen.pass_at[1], 2),
+                low=interval.get("low"),  # type: ignore[arg-type]
+                high=interval.get("high"),  # type: ignore[arg-type]
                 n=report.tasks,
                 unit="tasks",
                 note=note + versus,
-                method="the selection table gives each task's exact expected pass@1, not yet resampled over tasks",
+                method=str(interval.get("method") or "no per-task values to resample"),
             )
         )
     return sorted(rows, key=lambda a: not a.real)
+
+
+def task_interval(report: SelectionReport, row: StrategyRow) -> dict[str, object]:
+    """pass@1's 95% cluster-bootstrap interval over the report's tasks (each task's exact expected pass@1 one
+    row), as ``pct, low, high, method``; ``{}`` when the report holds no per-task values."""
+    values = row.per_task.get(1, ())
+    if not values or len(values) != len(report.task_ids):
+        return {}
+    rs = clustered_rows(list(report.task_ids))
+    return interval_columns(ratio(rs, np.asarray(values, dtype=float), np.ones(len(values))))
 
 
 def selection_box(
