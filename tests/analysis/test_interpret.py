@@ -55,3 +55,10 @@ def test_each_interpretation_leads_with_the_answer_in_about_150_words(tmp_path: 
 def test_no_simulated_warning_for_real_runs(tmp_path: Path) -> None:
     res = _real(tmp_path, 1)
     assert all(SIMULATED_NOTE not in f(res) for f in (interpret_rq1, interpret_rq2, interpret_rq3))
+
+
+def test_a_run_without_screened_feedback_says_so() -> None:
+    from tests.helpers.records import bare_results
+
+    assert interpret_rq3(bare_results()) == "No feedback was screened in this run."
+    assert interpret_rq2(bare_results()).startswith("No refinement attempt in this run")

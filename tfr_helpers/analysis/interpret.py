@@ -156,7 +156,7 @@ def interpret_rq2(results: Results) -> str:
                 "pass the generated test still fail the benchmark."
             )
     text.append(_demo(results, demo))
-    return " ".join(t for t in text if t)
+    return " ".join(t for t in text if t) or "No refinement attempt in this run (no refiner, or no test-fail feedback)."
 
 
 def _against_baseline(tests: pd.DataFrame, model: str, strategy: str, measure: str) -> str:
@@ -190,6 +190,8 @@ def interpret_rq3(results: Results) -> str:
     nums = rq3.screening_and_downstream(results)
     tests = pairwise.pairwise_comparisons(results)
     text, demo, idle = [], [], []
+    if nums.empty or "model" not in nums:
+        return "No feedback was screened in this run."
     for model, mine in nums.groupby("model", sort=False):
         who = _who(results, str(model))
         idle += [f"{s} ({who})" for s in rq3.abstained_everywhere(mine)]
