@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from IPython.display import HTML
 
-from tfr_helpers.analysis.answers import QUESTIONS, Answer, meaning, report_answers
+from tfr_helpers.analysis.answers import QUESTIONS, Answer, display_name, meaning, report_answers
 from tfr_helpers.analysis.inference.clustered import ratio
 from tfr_helpers.analysis.inference.units import clustered_rows, interval_columns
 from tfr_helpers.analysis.tidy.sources import source_label, source_of
@@ -52,7 +52,7 @@ def _table(rows: Sequence[Answer]) -> str:
     body = "".join(
         "<tr>"
         f"<td style='{_CELL}'>{badge(a.source)}</td>"
-        f"<td style='{_CELL}'>{html.escape(a.model)}<br><small>{html.escape(a.source_label)}</small></td>"
+        f"<td style='{_CELL}'>{html.escape(display_name(a.model))}<br><small>{html.escape(a.source_label)}</small></td>"
         f"<td style='{_CELL}'>{html.escape(a.measure)}"
         + (f"<br><small>{html.escape(a.note)}</small>" if a.note else "")
         + f"</td><td style='{_CELL};min-width:11em'><b class='tfr-answer'>{html.escape(a.number())}</b></td>"
