@@ -325,7 +325,7 @@ def _screening_meaning(answer: Answer) -> str:
         return ""
     who = answer.source_label.split(": ")[-1]
     strategy = answer.measure.split(":")[0]
-    return f"For {who}, {strategy} keeps out {answer.value}% of the unreliable feedback; the note gives what it costs."
+    return f"For {who}, {strategy} keeps out {answer.value}% of the unreliable feedback (its note: the reliable it keeps)."
 
 
 for _kind in (

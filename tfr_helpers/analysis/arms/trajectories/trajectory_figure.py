@@ -180,5 +180,5 @@ def plot_real_rq2(results: Results, ax: Any = None) -> Any:
         "class, 95% intervals over tasks",
         fontsize=9,
     )
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.tight_layout(rect=(0, min(0.3, 0.55 / height), 1, 1))  # room for the legend under the panels
     return fig
