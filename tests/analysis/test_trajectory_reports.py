@@ -192,3 +192,15 @@ def test_the_real_rq2_figure_gives_each_set_a_row_and_each_step_class_a_marker()
     assert labels == ["reliable", "unreliable", "mixed"]  # every class drawn in either panel, in one order
     assert [c.get_label() for c in passed.containers] == ["unreliable"]  # the only step that passed before
     assert [c.get_label() for c in failed.containers] == ["reliable", "mixed"]
+
+
+def test_the_arms_headline_numbers_split_by_step_class_and_count_the_steps() -> None:
+    from tfr_helpers.analysis.headlines import headline_numbers
+
+    frame = headline_numbers(_results())
+    rows = frame[frame["source"] == "replayed (published self-repair log)"].set_index("number")
+    assert list(rows.index) == [
+        "trajectory_fail_to_pass:reliable", "trajectory_pass_to_fail:unreliable", "trajectory_fail_to_pass:mixed"
+    ]  # fmt: skip
+    assert set(rows["model"]) == {LABEL} and rows.loc["trajectory_pass_to_fail:unreliable", "value"] == 100.0
+    assert rows.loc["trajectory_fail_to_pass:reliable", "interval"].endswith("; 1 of 1 repair steps")

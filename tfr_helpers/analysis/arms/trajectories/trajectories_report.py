@@ -36,8 +36,14 @@ from tfr_helpers.records import Results
 
 NAME = "trajectories"
 """The arm's configuration key (``trajectories``) and its section of ``summary.json``."""
-HEADLINE_DEFINITIONS: dict[str, str] = {}
-"""The arm adds no headline row (its own headline is in its section: :func:`headline_lines`)."""
+HEADLINE_DEFINITIONS: dict[str, str] = {
+    "trajectory_pass_to_fail:<class>": "Replayed self-repair trajectories (real): P(Pass->Fail | passed before) over "
+    "a set's repair steps whose feedback is of the class (reliable, unreliable or mixed), percent with its 95% "
+    "cluster-bootstrap interval over tasks; the row's model names the set.",
+    "trajectory_fail_to_pass:<class>": "As trajectory_pass_to_fail:<class>, P(Fail->Pass | failed before).",
+}
+"""The arm's headline numbers (:func:`headline_rows`), split by the step class as the base study's are by feedback
+reliability."""
 TABLE = "rq2_trajectories"
 """File stem of the LaTeX table (written only for runs that replay trajectories)."""
 REAL_NOTE = (
@@ -353,6 +359,29 @@ def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
     }
 
 
+HEADLINE_SOURCE = "replayed (published self-repair log)"
+
+
 def headline_rows(results: Results) -> list[dict[str, object]]:
-    """The arm adds no headline row to :func:`tfr_helpers.analysis.headlines.headline_numbers`."""
-    return []
+    """Per set and judged step class, P(Pass->Fail | passed) and P(Fail->Pass | failed) with their intervals
+    (:func:`tfr_helpers.analysis.headlines.headline_numbers`' columns; the steps counted in ``interval``)."""
+    rows = rq2_rows(results)
+    rows = rows[(rows["position"] == "all") & rows["step_class"].isin(["reliable", "unreliable", "mixed"])]
+    out: list[dict[str, object]] = []
+    for _, r in rows.iterrows():
+        for prefix, number in (("pass_fail_", "trajectory_pass_to_fail"), ("fail_pass_", "trajectory_fail_to_pass")):
+            if not r[f"{prefix}n"]:
+                continue
+            out.append(
+                {
+                    "model": f"{r['model']} · {r['dataset']}",
+                    "source": HEADLINE_SOURCE,
+                    "number": f"{number}:{r['step_class']}",
+                    "value": r[f"{prefix}pct"],
+                    "low": r[f"{prefix}low"],
+                    "high": r[f"{prefix}high"],
+                    "interval": f"95% {r[f'{prefix}method']} over tasks; {int(r[f'{prefix}k'])} of "
+                    f"{int(r[f'{prefix}n'])} repair steps",
+                }
+            )
+    return out

@@ -127,7 +127,7 @@ def _dose_panel(ax: Any, points: pd.DataFrame, title: str) -> None:
     ax.set_ylabel("tasks (%)", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.set_title(f"Dose series ({len(points)} lists): {title}", fontsize=8)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left")
 
 
 def plot_real_rq2(results: Results, ax: Any = None) -> Any:
@@ -163,16 +163,10 @@ def plot_real_rq2(results: Results, ax: Any = None) -> Any:
     found = {n: h for a in axes[:2] for h, n in zip(*a.get_legend_handles_labels(), strict=True)}
     names = [c for c in CLASSES if c in found]
     handles = [found[n] for n in names]
-    fig.legend(
-        handles,
-        names,
-        title="feedback (step class)",
-        fontsize=7,
-        title_fontsize=7,
-        ncol=len(names) or 1,
-        loc="lower center",
-        bbox_to_anchor=(0.3, 0.0),
-    )
+    axes[0].legend(  # under the first panel's axis title: tight_layout (here or a caller's) makes room for it
+        handles, names, title="feedback (step class)", fontsize=7, title_fontsize=7, ncol=len(names) or 1,
+        loc="upper center", bbox_to_anchor=(0.5, -0.55 / max(1.0, height - 1.3)),  # 0.55 in under the axis
+    )  # fmt: skip
     if len(points):
         _dose_panel(axes[2], points, _slope_title(results))
     fig.suptitle(
@@ -180,5 +174,5 @@ def plot_real_rq2(results: Results, ax: Any = None) -> Any:
         "class, 95% intervals over tasks",
         fontsize=9,
     )
-    fig.tight_layout(rect=(0, min(0.3, 0.55 / height), 1, 1))  # room for the legend under the panels
+    fig.tight_layout()
     return fig
