@@ -188,7 +188,7 @@ def test_the_real_rq2_figure_gives_each_set_a_row_and_each_step_class_a_marker()
     assert len(fig.axes) == 2  # no dose series in this run: the two transition panels only
     passed, failed = fig.axes
     assert [t.get_text() for t in passed.get_yticklabels()] == [LABEL]
-    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    labels = [t.get_text() for t in passed.get_legend().get_texts()]
     assert labels == ["reliable", "unreliable", "mixed"]  # every class drawn in either panel, in one order
     assert [c.get_label() for c in passed.containers] == ["unreliable"]  # the only step that passed before
     assert [c.get_label() for c in failed.containers] == ["reliable", "mixed"]
