@@ -12,7 +12,7 @@ on, so the page shows only what it carries with it. The viewport is 1,400 x 1,00
 
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 
 from playwright.sync_api import Route, sync_playwright
@@ -30,7 +30,7 @@ def local_only(route: Route) -> None:
         route.abort("internetdisconnected")
 
 
-def first_screens(pairs: list[tuple[Path, Path]], width: int = WIDTH, height: int = HEIGHT) -> None:
+def first_screens(pairs: list[tuple[Path, Path]], width: int = WIDTH, height: int = HEIGHT, full: bool = False) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         try:
@@ -39,7 +39,7 @@ def first_screens(pairs: list[tuple[Path, Path]], width: int = WIDTH, height: in
                 page.route("**/*", local_only)
                 page.goto(html.resolve().as_uri())
                 page.wait_for_timeout(2000)  # the case browser's script and any widgets render
-                page.screenshot(path=str(png))
+                page.screenshot(path=str(png), full_page=full)
                 page.close()
                 print(png)
         finally:
@@ -54,5 +54,14 @@ def targets(source: Path, target: Path) -> list[tuple[Path, Path]]:
     return [(html, target / f"report_{html.name.split('_')[0]}_first_screen.png") for html in sorted(source.glob("0*.html"))]
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("source", type=Path, help="an exported report (.html) or a directory of them")
+    parser.add_argument("target", type=Path, help="the picture (.png) for one report, or a directory for many")
+    parser.add_argument("--full", action="store_true", help="the whole page, not only its first screen")
+    args = parser.parse_args()
+    first_screens(targets(args.source, args.target), full=args.full)
+
+
 if __name__ == "__main__":
-    first_screens(targets(Path(sys.argv[1]), Path(sys.argv[2])))
+    main()

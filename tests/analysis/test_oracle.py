@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tfr_helpers.analysis.arms.oracle import oracle_comparison, present, repair_report, summary_section
+from tfr_helpers.analysis.arms.oracle import oracle_comparison, present, repair_report, repair_table, summary_section
 from tfr_helpers.records import (
     Feedback,
     OracleRefinedEvaluation,
@@ -104,6 +104,10 @@ def test_repair_report_counts_repairs_reasons_and_passes() -> None:
     assert (row["unreliable_ebt_feedback"], row["repaired_k"], row["repaired_pct"]) == (5, 3, 60.0)
     assert (row["not_repaired"], row["not_repaired_invalid_input"], row["not_repaired_not_equality_assert"]) == (2, 1, 1)
     assert (row["code_passes_k"], row["code_passes_n"], row["repaired_feedback"]) == (1, 3, 2)
+    table = repair_table(results()).data  # the report's form: one row per model and benchmark, six columns
+    shown = table.iloc[0]
+    assert len(table.columns) == 6 and shown["Repaired"].startswith("3/5 60.0 [")
+    assert shown["Not repaired (reasons)"] == "2 (invalid input 1, not equality assert 1)"
 
 
 def test_comparison_pairs_the_arms_on_the_same_instances() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.helpers.latex import overfull_boxes
 from tests.helpers.records import bare_results
 from tfr_helpers.analysis.answers import report_answers, summary_section
-from tfr_helpers.analysis.arms.trajectories.trajectories import JUDGED_GROUP, rq2_rows
+from tfr_helpers.analysis.arms.trajectories.trajectories import rq2_rows
 from tfr_helpers.analysis.arms.trajectories.trajectories_report import latex_table
 from tfr_helpers.analysis.arms.trajectories.trajectory_cases import trajectory_file_name
 from tfr_helpers.analysis.cases import write_refinement_cases
@@ -74,21 +74,46 @@ def _results() -> Results:
     )
 
 
-def test_notebook_02_summary_and_terminal_lead_with_the_real_trajectory_rows() -> None:
+def test_notebook_02_summary_and_terminal_lead_with_the_real_trajectory_rows_split_by_step_class() -> None:
     results = _results()
     rows = report_answers(results, "rq2")
-    assert [(a.kind, a.model, a.source) for a in rows[:2]] == [("rq2_trajectories", LABEL, "replayed")] * 2
-    pass_fail, fail_pass = rows[0], rows[1]
-    judged = rq2_rows(results).set_index(["step_class", "position"]).loc[(JUDGED_GROUP, "all")]
-    # the arm's own numbers: judged steps only (the not reproduced /13 and not evaluable BigCodeBench/17 left out)
-    assert (pass_fail.k, pass_fail.n, pass_fail.value) == (1, 1, judged["pass_fail_pct"]) == (1, 1, 100.0)
-    assert (fail_pass.k, fail_pass.n, fail_pass.clusters) == (2, 2, 2)
-    assert fail_pass.unit == "repair steps" and pass_fail.low is not None
-    assert "reliable, unreliable or mixed" in pass_fail.note and "first steps alone: 100.0%" in pass_fail.note
+    real = [a for a in rows if a.kind == "rq2_trajectories"]
+    assert rows[: len(real)] == real and {(a.model, a.source) for a in real} == {(LABEL, "replayed")}
+    # reliable /23 and mixed /45 failed before (no Pass->Fail row; said in the note), unreliable /53 passed before;
+    # the not reproduced /13 and the not evaluable BigCodeBench/17 are in no row
+    assert [a.measure for a in real] == [
+        "P(Fail->Pass | failed before), reliable feedback",
+        "P(Pass->Fail | passed before), unreliable feedback",
+        "P(Fail->Pass | failed before), mixed feedback",
+    ]
+    reliable, unreliable, mixed = real
+    arm = rq2_rows(results).set_index(["step_class", "position"])
+    assert (unreliable.k, unreliable.n, unreliable.value) == (1, 1, arm.loc[("unreliable", "all")]["pass_fail_pct"])
+    assert (reliable.k, reliable.n, reliable.clusters, mixed.k, mixed.n) == (1, 1, 1, 1, 1)
+    assert unreliable.unit == "repair steps" and unreliable.low is not None
+    assert reliable.note.startswith("1 reliable step on 1 task; no reliable step passed before")
+    assert "first steps alone: 100.0%" in unreliable.note
     summary = json.loads(json.dumps(summary_section(results)))
-    assert summary["answers"]["rq2"][0]["model"] == LABEL
+    assert [r["measure"] for r in summary["answers"]["rq2"][:3]] == [a.measure for a in real]
     lines = summary_answer_lines(summary)
-    assert lines[0].startswith("Real results") and LABEL in lines[2] and "100.0% (all 1; [20.7, 100.0])" in lines[2]
+    assert lines[0].startswith("Real results") and LABEL in lines[2]
+    assert any("unreliable feedback" in line and "100.0% (all 1; [20.7, 100.0])" in line for line in lines)
+
+
+def test_notebook_02_reads_the_real_trajectories_answer_first_in_one_table() -> None:
+    from tfr_helpers.analysis.arms.trajectories.trajectories_report import interpretation, rq2_table
+
+    results = _results()
+    assert interpretation(results) == (
+        "On real self-repair (1 set replayed, each its own population, never pooled), a repair step broke code that "
+        "passed the benchmark after unreliable feedback in 100.0% of such steps (1 set, 1 with an interval above 0). "
+        "The figure and table give each set with its interval."
+    )
+    table = rq2_table(results).data
+    assert list(table.index.get_level_values("Feedback")) == [
+        "judged (all three)", "reliable", "unreliable", "mixed", "not reproduced"
+    ]  # fmt: skip
+    assert table.loc[(f"unspecified · {SET}", "unreliable"), "P(Pass->Fail | passed)"] == "1/1 100.0 [20.7, 100.0]"
 
 
 def test_every_step_is_a_browsable_case_with_its_code_diff_and_verdicts(tmp_path: Path) -> None:
@@ -151,3 +176,31 @@ def test_a_chained_step_names_the_step_above_instead_of_repeating_its_code() -> 
     assert text.count("return 0") == 2  # the first code before in full and in its diff
     assert "**Code before (attempt 1)**: the code after in 1. above" in text
     assert "-    return 0\n+    return 1" in text and "-    return 1\n+    return 2" in text  # every attempt readable
+
+
+def test_the_real_rq2_figure_gives_each_set_a_row_and_each_step_class_a_marker() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from tfr_helpers.analysis.arms.trajectories.trajectory_figure import plot_real_rq2
+
+    fig = plot_real_rq2(_results())
+    assert len(fig.axes) == 2  # no dose series in this run: the two transition panels only
+    passed, failed = fig.axes
+    assert [t.get_text() for t in passed.get_yticklabels()] == [LABEL]
+    labels = [t.get_text() for t in passed.get_legend().get_texts()]
+    assert labels == ["reliable", "unreliable", "mixed"]  # every class drawn in either panel, in one order
+    assert [c.get_label() for c in passed.containers] == ["unreliable"]  # the only step that passed before
+    assert [c.get_label() for c in failed.containers] == ["reliable", "mixed"]
+
+
+def test_the_arms_headline_numbers_split_by_step_class_and_count_the_steps() -> None:
+    from tfr_helpers.analysis.headlines import headline_numbers
+
+    frame = headline_numbers(_results())
+    rows = frame[frame["source"] == "replayed (published self-repair log)"].set_index("number")
+    assert list(rows.index) == [
+        "trajectory_fail_to_pass:reliable", "trajectory_pass_to_fail:unreliable", "trajectory_fail_to_pass:mixed"
+    ]  # fmt: skip
+    assert set(rows["model"]) == {LABEL} and rows.loc["trajectory_pass_to_fail:unreliable", "value"] == 100.0
+    assert rows.loc["trajectory_fail_to_pass:reliable", "interval"].endswith("; 1 of 1 repair steps")

@@ -152,7 +152,9 @@ def test_the_table_and_the_summary_section_say_the_data_are_real() -> None:
     results = _results()
     table = downstream_table(results)
     assert "not simulated" in str(table.caption)
-    assert table.data.loc[2, "Regressions prevented"] == 1
+    learned = table.data.xs("learned", level="Strategy").iloc[0]  # one table: a row per set and strategy
+    assert learned["Trajectories stopped: Pass->Fail prevented, Fail->Pass lost"].split(": ")[1].startswith("1, ")
+    assert len(table.data.columns) == 6 and table.data.index.names == ["Set", "Strategy"]
     assert "p (Pass->Fail)" not in table.data.columns  # no p-value fixed by construction
     section = summary_section(results)["trajectory_screening"]
     assert section["real"] is True and len(section["rows"]) == 3

@@ -136,6 +136,11 @@ def test_every_report_opens_on_its_answer_and_fits_the_viewport(series: Series) 
                     assert found is not None and found["y"] + found["height"] < VIEWPORT["height"], found
                     assert SHARE_WITH_INTERVAL.fullmatch(row.locator(".tfr-answer").inner_text())
                     page.screenshot(path=str(FIRST_SCREEN_02))  # the first screen, as a reader meets it
+                    page_text = page.locator("body").inner_text()  # the real figure and table before the demo
+                    assert page_text.index("1. Real refinement") < page_text.index("Demo below")
+                    figure = page.locator("img").first.bounding_box()
+                    assert figure is not None and figure["y"] > where["y"] + where["height"], figure
+                assert page.locator("details.tfr-provenance").count() <= 1, name  # said once per report
                 text = page.locator("body").inner_text()
                 wider = page.evaluate(WIDER)
             finally:
@@ -145,6 +150,15 @@ def test_every_report_opens_on_its_answer_and_fits_the_viewport(series: Series) 
             assert "# Parameters" not in before and "run_dir =" not in before, name
             assert str(series.run_dir) not in html.read_text(), name  # nowhere in the page, not even collapsed
             assert not wider, (name, wider)
+
+
+def test_every_headline_box_shows_the_numbers_of_summary_json_trajectory_rows_included(series: Series) -> None:
+    from tests.notebooks.test_series import check_headline_boxes
+
+    check_headline_boxes(series.run_dir)  # 02's rows split by step class, 03b left out (its box is not summary's)
+    summary = json.loads((series.run_dir / "analysis" / "summary.json").read_text())
+    measures = {a["measure"] for a in summary["answers"]["rq2"] if a["kind"] == "rq2_trajectories"}
+    assert any(m.endswith(", unreliable feedback") for m in measures), measures
 
 
 def test_the_case_browser_opens_a_replayed_case_offline(series: Series) -> None:

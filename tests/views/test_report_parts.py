@@ -40,6 +40,17 @@ def test_the_box_puts_real_rows_first_and_simulated_rows_under_a_demo_heading() 
     assert "No real answer" in headline_box_html("rq1", [_answer("simulated", "sim:default")])
 
 
+def test_the_box_shows_its_first_real_rows_open_and_the_rest_collapsed_in_order() -> None:
+    from tfr_helpers.views.headline_box import SHOWN
+
+    rows = [_answer("replayed", f"set-{i:02d}") for i in range(SHOWN + 3)]
+    page = headline_box_html("rq2", rows)
+    more = page.index("<details class='tfr-more'")
+    assert page.index(f"set-{SHOWN - 1:02d}") < more < page.index(f"set-{SHOWN:02d}")
+    assert "3 more real rows" in page and page.count("<b class='tfr-answer'>") == SHOWN + 3
+    assert "tfr-more" not in headline_box_html("rq2", rows[:SHOWN])
+
+
 def test_paths_of_the_run_project_and_home_are_masked(tmp_path: Path) -> None:
     run = tmp_path / "my-run"
     text = f"wrote {run}/results.json and {PROJECT_ROOT}/notebooks/01.ipynb"
@@ -104,6 +115,20 @@ def test_the_selection_box_leads_with_the_published_data_and_relates_it_to_the_r
         ("sim:default", "simulated", 50.0, 6),
     ]
     assert "random: 22.12%" in rows[0].note and "not the paper's 36.7" in rows[1].note
+    assert rows[0].low is None and rows[0].method == "no per-task values to resample"
+
+
+def test_selection_pass_at_1_has_its_interval_over_tasks() -> None:
+    from tfr_helpers.consensus.report import SelectionReport, StrategyRow
+    from tfr_helpers.views.headline_box import task_interval
+
+    per_task = (1.0, 0.0, 0.5, 1.0, 0.25, 0.0, 1.0, 0.75)
+    row = StrategyRow("codet", {1: sum(per_task) / 8}, per_task={1: per_task})
+    report = SelectionReport([row], tasks=8, ks=(1,), task_ids=tuple(f"T/{i}" for i in range(8)))
+    found = task_interval(report, row)
+    assert found["pct"] == 56.2 and found["method"] == "task bootstrap"  # the mean of the tasks' pass@1
+    assert 0 < float(found["low"]) < 56.2 < float(found["high"]) < 100  # type: ignore[arg-type]
+    assert task_interval(SelectionReport([row], tasks=8, ks=(1,)), row) == {}  # no task ids: no interval
 
 
 def test_a_wide_table_is_split_per_model_with_degenerate_rows_and_columns_said_once() -> None:
@@ -129,3 +154,34 @@ def test_a_wide_table_is_split_per_model_with_degenerate_rows_and_columns_said_o
     assert "Fixes lost: not run: no refiner." in page and page.count(">12<") == 1  # collapsed only where it says so
     degenerate = pd.DataFrame({"a": ["0.0 [0.0, 0.0] p=1.000", ""], "b": ["-2.0 [-4.0, 0.0] p=0.040*", "--"]})
     assert "a: 0.0 [0.0, 0.0] in every cell" in fit(degenerate).data
+
+
+def test_provenance_gives_repository_commit_and_licence_of_every_replayed_source_once() -> None:
+    from tests.helpers.records import bare_results
+    from tfr_helpers.records.study import ModelSource
+    from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectorySetInfo
+    from tfr_helpers.views.provenance import provenance_html, provenance_rows
+
+    codet = ModelSource(
+        model="replay:codet-codegen16b-humaneval",
+        source="replayed",
+        label="replayed (published)",
+        dataset="codet-codegen16b-humaneval",
+        producer="CodeGen-Mono-16B",
+        note="n",
+    )
+    sim = ModelSource(model="sim:default", source="simulated", label="simulated", note="n")
+    trajectory = TrajectorySetInfo(
+        name="reflexion-gpt4o-bcb", benchmark="bigcodebench", model="GPT-4o", protocol="p",
+        source="github.com/owner/repo@abc1234", license="MIT (owner)", tasks=1, steps=1,
+    )  # fmt: skip
+    results = bare_results(model_sources=[codet, sim], trajectories=TrajectoriesResults(sets=[trajectory]))
+    rows = provenance_rows(results)
+    assert [(r["data"], r["repository"], r["commit"]) for r in rows] == [
+        ("codet-codegen16b-humaneval", "github.com/microsoft/CodeT", "35f54d60b152"),
+        ("reflexion-gpt4o-bcb", "github.com/owner/repo", "abc1234"),
+    ]
+    assert rows[0]["licence"].startswith("MIT") and rows[1]["licence"] == "MIT (owner)"
+    page = provenance_html(results)
+    assert page.startswith("<details") and "2 replayed sources" in page and "sim:default" not in page
+    assert provenance_html(bare_results()) == ""

@@ -63,8 +63,10 @@ def test_banner_sources_and_tables_name_each_source(mixed_run: Path) -> None:
     }
     caption = analysis.rq1_four_cases_table(results).caption or ""
     assert "simulated" not in caption.lower()  # a report says the sources once, under its first table
-    note = views.sources_table(results).data.split("<b>Note.</b>")[1]
-    assert note.strip().startswith("Rows whose source is simulated: simulated model") and "hand-written fixture" in note
+    page = views.sources_table(results).data  # provenance once, collapsed: the imported set, no repository to give
+    assert page.count("<details class='tfr-provenance'") == 1 and "1 replayed source" in page
+    assert f"<td style='padding:2px 8px'>{FIXTURE.name}</td><td style='padding:2px 8px'>generations</td>" in page
+    assert "imported (replay_datasets)" in page and "Rows whose source is simulated" not in page
     tex = (mixed_run / "analysis" / "rq1_four_cases.tex").read_text()  # a table standing alone keeps the note
     assert "Rows whose source is simulated" in tex and "hand-written fixture" in tex
     rq2 = analysis.rq2_refinement_outcomes_table(results).data.reset_index()

@@ -29,6 +29,7 @@ from tfr_helpers.analysis.inference.units import clustered_rows, samples_per_tas
 from tfr_helpers.analysis.tables import TRANSITION_LABELS
 from tfr_helpers.analysis.tidy.sources import source_label, source_of
 from tfr_helpers.records import Results
+from tfr_helpers.replay.datasets import DATASETS
 
 REAL_SOURCES = ("replayed", "live")
 """Sources whose rows are evidence (a ``simulated`` row is a demo)."""
@@ -324,7 +325,7 @@ def _screening_meaning(answer: Answer) -> str:
         return ""
     who = answer.source_label.split(": ")[-1]
     strategy = answer.measure.split(":")[0]
-    return f"For {who}, {strategy} keeps out {answer.value}% of the unreliable feedback; the note gives what it costs."
+    return f"For {who}, {strategy} keeps out {answer.value}% of the unreliable feedback (its note: the reliable it keeps)."
 
 
 for _kind in (
@@ -396,11 +397,18 @@ def _absent(results: Results, report: str, rows: Sequence[Answer]) -> list[Answe
 
 
 def report_answers(results: Results, report: str) -> list[Answer]:
-    """Every answer row of one report, real rows first (with a reason row for a real coder that has none), then
-    the simulated demo rows."""
+    """Every answer row of one report, real rows first (the reason rows of real coders without an answer after the
+    real answers), then the simulated demo rows."""
     rows = [a for kind in kinds_for(report) for a in kind.compute(results)]
     rows += _absent(results, report, rows)
-    return sorted(rows, key=lambda a: not a.real)
+    return sorted(rows, key=lambda a: (not a.real, a.real and a.value is None))
+
+
+def display_name(model: str) -> str:
+    """A registered replay dataset's display name (``replay:codet-codegen16b-humaneval`` -> ``CodeGen-Mono-16B
+    (CodeT)``), as the paper tables, the terminal and the headline boxes name it; any other model as given."""
+    spec = DATASETS.get(model.removeprefix("replay:")) if model.startswith("replay:") else None
+    return spec.display if spec is not None else model
 
 
 def meaning(answer: Answer) -> str:

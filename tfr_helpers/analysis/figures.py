@@ -27,6 +27,7 @@ from tfr_helpers.analysis import rq1, rq2, rq3  # noqa: E402
 from tfr_helpers.analysis.arms import REPORTS  # noqa: E402
 from tfr_helpers.analysis.inference.units import rows_resampler, share_columns  # noqa: E402
 from tfr_helpers.analysis.interpret import evidence_kind  # noqa: E402
+from tfr_helpers.analysis.rq3 import abstained_everywhere  # noqa: E402
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS, error_bar  # noqa: E402
 from tfr_helpers.analysis.tidy.frames import pairs_frame  # noqa: E402
 from tfr_helpers.analysis.tidy.sources import model_display, real_note, source_label  # noqa: E402
@@ -166,15 +167,6 @@ def strategy_styles(strategies: list[str]) -> dict[str, tuple[str, str]]:
     """Strategy -> (colour, marker), the same in every panel: colours from :data:`OKABE_ITO`, markers from
     :data:`MARKERS`, so that strategies sharing a colour never share a marker."""
     return {s: (OKABE_ITO[i % len(OKABE_ITO)], MARKERS[i % len(MARKERS)]) for i, s in enumerate(strategies)}
-
-
-def abstained_everywhere(nums: pd.DataFrame) -> list[str]:
-    """Strategies that abstained on every decision of the frame's rows (a consensus screener without consensus: it
-    accepted as ``accept_all`` does, so its point would sit on ``accept_all``'s)."""
-    if "abstained" not in nums:
-        return []
-    done = nums[(nums["decisions"] > 0) & (nums["abstained"] == nums["decisions"])]
-    return [str(s) for s in done["strategy"]]
 
 
 def _pr_panel(nums: pd.DataFrame, styles: dict[str, tuple[str, str]], ax: Axes) -> None:

@@ -11,7 +11,7 @@ from tfr_helpers.analysis import rq1, rq2, rq3
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.analysis.tables import SIMULATED_NOTE
-from tfr_helpers.analysis.tidy.sources import source_label, source_of
+from tfr_helpers.analysis.tidy.sources import model_display, source_of
 from tfr_helpers.records import Results
 
 ALPHA = 0.05
@@ -81,64 +81,82 @@ def rq1_comparisons(results: Results) -> list[tuple[pd.Series, pd.Series, Any]]:
     return out
 
 
+WORDS = 150
+"""About how many words an interpretation gives (the answer first; the tables above hold the rest)."""
+
+
+def _who(results: Results, model: str) -> str:
+    """A model's display name (``CodeGen-Mono-16B (CodeT)``, ``sim:default (simulated)``)."""
+    return model_display(results, model)
+
+
+def _demo(results: Results, parts: list[str]) -> str:
+    """The simulated rows in one sentence, fenced as a demo ("" without any)."""
+    return f"Demo, not evidence ({SIMULATED_NOTE}; never compared with a real row): {'; '.join(parts)}." if parts else ""
+
+
 def interpret_rq1(results: Results) -> str:
-    """A few sentences per model (never pooled across models) on how much test-fail feedback is unreliable,
-    and its most frequent cause; each model's sentence names its source (simulated, replayed, live). Two rows
-    are said to differ only when the bootstrap test of their difference says so."""
+    """The answer first, per model (never pooled): how much of its test-fail feedback is unreliable, with its most
+    frequent cause; then the range among the real rows, stated as a difference only when the bootstrap test of it
+    says so; the simulated rows in one demo sentence."""
     by = rq1.by_benchmark(results)
     causes = rq1.unreliable_causes(results)
-    text = [_prefix(results).strip()] if results.simulated else []
+    real, demo = [], []
     for model, mine in by.groupby("model", sort=True):
         share = rq1.unreliable_share(results, str(model))
-        text.append(
-            f"{model} ({source_label(results, str(model))}): of {int(mine['tests'].sum())} (code sample, test) pairs, "
-            f"{int(mine['feedback'].sum())} failed on the generated code; {_share(share)} of that test-fail feedback "
-            f"is unreliable (the reference fails the test too; interval: {share['method']}, {share['clusters']} "
-            f"tasks; mean of per-task shares {share['task_mean_pct']}%)."
-        )
         top = causes[(causes["model"] == model) & (causes["kind"] == "all") & (causes["k"] > 0)]
+        cause = ""
         if len(top):
             row = top.sort_values("k", ascending=False).iloc[0]
-            text.append(f"Its most frequent cause is {row['cause'].replace('_', ' ')}: {_share(row)}.")
+            cause = f", most often {row['cause'].replace('_', ' ')} ({int(row['k'])})"
+        of = f"of {int(mine['feedback'].sum())} test-fail feedback ({share['clusters']} tasks){cause}"
+        if evidence_kind(results, str(model)) == "real":
+            real.append(f"{_who(results, str(model))}: {_share(share)} {of}")
+        else:
+            demo.append(f"{_who(results, str(model))} {_share(share)} unreliable")
+    text = [f"Unreliable (the reference fails the test too): {'; '.join(real)}."] if real else []
     for hi, lo, diff in rq1_comparisons(results):
-        kind = evidence_kind(results, str(hi["model"]))
-        text.append(
-            f"Among the {kind} rows, the unreliable share ranges from {lo['pct']}% ({lo['model']}, {lo['benchmark']}) "
-            f"to {hi['pct']}% ({hi['model']}, {hi['benchmark']}); the difference, {pct(diff.value)} pp "
-            + (
-                f"[{pct(diff.low)}, {pct(diff.high)}] (bootstrap p = {diff.p_value:.3f}): "
-                if not pd.isna(diff.p_value)
-                else "(a share at 0 or 100% has no bootstrap spread): "
-            )
-            + f"{_verdict(diff.p_value)}."
+        if evidence_kind(results, str(hi["model"])) != "real":
+            continue
+        spread = (
+            f"{pct(diff.value)} pp [{pct(diff.low)}, {pct(diff.high)}], bootstrap p = {diff.p_value:.3f}"
+            if not pd.isna(diff.p_value)
+            else "a share at 0 or 100% has no bootstrap spread"
         )
-    if {evidence_kind(results, str(m)) for m in by["model"]} == {"real", "simulated"}:
-        text.append("Simulated rows are a demo: no simulated row is compared with a real one.")
-    return " ".join(text)
+        text.append(
+            f"The real rows range from {lo['pct']}% ({_who(results, str(lo['model']))}, {lo['benchmark']}) to "
+            f"{hi['pct']}% ({_who(results, str(hi['model']))}, {hi['benchmark']}) ({spread}): {_verdict(diff.p_value)}."
+        )
+    text.append(_demo(results, demo))
+    return " ".join(t for t in text if t)
 
 
 def interpret_rq2(results: Results) -> str:
-    """Per model: how often refinement broke code that passed and fixed code that failed, by feedback reliability."""
+    """The run's own refinement, the answer first: per real model how often it broke passing code and fixed failing
+    code, by feedback reliability; the simulated rows in one demo sentence (the replayed trajectories have their own:
+    :func:`tfr_helpers.analysis.arms.trajectories.trajectories_report.interpretation`)."""
     cond = rq2.conditional_transitions(results)
-    text = [_prefix(results).strip()] if results.simulated else []
+    real: list[str] = []
+    demo: list[str] = []
     for (model, rel), g in cond.groupby(["model", "reliability"], sort=True):
         rows = g.set_index("transition")
         if not (rows["attempts"] > 0).any():
             continue
         broke, fixed = rows.loc["pass->fail"], rows.loc["fail->pass"]
-        text.append(
-            f"{model} ({source_label(results, str(model))}), after {rel} feedback: refinement broke code that passed "
-            f"before in {_share(broke)} of attempts on such code ({broke['unique_attempts']} distinct prompts) and "
-            f"fixed code that failed before in {_share(fixed)} ({fixed['unique_attempts']} distinct prompts)."
-        )
+        said = f"after {rel} feedback Pass->Fail {_share(broke)}, Fail->Pass {_share(fixed)}"
+        (real if evidence_kind(results, str(model)) == "real" else demo).append(f"{_who(results, str(model))} {said}")
+    text = []
+    if real:
+        text.append(f"The run's own refinement (attempts): {'; '.join(real)}.")
     diag = rq2.generated_test_diagnostic(results)
     for _, r in diag.iterrows():
-        if r["n"]:
+        if r["n"] and evidence_kind(results, str(r["model"])) == "real":
             text.append(
-                f"{r['model']}, with {r['reliability']} feedback: {_share(r)} of refined programs "
-                "that pass the generated test still fail the benchmark tests."
+                f"{_who(results, str(r['model']))}, {r['reliability']} feedback: {_share(r)} of refined programs that "
+                "pass the generated test still fail the benchmark."
             )
-    return " ".join(text)
+    text.append(_demo(results, demo))
+    return " ".join(t for t in text if t) or "No refinement attempt in this run (no refiner, or no test-fail feedback)."
 
 
 def _against_baseline(tests: pd.DataFrame, model: str, strategy: str, measure: str) -> str:
@@ -155,39 +173,43 @@ def _against_baseline(tests: pd.DataFrame, model: str, strategy: str, measure: s
     return f"{shown} (p_Holm = {r['p_holm']:.3f}{family}: {_verdict(r['p_holm'])})"
 
 
-def interpret_rq3(results: Results) -> str:
-    """A few sentences per model on each screening strategy's classifier measures and its downstream effect.
+def _best(mine: pd.DataFrame) -> pd.Series | None:
+    """The strategy (not accept_all, not abstaining everywhere) with the highest specificity, ties by recall."""
+    kept = mine[(mine["strategy"] != rq3.BASELINE) & mine["specificity_pct"].notna()]
+    if kept.empty:
+        return None
+    return kept.sort_values(["specificity_pct", "recall_pct"], ascending=False).iloc[0]
 
-    Differences from ``accept_all`` are those of the paired comparison (:mod:`pairwise`): the text states a
-    difference only when its Holm-adjusted p-value is below 0.05."""
+
+def interpret_rq3(results: Results) -> str:
+    """The answer first, per model: the strategy that keeps out the most unreliable feedback (specificity) with the
+    reliable feedback it still keeps (recall) and its F1 against ``accept_all`` (the paired comparison of
+    :mod:`pairwise`: a difference is stated only when its Holm-adjusted p-value is below 0.05) and, where the run
+    refined, its downstream effect; the strategies that abstained on every decision in one line; the simulated rows
+    in one demo sentence."""
     nums = rq3.screening_and_downstream(results)
     tests = pairwise.pairwise_comparisons(results)
-    text = [_prefix(results).strip()] if results.simulated else []
-    for _, r in nums.iterrows():
-        who = f"{r['model']} ({source_label(results, r['model'])})"
-        if r["strategy"] == rq3.BASELINE:
-            text.append(
-                f"{who}: refinement {r['refinement']}; {r['decisions']} feedback decided by every strategy."
-                if r["refinement"] != "run"
-                else f"{who}, on the {r['decisions']} feedback every strategy decided: accepting all feedback changes "
-                f"the benchmark pass rate by {r['net_change_per_code_pct']} pp per code sample "
-                f"[{r['net_change_per_code_low']}, {r['net_change_per_code_high']}] ({r['net_change_pp']} pp per "
-                "refinement attempt)."
-            )
+    text, demo, idle = [], [], []
+    if nums.empty or "model" not in nums:
+        return "No feedback was screened in this run."
+    for model, mine in nums.groupby("model", sort=False):
+        who = _who(results, str(model))
+        idle += [f"{s} ({who})" for s in rq3.abstained_everywhere(mine)]
+        best = _best(mine[~mine["strategy"].isin(rq3.abstained_everywhere(mine))])
+        if best is None:
             continue
-        measures = (
-            f"{who}: {r['strategy']} accepts {r['accept_pct']}% of feedback "
-            + (f"(abstaining on {r['abstain_pct']}%) " if r["abstained"] else "")
-            + f"with precision {_pc(r['precision_pct'])}, recall {_pc(r['recall_pct'])} and specificity "
-            f"{_pc(r['specificity_pct'])}; against accept_all, "
-            + "; ".join(_against_baseline(tests, r["model"], r["strategy"], m) for m in ("f1", "mcc"))
+        said = (
+            f"{best['strategy']} keeps out the most unreliable feedback, {_pc(best['specificity_pct'])} of it, and keeps "
+            f"{_pc(best['recall_pct'])} of the reliable feedback ({int(best['decisions'])} feedback decided); against "
+            f"accept_all, {_against_baseline(tests, str(model), str(best['strategy']), 'f1')}"
         )
-        if r["refinement"] != "run":
-            text.append(f"{measures} (downstream effect {r['refinement']}).")
-            continue
-        text.append(
-            f"{measures}. Downstream it avoids {r['regressions_avoided']} regressions, loses {r['fixes_lost']} fixes; "
-            + _against_baseline(tests, r["model"], r["strategy"], "net_change_per_code")
-            + "."
-        )
-    return " ".join(text)
+        if best["refinement"] == "run":
+            said += f"; downstream it avoids {best['regressions_avoided']} regressions, loses {best['fixes_lost']} fixes"
+        if evidence_kind(results, str(model)) == "real":
+            text.append(f"{who}: {said}.")
+        else:
+            demo.append(f"{who}: {said}")
+    if idle:
+        text.append(f"Abstained on every decision (no consensus: they accept all, as accept_all does): {', '.join(idle)}.")
+    text.append(_demo(results, demo))
+    return " ".join(t for t in text if t)

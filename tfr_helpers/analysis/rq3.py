@@ -211,3 +211,12 @@ def undecided_sensitivity(results: Results, *, n_resamples: int = N_RESAMPLES, s
                     }
                 )
     return pd.DataFrame(rows) if rows else pd.DataFrame(columns=["model", "source", "strategy", "undecided_as"])
+
+
+def abstained_everywhere(nums: pd.DataFrame) -> list[str]:
+    """Strategies that abstained on every decision of the frame's rows (a consensus screener without consensus: it
+    accepted as ``accept_all`` does, so its point would sit on ``accept_all``'s)."""
+    if "abstained" not in nums:
+        return []
+    done = nums[(nums["decisions"] > 0) & (nums["abstained"] == nums["decisions"])]
+    return [str(s) for s in done["strategy"]]

@@ -35,6 +35,8 @@ class StrategyRow:
     """Why those tasks have no ranking -> count."""
     info: dict[str, float] = field(default_factory=dict)
     """Diagnostics summed over tasks (e.g. tasks whose iteration did not converge)."""
+    per_task: dict[int, tuple[float, ...]] = field(default_factory=dict)
+    """k -> each task's pass@k, in the order of :attr:`SelectionReport.task_ids` (for intervals over tasks)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ class SelectionReport:
     """Task id -> why it was left out of every average (no code sample)."""
     estimator: str = SELECTION_ESTIMATOR
     """How a ranking's pass@k was computed (:data:`~tfr_helpers.consensus.ranked_pass_at_k.ESTIMATORS`)."""
+    task_ids: tuple[str, ...] = ()
+    """The tasks averaged over, in the order of each row's :attr:`StrategyRow.per_task`."""
 
     def frame(self) -> pd.DataFrame:
         """One row per strategy (random last): pass@k in percent, fallback tasks."""
@@ -134,10 +138,12 @@ def selection_report(
             for k in ks:
                 values[k].append(task_pass_at_k(m, truths[m.task_id], ranking, k, estimator))
         info = {"not_converged": float(not_converged)} if not_converged else {}
-        rows.append(StrategyRow(name, {k: mean_or_nan(v) for k, v in values.items()}, sum(reasons.values()), reasons, info))
-    baseline = {k: mean_or_nan([random_pass_at_k(m, truths[m.task_id], k) for m in kept]) for k in ks}
-    rows.append(StrategyRow(RANDOM, baseline))
-    return SelectionReport(rows, len(kept), tuple(ks), skipped, estimator)
+        means = {k: mean_or_nan(v) for k, v in values.items()}
+        per_task = {k: tuple(v) for k, v in values.items()}
+        rows.append(StrategyRow(name, means, sum(reasons.values()), reasons, info, per_task))
+    random = {k: tuple(random_pass_at_k(m, truths[m.task_id], k) for m in kept) for k in ks}
+    rows.append(StrategyRow(RANDOM, {k: mean_or_nan(v) for k, v in random.items()}, per_task=random))
+    return SelectionReport(rows, len(kept), tuple(ks), skipped, estimator, tuple(m.task_id for m in kept))
 
 
 def reports_frame(reports: Mapping[str, SelectionReport]) -> pd.DataFrame:

@@ -7,16 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tfr_helpers.analysis.answers import Answer, answers_from_summary
-from tfr_helpers.replay.datasets import DATASETS
-
-
-def display_name(model: str) -> str:
-    """A registered replay dataset's display name (``replay:codet-codegen16b-humaneval`` -> ``CodeGen-Mono-16B
-    (CodeT)``), as the paper tables name it; any other model as given."""
-    spec = DATASETS.get(model.removeprefix("replay:")) if model.startswith("replay:") else None
-    return spec.display if spec is not None else model
-
+from tfr_helpers.analysis.answers import Answer, answers_from_summary, display_name
 
 REPORT_ORDER = ("rq1", "rq2", "rq3")
 """The reports whose answers the table gives, in order (``setup`` and ``cases`` count records: left out)."""

@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from tfr_helpers.analysis.tidy.sources import model_display
 from tfr_helpers.errors import TfrError
 from tfr_helpers.pipeline import STAGES
 from tfr_helpers.pipeline.engine.codec import load_results
@@ -49,22 +50,47 @@ def count_lines(results: Results, run_dir: Path) -> list[str]:
     out.append(f"  sandbox runs: {runs:,}" if runs is not None else "  sandbox runs: not recorded (an older run)")
     out.append(f"  model calls behind the results: {calls:,} ({cached:,} served from the cache)")
     out.append(f"  tokens in/out: {tokens[0]:,}/{tokens[1]:,}; cost ${cost:.4f}")
+    part = results.trajectories
+    sets = f"{len(part.sets)} set{'' if len(part.sets) == 1 else 's'}" if part else ""
+    steps = f", {len(part.steps):,} replayed trajectory steps ({sets})" if part else ""
     out.append(
         f"  records: {len(results.generated_codes):,} code samples, {len(results.pair_evaluations):,} "
-        f"(code, test) pairs, {len(results.refined_evaluations):,} refinement attempts"
+        f"(code, test) pairs, {len(results.refined_evaluations):,} refinement attempts{steps}"
     )
     skipped = Counter((s.model, s.stage, s.reason) for s in results.skipped)
-    if skipped:
+    left = trajectory_exclusions(results)
+    if skipped or left:
         out.append("excluded (by design, counted):")
         out += [
-            f"  {m} {stage}: {reason} ({n:,} {'item' if n == 1 else 'items'})" for (m, stage, reason), n in skipped.items()
+            f"  {model_display(results, m)} {stage}: {reason} ({n:,} {'item' if n == 1 else 'items'})"
+            for (m, stage, reason), n in skipped.items()
         ]
+        out += left
     errors = {
         "code samples without usable code": sum(c.code is None for c in results.generated_codes),
         "refinements without code": sum(r.code is None for r in results.refinements),
     }
     shown = {k: v for k, v in errors.items() if v}
     out.append("excluded (errors): " + (", ".join(f"{k} {v:,}" for k, v in shown.items()) or "none"))
+    return out
+
+
+def trajectory_exclusions(results: Results) -> list[str]:
+    """Per replayed trajectory set, the steps left out of RQ2's judged classes: unusable in the log, not reproduced
+    (no failing test ran again), not evaluable offline (none for a run without trajectories)."""
+    part = results.trajectories
+    if part is None:
+        return []
+    out = []
+    for info in part.sets:
+        counts = {
+            "unusable in the log": sum(u.dataset == info.name and u.step >= 0 for u in part.unusable),
+            "not reproduced": sum(s.dataset == info.name and s.step_class == "not_reproduced" for s in part.steps),
+            "not evaluable": sum(s.dataset == info.name and s.step_class == "not_evaluable" for s in part.steps),
+        }
+        said = ", ".join(f"{n:,} {what}" for what, n in counts.items() if n)
+        if said:
+            out.append(f"  {info.model} · {info.name} trajectory steps: {said}")
     return out
 
 

@@ -24,6 +24,7 @@ from tfr_helpers.views.offline_browser import OfflineCaseBrowser
 from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.run_details import RunDetails, mask_paths, run_outputs, shown_path
 from tfr_helpers.views.trajectories import (
+    real_rq2_figure,
     trajectories_report,
     trajectory_html,
     trajectory_results,
@@ -62,6 +63,7 @@ __all__: list[str] = [
     "sources",
     "sources_table",
     "tasks_overview",
+    "real_rq2_figure",
     "trajectories_report",
     "trajectory_html",
     "trajectory_results",

@@ -12,10 +12,10 @@ import yaml
 from IPython.display import HTML, Markdown
 
 from tfr_helpers.analysis.headlines import headline as analysis_headline
-from tfr_helpers.analysis.tables import caption_with
 from tfr_helpers.analysis.tidy.sources import skipped_frame, sources_frame
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.records import Results
+from tfr_helpers.views.provenance import provenance_html
 from tfr_helpers.views.run_details import RUN_OUTPUTS
 
 
@@ -67,11 +67,14 @@ def sources(results: Results) -> pd.DataFrame:
 
 
 def sources_table(results: Results) -> HTML:
-    """:func:`sources` as a report's first table, with the note (said once, here) that the later tables' Source
-    column refers to: which rows are a simulated demo and which are real generations, by whom."""
-    note = caption_with("", results).strip() or "Every row is from a live provider, generated during this run."
+    """:func:`sources` as a report's first table, the run's time limit when it is not the fixed one, and the
+    provenance of its real data (repository, commit, licence of every replayed dataset and trajectory set), said once
+    here and collapsed (:func:`tfr_helpers.views.provenance.provenance_html`); later tables name a row's source in
+    their Source column only."""
     table = sources(results).fillna("").to_html(index=False, border=0)
-    return HTML(f"{table}<p style='font-size:90%;margin-top:4px'><b>Note.</b> {html.escape(note)}</p>")
+    limit = "" if results.time_limit.startswith("time limit: fixed") else f"{results.time_limit.capitalize()}."
+    note = f"<p style='font-size:90%;margin-top:4px'>{html.escape(limit)}</p>" if limit else ""
+    return HTML(f"{table}{note}{provenance_html(results)}")
 
 
 def config_markdown(config: Any) -> Markdown:

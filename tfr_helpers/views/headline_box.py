@@ -10,11 +10,14 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 from IPython.display import HTML
 
-from tfr_helpers.analysis.answers import QUESTIONS, Answer, meaning, report_answers
+from tfr_helpers.analysis.answers import QUESTIONS, Answer, display_name, meaning, report_answers
+from tfr_helpers.analysis.inference.clustered import ratio
+from tfr_helpers.analysis.inference.units import clustered_rows, interval_columns
 from tfr_helpers.analysis.tidy.sources import source_label, source_of
-from tfr_helpers.consensus.report import SelectionReport
+from tfr_helpers.consensus.report import SelectionReport, StrategyRow
 from tfr_helpers.records import Results
 
 BOX_STYLE = (
@@ -28,6 +31,9 @@ BADGES = {
 }
 """Source -> (badge text, background, border colour)."""
 _CELL = "padding:3px 8px;text-align:left;vertical-align:top;border-bottom:1px solid #dde"
+SHOWN = 8
+"""Real rows the box shows open; the rest (every row is there, in order) under a collapsed ``more`` line, so that
+the report's first figure stays near the first screen."""
 
 
 def badge(source: str) -> str:
@@ -46,7 +52,7 @@ def _table(rows: Sequence[Answer]) -> str:
     body = "".join(
         "<tr>"
         f"<td style='{_CELL}'>{badge(a.source)}</td>"
-        f"<td style='{_CELL}'>{html.escape(a.model)}<br><small>{html.escape(a.source_label)}</small></td>"
+        f"<td style='{_CELL}'>{html.escape(display_name(a.model))}<br><small>{html.escape(a.source_label)}</small></td>"
         f"<td style='{_CELL}'>{html.escape(a.measure)}"
         + (f"<br><small>{html.escape(a.note)}</small>" if a.note else "")
         + f"</td><td style='{_CELL};min-width:11em'><b class='tfr-answer'>{html.escape(a.number())}</b></td>"
@@ -69,7 +75,12 @@ def headline_box_html(report: str, answers: Sequence[Answer], question: str | No
     ]
     if real:
         parts.append("<div style='font-weight:bold;margin:4px 0'>Answer on real generations (evidence)</div>")
-        parts.append(_table(real))
+        parts.append(_table(real[:SHOWN]))
+        if len(real) > SHOWN:
+            parts.append(
+                f"<details class='tfr-more' style='margin:4px 0'><summary>{len(real) - SHOWN} more real rows (the "
+                f"box shows {SHOWN} of {len(real)}; summary.json holds every row)</summary>{_table(real[SHOWN:])}</details>"
+            )
         sentences = list(dict.fromkeys(s for a in real if (s := meaning(a))))
         if sentences:
             parts.append(
@@ -131,6 +142,7 @@ def selection_answers(
             continue
         baseline = strategies.get("random")
         versus = f"; random: {100 * baseline.pass_at[1]:.2f}%" if baseline else ""
+        interval = task_interval(report, chosen)
         rows.append(
             Answer(
                 kind="selection",
@@ -139,13 +151,25 @@ def selection_answers(
                 source_label=source_label(results, model) if src.producer or src.source != "replayed" else src.label,
                 measure=f"pass@1 of the program {chosen.strategy} selects",
                 value=round(100 * chosen.pass_at[1], 2),
+                low=interval.get("low"),  # type: ignore[arg-type]
+                high=interval.get("high"),  # type: ignore[arg-type]
                 n=report.tasks,
                 unit="tasks",
                 note=note + versus,
-                method="the selection table gives each task's exact expected pass@1, not yet resampled over tasks",
+                method=str(interval.get("method") or "no per-task values to resample"),
             )
         )
     return sorted(rows, key=lambda a: not a.real)
+
+
+def task_interval(report: SelectionReport, row: StrategyRow) -> dict[str, object]:
+    """pass@1's 95% cluster-bootstrap interval over the report's tasks (each task's exact expected pass@1 one
+    row), as ``pct, low, high, method``; ``{}`` when the report holds no per-task values."""
+    values = row.per_task.get(1, ())
+    if not values or len(values) != len(report.task_ids):
+        return {}
+    rs = clustered_rows(list(report.task_ids))
+    return interval_columns(ratio(rs, np.asarray(values, dtype=float), np.ones(len(values))))
 
 
 def selection_box(

@@ -14,7 +14,7 @@ import html
 from pathlib import Path
 
 from tfr_helpers.analysis.arms.trajectories.trajectories import present
-from tfr_helpers.analysis.arms.trajectories.trajectories_report import REAL_NOTE, trajectories_table
+from tfr_helpers.analysis.arms.trajectories.trajectories_report import interpretation, rq2_table
 from tfr_helpers.analysis.arms.trajectories.trajectory_cases import (
     LoggedSets,
     config_entries,
@@ -24,6 +24,7 @@ from tfr_helpers.analysis.arms.trajectories.trajectory_cases import (
     step_sections,
     step_title,
 )
+from tfr_helpers.analysis.arms.trajectories.trajectory_figure import plot_real_rq2
 from tfr_helpers.analysis.arms.trajectories.trajectory_rewards import plot_rewards
 from tfr_helpers.analysis.arms.trajectories.trajectory_steps_report import all_sets_table, bounds_table, contrast_table
 from tfr_helpers.pipeline.arms.trajectories import judge_trajectory_outcomes, measure_test_lists
@@ -66,18 +67,36 @@ def trajectory_results(run_dir: str | Path) -> Results:
 
 
 def trajectories_report(run_dir: str | Path) -> None:
-    """Notebook 02's opening: RQ2 on real trajectories (labelled real), or how to replay some."""
+    """Notebook 02's real RQ2 table (one row per set and feedback class), then, collapsed, each set's step classes,
+    the conditional contrast and the bounds on the steps left out; or how to replay some."""
+    from IPython.display import HTML, Markdown, display  # notebooks only
+
+    results = trajectory_results(run_dir)
+    if not present(results):
+        display(Markdown("> This run replays no real trajectory: name sets in `trajectories` (docs/replay.md)."))
+        return
+    display(rq2_table(results))
+    said = interpretation(results)
+    if said:
+        display(Markdown("> " + said))
+    more = "".join(t.to_html() for t in (all_sets_table(results), contrast_table(results), bounds_table(results)))
+    display(HTML(_details("Per set: step classes, the conditional contrast, the steps left out (bounds)", more)))
+
+
+def real_rq2_figure(run_dir: str | Path) -> None:
+    """Notebook 02's first figure: transitions by the feedback's step class per set, with the dose series
+    (:func:`~tfr_helpers.analysis.arms.trajectories.trajectory_figure.plot_real_rq2`); or how to replay some."""
     from IPython.display import Markdown, display  # notebooks only
 
     results = trajectory_results(run_dir)
     if not present(results):
         display(Markdown("> This run replays no real trajectory: name sets in `trajectories` (docs/replay.md)."))
         return
-    display(Markdown(f"**Real data.** {REAL_NOTE}"))
-    display(all_sets_table(results))
-    display(contrast_table(results))
-    display(bounds_table(results))
-    display(trajectories_table(results))
+    import matplotlib.pyplot as plt
+
+    figure = plot_real_rq2(results)
+    display(figure)
+    plt.close(figure)  # shown once: the inline backend would draw an open figure again at the cell's end
 
 
 def trajectory_rewards_figure(run_dir: str | Path) -> None:

@@ -93,7 +93,7 @@ def controls_table(results: Results) -> Styler:
     cols = ["Model", "Reliability", "Arm", "Source", "Attempts", *CONDITIONAL_LABELS.values()]
     cols += [f"Feedback - arm, {TRANSITION_LABELS[tr]} (pp)" for tr in CONDITIONAL]
     frame = pd.DataFrame(rows, columns=cols).fillna("--").set_index(["Model", "Reliability", "Arm"])
-    return frame.style.set_caption(caption_with(CAPTION, results))
+    return frame.style.set_caption(CAPTION)  # the sources: said once per report (views.sources_table)
 
 
 def summary_section(results: Results) -> dict[str, Any]:

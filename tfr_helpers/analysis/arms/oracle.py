@@ -124,6 +124,38 @@ def repair_report(results: Results) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
+REPAIR_CAPTION = (
+    "Unreliable EBT feedback whose test the reference repaired (its expected value or exception rewritten from the "
+    "reference; the oracle arm, an upper bound), per model and benchmark: k/n and percent [95% cluster bootstrap over "
+    "tasks, then code samples]; the feedback not repaired by reason; the repaired tests the code still fails (the "
+    "arm's feedback)."
+)
+
+
+def repair_table(results: Results) -> Styler:
+    """:func:`repair_report` formatted for a report: one row per model and benchmark, six columns."""
+    out = []
+    for _, r in repair_report(results).iterrows():
+        reasons = ", ".join(
+            f"{k.replace('_', ' ')} {int(r[f'not_repaired_{k}'])}" for k in REASON_KEYS if r[f"not_repaired_{k}"]
+        )
+        out.append(
+            {
+                "Model": r["model"],
+                "Benchmark": r["benchmark"],
+                "Source": source_label(results, str(r["model"])),
+                "Unreliable EBT feedback": int(r["unreliable_ebt_feedback"]),
+                "Repaired": f"{int(r['repaired_k'])}/{int(r['repaired_n'])} {share_cell(r, 'repaired_')}",
+                "Not repaired (reasons)": f"{int(r['not_repaired'])}" + (f" ({reasons})" if reasons else ""),
+                "Code passes the repaired test": f"{int(r['code_passes_k'])}/{int(r['code_passes_n'])} "
+                f"{share_cell(r, 'code_passes_')}",
+                "Repaired feedback (refined)": f"{int(r['repaired_feedback'])} ({r['refinement']})",
+            }
+        )
+    frame = pd.DataFrame(out)
+    return (frame.set_index(["Model", "Benchmark"]) if len(frame) else frame).style.set_caption(REPAIR_CAPTION)
+
+
 def _rs(rows: list[Any], samples: dict[str, int]) -> Resampler:
     """The cluster resampler (task, then code sample, over all of the coder's ``samples`` per task) of records with
     ``task_id`` and ``code_index``."""
@@ -221,7 +253,7 @@ def oracle_table(results: Results) -> Styler:
     cols = ["Model", "Scope", "Arm", "Source", "Instances", "Attempts", *TRANSITION_LABELS.values()]
     cols += ["Net change (pp)", "Oracle - original (pp)"]
     frame = pd.DataFrame(rows, columns=cols).fillna("--").set_index(["Model", "Scope", "Arm"])
-    return frame.style.set_caption(caption_with(CAPTION, results))
+    return frame.style.set_caption(CAPTION)  # the sources: said once per report (views.sources_table)
 
 
 def summary_section(results: Results) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from pandas.io.formats.style import Styler
 from tfr_helpers.analysis.inference.clustered import ratio
 from tfr_helpers.analysis.inference.stats import mean_se
 from tfr_helpers.analysis.inference.units import boundary_interval, clustered_rows
-from tfr_helpers.analysis.tables import CLUSTERED, caption, headline_row
+from tfr_helpers.analysis.tables import CAPTIONS, CLUSTERED, caption, headline_row
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.tidy.sources import source_label
 from tfr_helpers.records import Results
@@ -228,7 +228,7 @@ def rounds_table(results: Results) -> Styler:
     cols = ["Model", "Benchmark", "Round", "Source", "Chains", "Active", "Stopped", "Pass@1", "Suite length"]
     cols += ["Suite precision", "Collision", "Unreliable"]
     frame = pd.DataFrame(rows, columns=cols).set_index(["Model", "Benchmark", "Round"])
-    return frame.style.set_caption(caption(TABLE, results))
+    return frame.style.set_caption(CAPTIONS[TABLE])  # the sources: said once per report (views.sources_table)
 
 
 def rounds_summary(results: Results) -> dict[str, Any] | None:

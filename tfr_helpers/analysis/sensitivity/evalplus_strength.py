@@ -157,10 +157,10 @@ def _caption(results: Results) -> str:
     """The table's caption, naming the plus inputs left out when there are any."""
     left = left_out_inputs(results)
     if not left:
-        return caption_with(CAPTION, results)
+        return CAPTION
     named = "; ".join(f"{x['task_id']} #{x['index']} ({x['reason']})" for x in left)
     note = f" Plus inputs left out (the corrected reference gave no expected output): {named}."
-    return caption_with(CAPTION + note, results)
+    return CAPTION + note
 
 
 def strength_table(results: Results) -> Styler:
@@ -191,7 +191,7 @@ def summary_section(results: Results) -> dict[str, Any]:
         return {}
     return {
         TABLE: {
-            "caption": _caption(results),
+            "caption": caption_with(_caption(results), results),
             "time_limit": results.time_limit,
             "rows": frame_records(pd.DataFrame(strength_rows(results))),
             "left_out_inputs": left_out_inputs(results),

@@ -47,6 +47,14 @@ def _noted(styler: Styler, results: Results, name: str) -> str:
     return to_latex(styler, f"tab:{name}", note=note, results=results, short=PAPER_CAPTIONS.get(name, ""))
 
 
+def _arm_latex(styler: Styler, name: str, results: Results) -> str:
+    """An arm's table standing alone: the run's source note in its ``%`` comments (a report says it once, under its
+    sources table), its caption its own first sentences."""
+    own = sentences(str(styler.caption or ""))
+    note = caption_with("", results).strip()
+    return to_latex(styler, f"tab:{name}", note=note, results=results, short=" ".join(own[:CAPTION_SENTENCES]))
+
+
 CAPTION_SENTENCES = 2
 """Sentences of a LaTeX caption; the rest of the caption (definitions, provenance) goes to ``%`` comment lines."""
 MODEL_LEVELS = ("Model", "model", "Set", "set")
@@ -164,11 +172,11 @@ def analyze_run(run_dir: Path | str) -> AnalysisOutputs:
     }
     for arm in REPORTS:  # each arm's tables, only for runs that hold the arm
         for stem, table in (arm.tables(results) if arm.present(results) else {}).items():
-            tables[stem] = atomic_write_text(out_dir / f"{stem}.tex", to_latex(table, f"tab:{stem}", results=results))
+            tables[stem] = atomic_write_text(out_dir / f"{stem}.tex", _arm_latex(table, stem, results))
     if evalplus_strength.present(results):  # EvalPlus's tiers or corrected reference in the records
         tables[evalplus_strength.TABLE] = atomic_write_text(
             out_dir / f"{evalplus_strength.TABLE}.tex",
-            to_latex(evalplus_strength.strength_table(results), f"tab:{evalplus_strength.TABLE}", results=results),
+            _arm_latex(evalplus_strength.strength_table(results), evalplus_strength.TABLE, results),
         )
     written = figures.save_figures(results, out_dir / "figures")
     log.info("analysis of %s written to %s", results.run_name, out_dir)

@@ -10,6 +10,7 @@ from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis.arms.trajectories import (
     dose_report,
+    trajectory_figure,
     trajectory_rewards,
     trajectory_screening,
     trajectory_steps_report,
@@ -35,8 +36,14 @@ from tfr_helpers.records import Results
 
 NAME = "trajectories"
 """The arm's configuration key (``trajectories``) and its section of ``summary.json``."""
-HEADLINE_DEFINITIONS: dict[str, str] = {}
-"""The arm adds no headline row (its own headline is in its section: :func:`headline_lines`)."""
+HEADLINE_DEFINITIONS: dict[str, str] = {
+    "trajectory_pass_to_fail:<class>": "Replayed self-repair trajectories (real): P(Pass->Fail | passed before) over "
+    "a set's repair steps whose feedback is of the class (reliable, unreliable or mixed), percent with its 95% "
+    "cluster-bootstrap interval over tasks; the row's model names the set.",
+    "trajectory_fail_to_pass:<class>": "As trajectory_pass_to_fail:<class>, P(Fail->Pass | failed before).",
+}
+"""The arm's headline numbers (:func:`headline_rows`), split by the step class as the base study's are by feedback
+reliability."""
 TABLE = "rq2_trajectories"
 """File stem of the LaTeX table (written only for runs that replay trajectories)."""
 REAL_NOTE = (
@@ -97,6 +104,50 @@ def trajectories_table(results: Results) -> Styler:
     return _rq2_display(rq2_rows(results)).style.set_caption(f"{REAL_NOTE} {CAPTION}")
 
 
+TABLE_CLASSES = {
+    JUDGED_GROUP: "judged (all three)",
+    "reliable": "reliable",
+    "unreliable": "unreliable",
+    "mixed": "mixed",
+    "indeterminate": "indeterminate",
+    "not_reproduced": "not reproduced",
+}
+"""Step-class group of :func:`.trajectories.rq2_rows` -> its row label in :func:`rq2_table`."""
+RQ2_TABLE_CAPTION = (
+    "RQ2 on real self-repair trajectories (published logs, replayed; not simulated): per set and class of the "
+    "feedback shown at the step, k/n and percent [95% cluster bootstrap over tasks]; first steps: attempt 0 -> 1 "
+    "alone; misleading: the code after passes the feedback's reproduced failing tests but fails the benchmark."
+)
+
+
+def rq2_table(results: Results) -> Styler:
+    """Notebook 02's real RQ2 table: one row per set and step class (:data:`TABLE_CLASSES`), every step position
+    in one row with the first steps' P(Pass->Fail | passed) beside it."""
+    rows = rq2_rows(results)
+    out = []
+    for dataset, mine in rows.groupby("dataset", sort=False):
+        for group, label in TABLE_CLASSES.items():
+            every = mine[(mine["step_class"] == group) & (mine["position"] == "all")]
+            if every.empty:
+                continue
+            r = every.iloc[0]
+            first = mine[(mine["step_class"] == group) & (mine["position"] == "first")]
+            out.append(
+                {
+                    "Set": f"{r['model']} · {dataset}",
+                    "Feedback": label,
+                    "Steps (tasks)": f"{int(r['steps'])} ({int(r['tasks'])})",
+                    "P(Pass->Fail | passed)": _share(r, "pass_fail_"),
+                    "P(Fail->Pass | failed)": _share(r, "fail_pass_"),
+                    "First steps: P(Pass->Fail | passed)": _share(first.iloc[0], "pass_fail_") if len(first) else "--",
+                    "Misleading": _share(r, "misleading_"),
+                }
+            )
+    frame = pd.DataFrame(out)
+    frame = frame.set_index(["Set", "Feedback"]) if len(frame) else frame
+    return frame.style.set_caption(RQ2_TABLE_CAPTION)
+
+
 def _share(r: pd.Series, prefix: str) -> str:
     return f"{int(r[f'{prefix}k'])}/{int(r[f'{prefix}n'])} {share_cell(r, prefix)}" if r[f"{prefix}n"] else "--"
 
@@ -134,6 +185,35 @@ def latex_table(results: Results) -> Styler:
     frame = pd.DataFrame(out).set_index("Set") if out else pd.DataFrame(columns=["Model"]).rename_axis("Set")
     definitions = " ".join(f"{k}: {v}" for k, v in DEFINITIONS.items())
     return frame.style.set_caption(f"{LATEX_CAPTION} {REAL_NOTE} {definitions} {provenance(results)}")
+
+
+def interpretation(results: Results) -> str:
+    """Notebook 02's reading of the real trajectories, the answer first: per step class, the range over sets of
+    P(Pass->Fail | passed) (sets are never pooled) and how many sets' intervals lie above zero ("" without sets)."""
+    if results.trajectories is None:
+        return ""
+    rows = rq2_rows(results)
+    rows = rows[(rows["position"] == "all") & rows["pass_fail_n"].fillna(0).gt(0)]
+    parts = []
+    for cls in ("unreliable", "reliable", "mixed"):
+        mine = rows[rows["step_class"] == cls]
+        if mine.empty:
+            continue
+        above = int((mine["pass_fail_low"].fillna(0) > 0).sum())
+        low, high = mine["pass_fail_pct"].min(), mine["pass_fail_pct"].max()
+        shown = f"{low}%" if low == high else f"{low}-{high}%"
+        parts.append(f"after {cls} feedback in {shown} of such steps ({_sets(len(mine))}, {above} with an interval above 0)")
+    if not parts:
+        return ""
+    return (
+        f"On real self-repair ({_sets(len(results.trajectories.sets))} replayed, each its own population, never "
+        f"pooled), a repair step broke code that passed the benchmark {'; '.join(parts)}. The figure and table give "
+        "each set with its interval."
+    )
+
+
+def _sets(n: int) -> str:
+    return f"{n} set{'' if n == 1 else 's'}"
 
 
 LISTED_STEPS = 12
@@ -271,11 +351,37 @@ def tables(results: Results) -> dict[str, Styler]:
 
 
 def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
-    """The arm's figure: own tests (r_obs) against the benchmark (r) per iteration, every set (Menet et al.'s
-    Figure 3 from real logs)."""
-    return {trajectory_rewards.FIGURE: (trajectory_rewards.plot_rewards, (7.0, 4.0))}
+    """The arm's figures: RQ2's transitions by step class per set with the dose series (notebook 02's first), and own
+    tests (r_obs) against the benchmark (r) per iteration, every set (Menet et al.'s Figure 3 from real logs)."""
+    return {
+        trajectory_figure.FIGURE: (trajectory_figure.plot_real_rq2, (12.0, 6.0)),
+        trajectory_rewards.FIGURE: (trajectory_rewards.plot_rewards, (7.0, 4.0)),
+    }
+
+
+HEADLINE_SOURCE = "replayed (published self-repair log)"
 
 
 def headline_rows(results: Results) -> list[dict[str, object]]:
-    """The arm adds no headline row to :func:`tfr_helpers.analysis.headlines.headline_numbers`."""
-    return []
+    """Per set and judged step class, P(Pass->Fail | passed) and P(Fail->Pass | failed) with their intervals
+    (:func:`tfr_helpers.analysis.headlines.headline_numbers`' columns; the steps counted in ``interval``)."""
+    rows = rq2_rows(results)
+    rows = rows[(rows["position"] == "all") & rows["step_class"].isin(["reliable", "unreliable", "mixed"])]
+    out: list[dict[str, object]] = []
+    for _, r in rows.iterrows():
+        for prefix, number in (("pass_fail_", "trajectory_pass_to_fail"), ("fail_pass_", "trajectory_fail_to_pass")):
+            if not r[f"{prefix}n"]:
+                continue
+            out.append(
+                {
+                    "model": f"{r['model']} · {r['dataset']}",
+                    "source": HEADLINE_SOURCE,
+                    "number": f"{number}:{r['step_class']}",
+                    "value": r[f"{prefix}pct"],
+                    "low": r[f"{prefix}low"],
+                    "high": r[f"{prefix}high"],
+                    "interval": f"95% {r[f'{prefix}method']} over tasks; {int(r[f'{prefix}k'])} of "
+                    f"{int(r[f'{prefix}n'])} repair steps",
+                }
+            )
+    return out

@@ -1,8 +1,9 @@
 """The replayed trajectories' answer rows: RQ2 on real self-repair, the first rows of notebook 02's headline box,
 of ``summary.json``'s ``answers.rq2`` and of the ``tfr run`` terminal table; and the steps notebook 04 browses.
 
-Per set (a model under one published run): P(Pass->Fail | the code passed) and P(Fail->Pass | it failed) over the
-judged steps (:data:`~.trajectories.JUDGED_GROUP`), with the arm's task-clustered intervals, taken from
+Per set (a model under one published run) and step class (reliable, unreliable, mixed: as the simulated rows are
+split by feedback reliability): P(Pass->Fail | the code passed) and P(Fail->Pass | it failed), with the arm's
+task-clustered intervals and the class's steps counted, taken from
 :func:`~.trajectories.rq2_rows` (never computed a second way). Registered at import (``summary`` imports this
 module, and everything under ``tfr_helpers.analysis`` imports ``summary``).
 """
@@ -14,22 +15,21 @@ from dataclasses import replace
 import pandas as pd
 
 from tfr_helpers.analysis.answers import KINDS, Answer, AnswerKind, register_answer_kind, share_answer
-from tfr_helpers.analysis.arms.trajectories.trajectories import JUDGED_GROUP, present, rq2_rows, step_classes
+from tfr_helpers.analysis.arms.trajectories.trajectories import present, rq2_rows, step_classes
 from tfr_helpers.analysis.arms.trajectories.trajectory_cases import set_label
 from tfr_helpers.records import Results
 
 KIND = "rq2_trajectories"
 CASES_KIND = "cases_trajectory_steps"
 SOURCE_LABEL = "replayed: a published self-repair log"
+CLASSES = ("reliable", "unreliable", "mixed")
+"""The step classes a row is split by (the judged classes, :data:`~.trajectories.JUDGED`), as the simulated rows
+are split by feedback reliability."""
 MEASURES = {
-    "pass_fail_": "P(Pass->Fail | the code passed) over real repair steps",
-    "fail_pass_": "P(Fail->Pass | the code failed) over real repair steps",
+    "pass_fail_": "P(Pass->Fail | passed before), {} feedback",
+    "fail_pass_": "P(Fail->Pass | failed before), {} feedback",
 }
-POPULATION = (
-    "steps classed reliable, unreliable or mixed (the logged failing tests reproduced by tfr, the task evaluable), "
-    "every step k -> k+1 of a trajectory"
-)
-"""The population of every row (its note; the intervals' cluster, the task, is in the box's footer)."""
+GIVEN = {"pass_fail_": "passed", "fail_pass_": "failed"}
 
 
 def _first(rows: pd.DataFrame, prefix: str) -> str:
@@ -47,21 +47,32 @@ def _real(answer: Answer) -> Answer:
 
 
 def trajectory_rows(results: Results) -> list[Answer]:
-    """Two rows per replayed set: P(Pass->Fail | passed) and P(Fail->Pass | failed) over its judged steps."""
+    """Per replayed set and judged step class (:data:`CLASSES`): P(Pass->Fail | passed) and P(Fail->Pass | failed)
+    over the class's steps, each where some step of the class is in its denominator (the other row's note says
+    when none is: every class with steps has a row, and its steps are counted)."""
     if not present(results):
         return []
     kind = KINDS[KIND]
     table = rq2_rows(results).astype(object).where(lambda f: f.notna(), None)
-    judged = table[table["step_class"] == JUDGED_GROUP]
     out = []
-    for dataset, rows in judged.groupby("dataset", sort=False):
-        every = rows[rows["position"] == "all"]
-        if every.empty:
-            continue
-        row, model = every.iloc[0], set_label(str(every.iloc[0]["model"]), str(dataset))
-        for prefix, measure in MEASURES.items():
-            note = f"{POPULATION}; {_first(rows, prefix)}"
-            out.append(_real(share_answer(results, kind, model, row, prefix=prefix, measure=measure, note=note)))
+    for dataset, rows in table.groupby("dataset", sort=False):
+        for cls in CLASSES:
+            mine = rows[rows["step_class"] == cls]
+            every = mine[mine["position"] == "all"]
+            if every.empty:
+                continue
+            row = every.iloc[0]
+            model = set_label(str(row["model"]), str(dataset))
+            n, tasks = int(row["steps"]), int(row["tasks"])
+            steps = f"{n:,} {cls} step{'' if n == 1 else 's'} on {tasks:,} task{'' if tasks == 1 else 's'}"
+            empty = [p for p in MEASURES if not row[f"{p}n"]]
+            for prefix, measure in MEASURES.items():
+                if prefix in empty:
+                    continue
+                none = [f"no {cls} step {GIVEN[p]} before" for p in empty]
+                note = "; ".join([steps, *none, _first(mine, prefix)])
+                answer = share_answer(results, kind, model, row, prefix=prefix, measure=measure.format(cls), note=note)
+                out.append(_real(answer))
     return out
 
 
@@ -81,11 +92,11 @@ def step_count_rows(results: Results) -> list[Answer]:
 
 
 def _meaning(answer: Answer) -> str:
-    if answer.measure == MEASURES["pass_fail_"]:
+    if answer.measure.startswith("P(Pass->Fail") and answer.measure.endswith(" unreliable feedback"):
         return (
-            "P(Pass->Fail | passed) is how often a real model's own repair step broke code that already passed the "
-            "benchmark; each set is one published run, its own population, never pooled with another or with a "
-            "simulated row."
+            "P(Pass->Fail | passed) after unreliable feedback is how often a real model's own repair step, shown a "
+            "test the reference fails too, broke code that already passed the benchmark; each set is one published "
+            "run, its own population, never pooled with another or with a simulated row."
         )
     return ""
 
@@ -94,7 +105,7 @@ for _kind in (
     AnswerKind(
         KIND,
         "rq2",
-        MEASURES["pass_fail_"],
+        "P(Pass->Fail | passed) and P(Fail->Pass | failed) over real repair steps, per step class",
         "repair steps",
         trajectory_rows,
         order=0,

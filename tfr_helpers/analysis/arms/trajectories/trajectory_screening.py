@@ -202,28 +202,30 @@ def _p(r: pd.Series) -> str:
 
 
 def downstream_table(results: Results) -> Styler:
-    """Notebook 03's table "Screening real refinement steps": one row per set and strategy."""
+    """Notebook 03's table "Screening real refinement steps": one row per set and strategy (the row labels), the
+    step-level shares and the trajectory-level effect in six columns, so that it reads as one table."""
     out = [
         {
-            "Set": r["dataset"],
-            "Model": r["model"],
+            "Set": f"{r['model']} · {r['dataset']}",
             "Strategy": r["strategy"],
             "Steps": int(r["steps"]),
             "Rejects unreliable tests": _count(r, "rejects_unreliable_"),
             "Rejects reliable tests": _count(r, "rejects_reliable_"),
-            "Screened out": _count(r, "screened_out_"),
-            "Partly screened": int(r["partly_screened"]),
-            "Trajectories stopped (first screened step)": f"{int(r['first_screened'])}/{int(r['tasks'])}",
-            "Regressions prevented": int(r["prevented"]),
-            "Fixes lost": int(r["lost"]),
-            "Net per trajectory (pp)": r["net_per_task_pp"],
-            "p (net)": _p(r),
+            "Steps screened out (partly)": f"{_count(r, 'screened_out_')} ({int(r['partly_screened'])})",
+            "Trajectories stopped: Pass->Fail prevented, Fail->Pass lost": (
+                f"{int(r['first_screened'])}/{int(r['tasks'])}: {int(r['prevented'])}, {int(r['lost'])}"
+            ),
+            "Net per trajectory (pp), p": f"{_pp(r['net_per_task_pp'])}, {_p(r)}",
         }
         for _, r in downstream(results).iterrows()
     ]
     if not out:
         return pd.DataFrame({"Screening real refinement steps": [EMPTY]}).style
-    return pd.DataFrame(out).style.set_caption(NOTE)
+    return pd.DataFrame(out).set_index(["Set", "Strategy"]).style.set_caption(NOTE)
+
+
+def _pp(value: object) -> str:
+    return "--" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{float(value):+.1f}"  # type: ignore[arg-type]
 
 
 def summary_section(results: Results) -> dict[str, Any]:
