@@ -5,8 +5,8 @@ The main job (``tfr run --params papermill_params/X.yaml``) studies refinement o
 declared in the sibling params file ``papermill_params/X_beyond.yaml`` (validated like any params file) and run into
 ``<run>/sections/<its run_name>/`` (resumable, like every run). Which study the notebook shows:
 
-1. the main run itself when its configuration already goes beyond one refinement (``seeds``, ``refinement.rounds``
-   > 1 or ``refinement.oracle_repair``);
+1. the main run itself when its configuration already goes beyond one refinement (``seeds``, or an arm on that
+   its declaration says goes beyond one refinement, as the rounds and the oracle-repaired arm do);
 2. else the section params file (``tfr run`` passes ``X_beyond.yaml`` when it exists; interactively, the
    notebook's ``section_params`` parameter);
 3. else none: ``tfr run`` leaves notebook 03c out (``notebooks._extra_parameters``).
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.pipeline.arms.declaration import enabled_arms, registered_arms
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig, load_config
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.pipeline.engine.run_summary import RunSummary
@@ -41,8 +42,9 @@ def section_params_for(params: Path | str) -> Path | None:
 
 
 def goes_beyond_one(config: ExperimentConfig) -> bool:
-    """Whether a configuration repeats seeds, runs several rounds or the oracle-repaired arm."""
-    return config.seeds is not None or config.refinement.rounds > 1 or config.refinement.oracle_repair
+    """Whether a configuration repeats seeds or turns on an arm declared to go beyond one refinement
+    (:attr:`~tfr_helpers.pipeline.arms.declaration.Arm.beyond_one`)."""
+    return config.seeds is not None or any(arm.beyond_one for arm in enabled_arms(config))
 
 
 @dataclass(frozen=True)
@@ -72,13 +74,10 @@ class Section:
         return {seed: load_results(seed_dir(self.run_dir, seed)) for seed in self.seeds}
 
     def describe(self) -> str:
-        """One line: where the study comes from, its rounds, arms and seeds, and its run directory."""
-        ref = self.config.refinement
-        arms = " + oracle-repaired arm" if ref.oracle_repair else ""
-        return (
-            f"section study from {self.origin}: {ref.rounds} round(s){arms}, seeds {self.seeds}, "
-            f"run directory {self.run_dir}"
-        )
+        """One line: where the study comes from, the arms it turns on (each as its declaration summarizes it), its
+        seeds and its run directory."""
+        arms = ", ".join(arm.summary(self.config) for arm in enabled_arms(self.config)) or "one refinement"
+        return f"section study from {self.origin}: {arms}, seeds {self.seeds}, run directory {self.run_dir}"
 
 
 def resolve_section(config: ExperimentConfig, run_dir: Path, section_params: str | Path = "") -> Section:
@@ -97,7 +96,8 @@ def resolve_section(config: ExperimentConfig, run_dir: Path, section_params: str
     if not str(section_params):
         raise ConfigError(
             "this run refines once with one seed and no section params file is given: set section_params (e.g. "
-            "papermill_params/smoke_beyond.yaml), or give the run seeds, refinement.rounds > 1 or oracle_repair"
+            "papermill_params/smoke_beyond.yaml), or give the run seeds or "
+            + " or ".join(arm.switch for arm in registered_arms() if arm.beyond_one)
         )
     path = Path(section_params)
     if not path.is_absolute():

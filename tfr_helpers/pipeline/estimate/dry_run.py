@@ -38,7 +38,7 @@ from tfr_helpers.models.cache import ResponseCache, cache_key, cache_key_compone
 from tfr_helpers.models.jobs import CallJob, CallResult
 from tfr_helpers.models.provider_builder import make_provider
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
-from tfr_helpers.pipeline.arms.declaration import registered_arms
+from tfr_helpers.pipeline.arms.declaration import enabled_arms, registered_arms
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.context import RunContext
@@ -60,9 +60,9 @@ BASE_FEEDBACK_STAGES = (screen_feedback.STAGE.name, refine_codes.STAGE.name)
 
 
 def feedback_stages(config: ExperimentConfig) -> list[str]:
-    """The stages whose calls are projected from the expected feedback: the base study's, then each arm's that its
-    declaration names under ``config``."""
-    return [*BASE_FEEDBACK_STAGES, *(stage.name for arm in registered_arms() for stage in arm.feedback_stages(config))]
+    """The stages whose calls are projected from the expected feedback: the base study's, then those each arm that
+    ``config`` turns on names for it."""
+    return [*BASE_FEEDBACK_STAGES, *(stage.name for arm in enabled_arms(config) for stage in arm.feedback_stages(config))]
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""The control arm, declared once: its stages, its part of ``Results``, its calls, its stages that run per feedback."""
+"""The control arm, declared once: when it is on, its stages, its part of ``Results``, its calls, its stages that
+run per feedback."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ def controls_calls(part: ControlsResults) -> Iterable[tuple[str, ModelCallRecord
     return ((f"control_{ctl.control}|{ctl.feedback_id}", ctl.call) for ctl in part.refinements)
 
 
+def controls_enabled(config: ExperimentConfig) -> bool:
+    """On when ``refinement.controls`` lists a control."""
+    return bool(config.refinement.controls)
+
+
 def listed_stages(config: ExperimentConfig) -> tuple[Stage, ...]:
     """The stages of the controls ``refinement.controls`` lists: each asks the refiner once per refined feedback."""
     listed = {stage_name(control) for control in config.refinement.controls}
@@ -26,9 +32,12 @@ def listed_stages(config: ExperimentConfig) -> tuple[Stage, ...]:
 
 ARM = Arm(
     "controls",
-    (*control_refine.STAGES, control_evaluate.STAGE),
-    "controls",
-    controls_results,
-    controls_calls,
-    listed_stages,
+    enabled=controls_enabled,
+    stages=(*control_refine.STAGES, control_evaluate.STAGE),
+    field="controls",
+    results=controls_results,
+    calls=controls_calls,
+    feedback_stages=listed_stages,
+    switch="refinement.controls: [resample, retry, placebo]",
+    summarize=lambda config: f"controls {', '.join(config.refinement.controls)}",
 )

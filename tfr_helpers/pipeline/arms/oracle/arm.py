@@ -1,4 +1,4 @@
-"""The oracle-repaired arm, declared once: its stages, its part of ``Results``, its calls."""
+"""The oracle-repaired arm, declared once: when it is on, its stages, its part of ``Results``, its calls."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ from collections.abc import Iterable
 from tfr_helpers.pipeline.arms.declaration import Arm
 from tfr_helpers.pipeline.arms.oracle import oracle_evaluate_refined, oracle_refine_codes, oracle_repair_tests
 from tfr_helpers.pipeline.arms.oracle.results import oracle_results
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.records import ModelCallRecord, OracleRepairResults
+
+
+def oracle_enabled(config: ExperimentConfig) -> bool:
+    """On when ``refinement.oracle_repair`` is."""
+    return config.refinement.oracle_repair
 
 
 def oracle_calls(part: OracleRepairResults) -> Iterable[tuple[str, ModelCallRecord]]:
@@ -17,8 +23,12 @@ def oracle_calls(part: OracleRepairResults) -> Iterable[tuple[str, ModelCallReco
 
 ARM = Arm(
     "oracle",
-    (oracle_repair_tests.STAGE, oracle_refine_codes.STAGE, oracle_evaluate_refined.STAGE),
-    "oracle_repair",
-    oracle_results,
-    oracle_calls,
+    enabled=oracle_enabled,
+    stages=(oracle_repair_tests.STAGE, oracle_refine_codes.STAGE, oracle_evaluate_refined.STAGE),
+    field="oracle_repair",
+    results=oracle_results,
+    calls=oracle_calls,
+    beyond_one=True,
+    switch="refinement.oracle_repair: true",
+    summarize=lambda config: "oracle-repaired arm",
 )

@@ -1,4 +1,4 @@
-"""Multi-round backprompting, declared once: its stages, its part of ``Results``, its calls."""
+"""Multi-round backprompting, declared once: when it is on, its stages, its part of ``Results``, its calls."""
 
 from __future__ import annotations
 
@@ -7,8 +7,14 @@ from collections.abc import Iterable
 from tfr_helpers.pipeline.arms.declaration import Arm
 from tfr_helpers.pipeline.arms.rounds import backprompt_rounds, evaluate_round_suites, generate_round_tests
 from tfr_helpers.pipeline.arms.rounds.results import rounds_results
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.records import ModelCallRecord
 from tfr_helpers.records.rounds import RoundsResults
+
+
+def rounds_enabled(config: ExperimentConfig) -> bool:
+    """On when ``refinement.rounds`` asks for more than one round."""
+    return config.refinement.rounds > 1
 
 
 def rounds_calls(part: RoundsResults) -> Iterable[tuple[str, ModelCallRecord]]:
@@ -26,8 +32,12 @@ def rounds_calls(part: RoundsResults) -> Iterable[tuple[str, ModelCallRecord]]:
 
 ARM = Arm(
     "rounds",
-    (generate_round_tests.STAGE, evaluate_round_suites.STAGE, backprompt_rounds.STAGE),
-    "rounds",
-    rounds_results,
-    rounds_calls,
+    enabled=rounds_enabled,
+    stages=(generate_round_tests.STAGE, evaluate_round_suites.STAGE, backprompt_rounds.STAGE),
+    field="rounds",
+    results=rounds_results,
+    calls=rounds_calls,
+    beyond_one=True,
+    switch="refinement.rounds > 1",
+    summarize=lambda config: f"{config.refinement.rounds} rounds",
 )
