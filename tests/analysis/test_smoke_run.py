@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.analysis import test_cases, test_export
+from tests.analysis import test_cases
+from tests.analysis.writing import test_export
 from tests.helpers.smoke import SmokeStudy
 from tfr_helpers.analysis import AnalysisOutputs, analyze, write_refinement_cases
 

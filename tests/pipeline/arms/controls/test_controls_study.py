@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.analysis import test_export
+from tests.analysis.writing import test_export
 from tests.pipeline.conftest import results_json
 from tests.pipeline.test_resume import finished_run, kill_then_rerun, shrunk
 from tfr_helpers.analysis import analyze, load_results

@@ -12,7 +12,7 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from tests.analysis import test_export
+from tests.analysis.writing import test_export
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis import analyze
 from tfr_helpers.analysis.arms.rounds import (

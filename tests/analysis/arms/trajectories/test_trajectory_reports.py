@@ -26,7 +26,7 @@ from tfr_helpers.records.trajectories import (
 )
 from tfr_helpers.views.case_rows import case_rows
 
-LOG_DIR = Path(__file__).parents[1] / "replay" / "data" / "reflexion_log"
+LOG_DIR = Path(__file__).parents[3] / "replay" / "data" / "reflexion_log"
 SET = "reflexion_log"  # a log directory's set is named for the directory
 LABEL = f"unspecified · {SET}"  # the model (no meta.json: unspecified) and the set
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.analysis import test_export
+from tests.analysis.writing import test_export
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis import analyze
 from tfr_helpers.analysis.headlines import DEFINITIONS, headline_numbers
