@@ -3,7 +3,7 @@
 Positive class: reliable feedback; predicted positive: accepted. Each function takes confusion counts
 ``tp, fp, fn, tn`` on the last axis (shape ``(..., 4)``, weighted counts allowed) and returns one value per
 leading index, NaN where the measure is undefined. They agree with ``sklearn.metrics`` on unweighted data
-(tests/analysis/test_measures.py checks each one against it); AUROC's point value is sklearn's
+(tests/analysis/inference/test_measures.py checks each one against it); AUROC's point value is sklearn's
 ``roc_auc_score`` and its resamples use the same tie-corrected rank formula on weighted counts.
 """
 
