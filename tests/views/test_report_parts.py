@@ -182,6 +182,7 @@ def test_provenance_gives_repository_commit_and_licence_of_every_replayed_source
         ("reflexion-gpt4o-bcb", "github.com/owner/repo", "abc1234"),
     ]
     assert rows[0]["licence"].startswith("MIT") and rows[1]["licence"] == "MIT (owner)"
+    assert [r["spec"] for r in rows] == ["replay:codet-codegen16b-humaneval", "replay:reflexion-gpt4o-bcb"]
     page = provenance_html(results)
     assert page.startswith("<details") and "2 replayed sources" in page and "sim:default" not in page
     assert provenance_html(bare_results()) == ""

@@ -52,10 +52,12 @@ def test_banner_sources_and_tables_name_each_source(mixed_run: Path) -> None:
     results = analysis.load_results(mixed_run)
     banner = views.simulated_banner(results).data
     assert "SIMULATED MODEL (sim:default)" in banner and f"REAL GENERATIONS, REPLAYED ({REPLAY})" in banner
-    table = views.sources(results).set_index("model")
-    assert table.loc["sim:default", "source"] == "simulated"
-    assert table.loc[REPLAY, "source"] == "replayed (imported)" and table.loc[REPLAY, "producer"] == "hand-written fixture"
-    assert "not run: no refiner" in table.loc[REPLAY, "skipped"] and not table.loc["sim:default", "skipped"]
+    table = views.sources(results).set_index("model")  # models named as every table names them
+    sim, real = "sim:default (simulated)", f"hand-written fixture ({FIXTURE.name})"
+    assert list(table.index) == [sim, real]
+    assert table.loc[sim, "source"] == "simulated"
+    assert table.loc[real, "source"] == "replayed (imported)" and table.loc[real, "producer"] == "hand-written fixture"
+    assert "not run: no refiner" in table.loc[real, "skipped"] and not table.loc[sim, "skipped"]
     four = analysis.rq1_four_cases_table(results).data.reset_index()
     assert dict(zip(four["Model"], four["Source"], strict=True)) == {
         "sim:default": "simulated",
@@ -67,6 +69,7 @@ def test_banner_sources_and_tables_name_each_source(mixed_run: Path) -> None:
     assert page.count("<details class='tfr-provenance'") == 1 and "1 replayed source" in page
     assert f"<td style='padding:2px 8px'>{FIXTURE.name}</td><td style='padding:2px 8px'>generations</td>" in page
     assert "imported (replay_datasets)" in page and "Rows whose source is simulated" not in page
+    assert f"<td style='padding:2px 8px'>{REPLAY}</td>" in page  # the spec a params file names it by
     tex = (mixed_run / "analysis" / "rq1_four_cases.tex").read_text()  # a table standing alone keeps the note
     assert "Rows whose source is simulated" in tex and "hand-written fixture" in tex
     rq2 = analysis.rq2_refinement_outcomes_table(results).data.reset_index()

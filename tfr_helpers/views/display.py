@@ -12,7 +12,7 @@ import yaml
 from IPython.display import HTML, Markdown
 
 from tfr_helpers.analysis.headlines import headline as analysis_headline
-from tfr_helpers.analysis.tidy.sources import skipped_frame, sources_frame
+from tfr_helpers.analysis.tidy.sources import model_display, skipped_frame, sources_frame
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.records import Results
 from tfr_helpers.views.provenance import provenance_html
@@ -57,13 +57,19 @@ def _specs(config: dict[str, Any]) -> list[str]:
 
 def sources(results: Results) -> pd.DataFrame:
     """Where each model's outputs come from (simulated / replayed with dataset, producing model and license /
-    live), with what the run skipped for each coder (tasks a dataset lacks, stages without a refiner or judge)."""
+    live), with what the run skipped for each coder (tasks a dataset lacks, stages without a refiner or judge).
+
+    The ``model`` column gives the name every table uses (``CodeGen-Mono-16B (CodeT)``,
+    :func:`~tfr_helpers.analysis.tidy.sources.model_display`); the spec a params file names a replayed dataset by
+    (``replay:...``) is in the provenance under the table (:func:`sources_table`)."""
     frame = sources_frame(results)[["model", "label", "dataset", "producer", "license", "note"]]
     skipped = skipped_frame(results)
     notes = {
         m: "; ".join(f"{r} ({n})" for r, n in zip(g["reason"], g["items"], strict=True)) for m, g in skipped.groupby("model")
     }
-    return frame.assign(skipped=[notes.get(m, "") for m in frame["model"]]).rename(columns={"label": "source"})
+    frame = frame.assign(skipped=[notes.get(m, "") for m in frame["model"]])
+    frame["model"] = [model_display(results, m) for m in frame["model"]]
+    return frame.rename(columns={"label": "source"})
 
 
 def sources_table(results: Results) -> HTML:

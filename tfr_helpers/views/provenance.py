@@ -1,5 +1,6 @@
 """The provenance of a report's real data, said once and collapsed: per replayed dataset and replayed trajectory set,
-its repository, commit and licence (the sources table's ``<details>``; LaTeX tables keep it in ``%`` comments)."""
+its repository, commit and licence, and the spec a params file names it by (the sources table's ``<details>``; LaTeX
+tables keep it in ``%`` comments)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from tfr_helpers.errors import ConfigError
 from tfr_helpers.records import Results
 from tfr_helpers.replay.datasets import dataset_spec
 
-COLUMNS = ("data", "kind", "model", "repository", "commit", "licence")
+COLUMNS = ("data", "kind", "model", "spec", "repository", "commit", "licence")
+"""``spec``: what a params file names the data by (a coder's ``replay:...``, a ``trajectories`` entry)."""
 
 
 def _split(source: str) -> tuple[str, str]:
@@ -31,14 +33,15 @@ def provenance_rows(results: Results) -> list[dict[str, str]]:
         except ConfigError:  # an imported dataset: its own files
             repo, commit, licence = "imported (replay_datasets)", "", src.license or "not stated"
         rows.append(
-            {"data": src.dataset, "kind": "generations", "model": src.producer or "", "repository": repo}
+            {"data": src.dataset, "kind": "generations", "model": src.producer or "", "spec": src.model, "repository": repo}
             | {"commit": commit, "licence": licence}
         )
     for info in results.trajectories.sets if results.trajectories else []:
         repo, commit = _split(info.source)
         kind = "self-repair trajectories" + ("" if info.origin == "published" else " (hand-written, not evidence)")
         rows.append(
-            {"data": info.name, "kind": kind, "model": info.model, "repository": repo, "commit": commit}
+            {"data": info.name, "kind": kind, "model": info.model, "spec": f"replay:{info.name}", "repository": repo}
+            | {"commit": commit}
             | {"licence": info.license}
         )
     return rows

@@ -204,3 +204,14 @@ def test_the_arms_headline_numbers_split_by_step_class_and_count_the_steps() -> 
     ]  # fmt: skip
     assert set(rows["model"]) == {LABEL} and rows.loc["trajectory_pass_to_fail:unreliable", "value"] == 100.0
     assert rows.loc["trajectory_fail_to_pass:reliable", "interval"].endswith("; 1 of 1 repair steps")
+
+
+def test_the_rq3_row_names_the_run_s_screeners_that_declare_a_model_call(monkeypatch) -> None:
+    from tfr_helpers.analysis.arms.trajectories.trajectory_cases import judges_offline
+    from tfr_helpers.pipeline.screening.registry import STRATEGIES, Screener
+
+    monkeypatch.setitem(STRATEGIES, "my_judge", Screener("my_judge", lambda items, ctx: [], calls="judge"))
+    screening = ["accept_all", "llm_judge_reasoning", "reject_test_code_errors", "my_judge", "gone.module:f"]
+    text = judges_offline(bare_results(config={"screening": screening}))
+    assert text == "the LLM judges (llm_judge_reasoning, my_judge) need a model: not run on a replayed step"
+    assert "names no LLM judge" in judges_offline(bare_results(config={"screening": ["accept_all"]}))

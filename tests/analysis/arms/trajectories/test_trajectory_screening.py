@@ -167,3 +167,21 @@ def test_a_run_without_screened_steps_has_no_section() -> None:
     assert summary_section(results) == {}
     assert downstream(results).empty
     assert downstream_table(results).data.iloc[0, 0] == EMPTY
+
+
+def test_the_collapsed_row_holds_the_screeners_that_declare_several_code_samples(monkeypatch) -> None:
+    from tfr_helpers.pipeline.screening.registry import STRATEGIES, Screener
+
+    # a screener from outside the package comparing three samples joins the row; a name alone does not
+    monkeypatch.setitem(STRATEGIES, "learned", Screener("learned", lambda items, ctx: [], samples=3, abstains=True))
+    results = _results()
+    part = results.trajectories
+    assert part is not None
+    more = {"learned": "accept", "consensus_unknown": "accept"}
+    screening = [
+        s.model_copy(update={"tests": [t.model_copy(update={"decisions": t.decisions | more}) for t in s.tests]})
+        for s in part.screening
+    ]
+    results = results.model_copy(update={"trajectories": part.model_copy(update={"screening": screening})})
+    names = downstream(results)["strategy"].tolist()
+    assert names == ["accept_all", ONE_SAMPLE, "consensus_unknown"]

@@ -25,7 +25,7 @@ from tfr_helpers.analysis.arms.trajectories.trajectories import (
     step_classes,
 )
 from tfr_helpers.analysis.arms.trajectories.trajectory_cases import (
-    LLM_JUDGES_OFFLINE,
+    judges_offline,
     screening_of,
     screening_text,
     step_order,
@@ -261,7 +261,7 @@ def summary_section(results: Results) -> dict[str, Any]:
             "causes": {"rows": frame_records(causes(results))},
             "rq2": {"rows": frame_records(rq2_rows(results))},
             "headline": {"rows": frame_records(headline(results))},
-            "listed_steps": {"max_steps": LISTED_STEPS, "judges": LLM_JUDGES_OFFLINE, "rows": listed_steps(results)},
+            "listed_steps": {"max_steps": LISTED_STEPS, "judges": judges_offline(results), "rows": listed_steps(results)},
             **trajectory_steps_report.summary_parts(results),
             TABLE: {"caption": f"{REAL_NOTE} {CAPTION}", "latex_caption": LATEX_CAPTION},
             "provenance": provenance(results),

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tfr_helpers.analysis.tidy.diffs import unified_diff
+from tfr_helpers.analysis.tidy.screeners import model_callers, run_screeners
 from tfr_helpers.errors import TfrError
 from tfr_helpers.fsutil import atomic_write_text
 from tfr_helpers.records import Results
@@ -175,8 +176,13 @@ def transition_text(step: TrajectoryStepEvaluation) -> str:
     return "\n".join(lines)
 
 
-LLM_JUDGES_OFFLINE = "the LLM judges (llm_judge, llm_judge_reasoning) need a model: not run on a replayed step"
-"""What the RQ3 row says of the judges: a replayed step is screened only by the strategies that need no model."""
+def judges_offline(results: Results) -> str:
+    """What the RQ3 row says of the run's LLM judges (its screeners that call a model, as they declare): a replayed
+    step is screened only by the strategies that need no model."""
+    judges = model_callers(run_screeners(results))
+    if not judges:
+        return "the run names no LLM judge (no screener that calls a model)"
+    return f"the LLM judges ({', '.join(judges)}) need a model: not run on a replayed step"
 
 
 def screening_of(results: Results) -> dict[tuple[str, str, int], TrajectoryStepScreening]:
@@ -243,9 +249,11 @@ def _step(
     logs: LoggedSets,
     previous: int | None,
     screened: TrajectoryStepScreening | None,
+    judges: str,
 ) -> list[str]:
     """A step's table and blocks; its code before is shown in full unless it is the code after of step ``previous``
-    listed just above (the same trajectory's step before: its code before with its diff applied)."""
+    listed just above (the same trajectory's step before: its code before with its diff applied); ``judges``: what the
+    RQ3 row says of the LLM judges (:func:`judges_offline`)."""
     before = "n/a" if step.benchmark_before is None else ("pass" if step.benchmark_before else "fail")
     lines = [f"## {number}. {step.task_id} · {step_title(step)}", ""]
     lines += [
@@ -255,7 +263,7 @@ def _step(
         f"| RQ1 | Feedback after attempt {step.step} | {step.feedback_format} format, {len(step.tests)} failing tests "
         f"run again | {step.step_class} |",
         f"| RQ2 | Attempt {step.step + 1} | diff below | {step.transition or 'no verdict'} |",
-        f"| RQ3 | Judges' Accept/Reject of the failing tests | {LLM_JUDGES_OFFLINE} | {screening_text(screened)} |",
+        f"| RQ3 | Judges' Accept/Reject of the failing tests | {judges} | {screening_text(screened)} |",
         "",
     ]
     for index, block in enumerate(step_sections(step, logs)):
@@ -282,12 +290,12 @@ def render_trajectory_cases(results: Results, info: TrajectorySetInfo, logs: Log
         f"{len(steps)} steps of {info.tasks} tasks: " + ", ".join(f"{c} {n}" for c, n in counts.items()) + ".",
         "",
     ]
-    screened = screening_of(results)
+    screened, judges = screening_of(results), judges_offline(results)
     for number, step in enumerate(steps, start=1):
         last = steps[number - 2] if number > 1 else None
         chained = last is not None and (last.task_id, last.step + 1) == (step.task_id, step.step)
         previous = number - 1 if chained and logs.of(step) is not None else None
-        lines += _step(number, step, logs, previous, screened.get((step.dataset, step.task_id, step.step)))
+        lines += _step(number, step, logs, previous, screened.get((step.dataset, step.task_id, step.step)), judges)
     return "\n".join(lines)
 
 

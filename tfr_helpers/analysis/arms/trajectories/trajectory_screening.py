@@ -14,8 +14,9 @@ Fail->Pass step a fix **lost** (-1), a Pass->Pass or Fail->Fail step changes not
 prevented minus lost, per task in {-1, 0, +1}; its mean over the set's trajectories is tested by the study's task-level
 sign-flip test (:func:`.inference.paired_tasks.paired_task_test`: prevented against lost, one row per task), Holm-
 corrected over the strategies of a set. A step with some tests kept is still refined (partly screened: counted, not
-a counterfactual). Every row is one set (one model under one published protocol), never pooled. The consensus
-screeners see one code sample per step and accept every test: they are one row, saying so.
+a counterfactual). Every row is one set (one model under one published protocol), never pooled. The screeners that
+compare code samples (their declaration: ``samples > 1``, the consensus screeners) see one code sample per step and
+accept every test: they are one row, saying so.
 """
 
 from __future__ import annotations
@@ -30,11 +31,11 @@ from tfr_helpers.analysis.inference.paired_tasks import holm, paired_task_test
 from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, clustered_rows, share_columns
 from tfr_helpers.analysis.tables import share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records
+from tfr_helpers.analysis.tidy.screeners import compares_samples
 from tfr_helpers.records import Results
 
-CONSENSUS_PREFIX = "consensus_"
-ONE_SAMPLE = "consensus (every consensus_* screener: one code sample per step, no consensus: accepts every test)"
-"""The row the consensus screeners collapse into when each of them accepts every test."""
+ONE_SAMPLE = "consensus (every screener comparing code samples: one code sample per step, no consensus: accepts every test)"
+"""The row the screeners comparing code samples collapse into when each of them accepts every test."""
 BASELINE = "accept_all"
 NOTE = (
     "Real refinement steps replayed from published logs (not simulated). Screened out: the strategy rejects every "
@@ -107,10 +108,11 @@ def steps_frame(results: Results) -> pd.DataFrame:
 
 
 def _collapsed(results: Results) -> list[tuple[str, str]]:
-    """(row name, strategy whose decisions it shows): consensus screeners that accept every test are one row."""
+    """(row name, strategy whose decisions it shows): the screeners comparing code samples (as they declare) that
+    accept every test are one row."""
     tests = tests_frame(results)
     names = strategies(results)
-    silent = [n for n in names if n.startswith(CONSENSUS_PREFIX) and not tests[tests["strategy"] == n]["rejected"].any()]
+    silent = [n for n in names if compares_samples(n) and not tests[tests["strategy"] == n]["rejected"].any()]
     rows = []
     for n in names:
         if n in silent:
