@@ -3,6 +3,8 @@ fingerprint and named in results and captions; ``fixed`` keeps the budgets."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from tfr_helpers.errors import ConfigError
@@ -10,7 +12,7 @@ from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.config.fingerprint import describe_changes
 from tfr_helpers.pipeline.config.sections import TimeLimitPolicy
 from tfr_helpers.pipeline.steps.labels import settle
-from tfr_helpers.pipeline.steps.time_limits import limit_clock, policy_limit
+from tfr_helpers.pipeline.steps.time_limits import limit_clock, limit_for, policy_limit
 from tfr_helpers.records import TestOutcome as Outcome
 
 EVALPLUS = TimeLimitPolicy(policy="evalplus")
@@ -48,6 +50,23 @@ def test_fixed_and_a_test_the_reference_did_not_pass_keep_the_budget() -> None:
     assert policy_limit(TimeLimitPolicy(), 10.0, passed(0.05)) is None
     assert policy_limit(EVALPLUS, 10.0, Outcome(name="t", status="failed", cpu_s=0.01)) is None
     assert policy_limit(EVALPLUS, 10.0, None) is None
+
+
+def test_a_generated_test_the_reference_finished_sets_the_limit_whether_it_passed_or_failed() -> None:
+    """A test that hangs the code where the reference fails it at once costs the floor, not the cap; a test the
+    reference did not finish (a timeout, a crash, not run) leaves the code the cap; benchmark tests keep the rule."""
+    for status in ("failed", "error"):
+        quick = Outcome(name="t", status=status, cpu_s=0.01)
+        assert policy_limit(EVALPLUS, 5.0, quick, finished=True) == 1.0
+        slow = Outcome(name="t", status=status, cpu_s=0.5, duration_s=0.5, wait_s=0.0)
+        assert policy_limit(EVALPLUS, 5.0, slow, finished=True) == 2.0
+    for status in ("timeout", "crashed", "not_run"):
+        assert policy_limit(EVALPLUS, 5.0, Outcome(name="t", status=status, cpu_s=7.5), finished=True) is None
+    assert policy_limit(TimeLimitPolicy(), 5.0, Outcome(name="t", status="failed"), finished=True) is None
+    ctx = SimpleNamespace(config=config_from_dict({**PARAMS, "sandbox": {"time_limit": {"policy": "evalplus"}}}))
+    failed = Outcome(name="t", status="failed", cpu_s=0.01)
+    assert limit_for(ctx, failed, generated=True) == 1.0  # type: ignore[arg-type]
+    assert limit_for(ctx, failed, generated=False) is None  # type: ignore[arg-type]
 
 
 def test_a_limit_is_judged_in_cpu_time_a_starved_timeout_alone_is_indeterminate() -> None:

@@ -49,6 +49,20 @@ def test_the_main_job_samples_the_demonstration_only(replay_env: Path, shared_be
     }
 
 
+def test_the_sensitivity_to_test_strength_is_a_run_of_its_own(replay_env: Path) -> None:
+    """The main job leaves the EvalPlus tiers out; replay_test_strength.yaml runs the main job's replayed coders
+    under the EvalPlus time-limit rule with HumanEval+ Mini's tiers (the README's table)."""
+    main, strength = load_config(PARAMS / "default.yaml"), load_config(PARAMS / "replay_test_strength.yaml")
+    assert main.plus_tiers == "none" and strength.plus_tiers == "mini"
+    assert strength.models.coder_names == [CODET, REFLEXION]
+    for coder in (CODET, REFLEXION):
+        assert (strength.code_samples_for(coder), strength.test_samples_for(coder)) == (
+            main.code_samples_for(coder),
+            main.test_samples_for(coder),
+        )
+    assert strength.sandbox.time_limit.policy == main.sandbox.time_limit.policy == "evalplus"
+
+
 def test_replay_openai_names_a_real_refiner_and_judge(replay_env: Path) -> None:
     config = load_config(PARAMS / "replay_openai.yaml")
     for coder in config.models.coder_names:

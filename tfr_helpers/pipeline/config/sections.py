@@ -101,7 +101,8 @@ class TimeLimitPolicy(Strict):
     EvalPlus's rule, ``max(min_limit, factor x the reference's own time on the same test)`` (wall time less
     its waits for a CPU, at least its CPU time), at most the budget,
     for generated and refined code on the benchmark tests and for generated code on the generated tests; the
-    reference keeps the full budget, and a test it did not pass gives the code the full budget too. On a generated
+    reference keeps the full budget, and a test it did not pass (on a generated test: did not finish, a pass or a
+    failure in its own time) gives the code the full budget too. On a generated
     test the budget (``generated_test_timeout_s``) is the cap of the code's limit and the reference's own limit,
     and ``margin`` sets aside a verdict whose own time lies near its limit (docs/labels.md, "Time limits").
     """

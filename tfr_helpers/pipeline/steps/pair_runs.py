@@ -147,7 +147,7 @@ class PairRuns:
     task is reported and excluded, since every label of it would be judged against a broken oracle."""
     limits: dict[tuple[str, str], float] = field(default_factory=dict)
     """(reference, test source) -> the code's time limit on that generated test under the time-limit policy (the
-    budget where the reference did not pass it; the sandbox kills at :func:`~.time_limits.hard_limit` of it;
+    budget where the reference did not finish it; the sandbox kills at :func:`~.time_limits.hard_limit` of it;
     absent: the study's fixed budget)."""
 
     tiers: dict[tuple[str, str], TierVerdicts] = field(default_factory=dict)

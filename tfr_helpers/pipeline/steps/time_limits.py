@@ -2,10 +2,10 @@
 
 Under ``sandbox.time_limit.policy: evalplus`` a code's test gets ``max(min_limit, factor x the reference's own
 time on the same test)``, at most the study's budget (which stays the outer guard), as the spec's own
-``timeout_s``. The reference runs first, with the full budget; a test it did not pass gives the code the full
-budget. The reference's time is its own time (wall time less its waits for a CPU, at least its CPU time: the
-clock the code's test is judged by), so a limit does not move with the machine's load, and a reference that
-sleeps gives the code the time it slept.
+``timeout_s``. The reference runs first, with the full budget; a test it did not pass (a generated test: did not
+finish) gives the code the full budget. The reference's time is its own time (wall time less its waits for a
+CPU, at least its CPU time: the clock the code's test is judged by), so a limit does not move with the machine's
+load, and a reference that sleeps gives the code the time it slept.
 
 Load-proofing, as for the fixed budgets: the sandbox judges every limit by the test's *own* time (wall time
 less its waits for a CPU, ``sandbox.clock``), so a timeout is the program's own unless the sandbox's wall-clock
@@ -53,24 +53,36 @@ def limit_clock(outcome: TestOutcome) -> float:
     return outcome.cpu_s if outcome.cpu_s > 0 else outcome.duration_s
 
 
-def policy_limit(policy: TimeLimitPolicy, budget_s: float, reference: TestOutcome | None) -> float | None:
+FINISHED = frozenset({"passed", "failed", "error"})
+"""A generated test's outcomes on the reference whose own time sets the code's limit: the test ran to its end,
+a verdict of its own. A timeout, a crash or a test that did not run leaves the code the cap."""
+
+
+def policy_limit(
+    policy: TimeLimitPolicy, budget_s: float, reference: TestOutcome | None, finished: bool = False
+) -> float | None:
     """A code's limit on one test from the reference's outcome on it: ``max(min_limit, factor x its time)``, at
-    most ``budget_s`` (None: the budget, under ``fixed`` or when the reference did not pass the test)."""
-    if policy.policy == "fixed" or reference is None or reference.status != "passed":
+    most ``budget_s`` (None: the budget, under ``fixed``, or when the reference did not pass the test; with
+    ``finished``, a generated test's, when it did not finish it: :data:`FINISHED`)."""
+    if policy.policy == "fixed" or reference is None or reference.status not in (FINISHED if finished else {"passed"}):
         return None
     return min(budget_s, max(policy.min_limit, policy.factor * limit_clock(reference)))
 
 
 def limit_for(ctx: RunContext, reference: TestOutcome | None, generated: bool) -> float | None:
-    """:func:`policy_limit` with the run's policy and budget (generated tests' or benchmark tests')."""
+    """:func:`policy_limit` with the run's policy and budget (generated tests' or benchmark tests'). A generated
+    test the reference ran to its end, passed or failed, sets the code's limit by the reference's own time on it
+    (a test that hangs the code where the reference fails it at once costs the floor and its band, not the cap);
+    a benchmark test only by a pass (one the reference fails makes the task a broken oracle)."""
     s = ctx.config.sandbox
-    return policy_limit(s.time_limit, s.generated_test_timeout_s if generated else s.timeout_s, reference)
+    budget = s.generated_test_timeout_s if generated else s.timeout_s
+    return policy_limit(s.time_limit, budget, reference, finished=generated)
 
 
 def with_limits(ctx: RunContext, specs: Sequence[Any], reference: ProgramRun | None, generated: bool) -> list[Any]:
     """``specs`` with each one's limit from the reference's run on the same specs (unchanged under ``fixed``).
     A generated test's spec gets the sandbox's kill, :func:`hard_limit` of the code's limit (the budget where the
-    reference did not pass it)."""
+    reference did not finish it)."""
     if reference is None or not policy_on(ctx) or len(reference.outcomes) != len(specs):
         return list(specs)
     if generated:
