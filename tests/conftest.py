@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.env import NOT_APPLICABLE, benchmark_dir, in_ci
-from tests.helpers.smoke import SmokeStudy, run_smoke_study
+from tests.helpers.smoke import SmokeCommandRun, SmokeStudy, run_smoke_command, run_smoke_study
 
 pytest_plugins = ["pytester", "tests.helpers.tiers"]  # pytester: tests/test_ci_skips.py runs small pytest runs
 
@@ -43,11 +43,12 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, N
     _fail_skip_in_ci(outcome.get_result())  # type: ignore[attr-defined]
 
 
-SHARED_STUDY_FIXTURES = ("smoke_study", "smoke_series")
+SHARED_STUDY_FIXTURES = ("smoke_study", "smoke_command_run", "smoke_series")
 """Session fixtures that run a whole study, once per pytest process."""
 SHARED_STUDY_MODULES = (
     "tests/analysis/test_smoke_run.py",
     "tests/notebooks/test_series.py",
+    "tests/pipeline/engine/test_chunks_in_flight.py",
     "tests/pipeline/test_determinism.py",
     "tests/pipeline/test_exec_cache_study.py",
     "tests/pipeline/test_run_stages.py",
@@ -121,6 +122,13 @@ def shared_benchmarks() -> Path:
 def smoke_study(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> SmokeStudy:
     """The smoke study, run once for every test that only reads it (``tests/helpers/smoke.py``)."""
     return run_smoke_study(tmp_path_factory.mktemp("smoke-study"), shared_benchmarks)
+
+
+@pytest.fixture(scope="session")
+def smoke_command_run(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> SmokeCommandRun:
+    """The smoke study again, by the command ``tfr stage all`` under load, with the execution cache filling
+    (``tests/helpers/smoke.py``): the determinism and execution-cache tests read it."""
+    return run_smoke_command(tmp_path_factory.mktemp("smoke-command"), shared_benchmarks)
 
 
 @pytest.fixture(scope="session")
