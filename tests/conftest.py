@@ -126,8 +126,8 @@ def smoke_study(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Pat
 
 @pytest.fixture(scope="session")
 def smoke_command_run(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> SmokeCommandRun:
-    """The smoke study again, by the command ``tfr stage all`` under load, with the execution cache filling
-    (``tests/helpers/smoke.py``): the determinism and execution-cache tests read it."""
+    """The smoke study again, by the command ``tfr stage all`` under load (``tests/helpers/smoke.py``): the
+    determinism test compares it with :func:`smoke_study`."""
     return run_smoke_command(tmp_path_factory.mktemp("smoke-command"), shared_benchmarks)
 
 

@@ -8,14 +8,12 @@ and the plainest one. Its canonical results are taken right after the stages fin
 notebooks or analysis outputs beside them.
 
 A second smoke study, :func:`run_smoke_command`, is the command ``tfr stage all`` in its own process, with the
-execution cache on: the determinism test compares it with the first, the execution-cache test serves a third run
-from the cache it filled.
+execution cache on: the determinism test compares it with the first.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -69,13 +67,6 @@ class SmokeCommandRun:
     """``results.json`` without timing fields, read when the command ended."""
     stdout: str
     """What the command printed: the run summary's lines."""
-
-    @property
-    def sandbox_runs(self) -> int:
-        """The sandbox runs of the command, from its ``this invocation: ... N sandbox runs`` line."""
-        found = re.search(r"^this invocation: .*?, (\d+) sandbox runs", self.stdout, re.M)
-        assert found, self.stdout[-3000:]
-        return int(found.group(1))
 
 
 def run_smoke_command(base: Path, benchmarks: Path) -> SmokeCommandRun:
