@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.env import NOT_APPLICABLE, benchmark_dir, in_ci
-from tests.helpers.smoke import SmokeStudy, run_smoke_study
+from tests.helpers.smoke import SmokeCommandRun, SmokeStudy, run_smoke_command, run_smoke_study
 
 pytest_plugins = ["pytester", "tests.helpers.tiers"]  # pytester: tests/test_ci_skips.py runs small pytest runs
 
@@ -43,11 +43,12 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, N
     _fail_skip_in_ci(outcome.get_result())  # type: ignore[attr-defined]
 
 
-SHARED_STUDY_FIXTURES = ("smoke_study", "smoke_series")
+SHARED_STUDY_FIXTURES = ("smoke_study", "smoke_command_run", "smoke_series")
 """Session fixtures that run a whole study, once per pytest process."""
 SHARED_STUDY_MODULES = (
     "tests/analysis/test_smoke_run.py",
     "tests/notebooks/test_series.py",
+    "tests/pipeline/engine/test_chunks_in_flight.py",
     "tests/pipeline/test_determinism.py",
     "tests/pipeline/test_exec_cache_study.py",
     "tests/pipeline/test_run_stages.py",
@@ -68,14 +69,46 @@ def scope_of(nodeid: str) -> str:
     return "shared-study" if module.startswith(SHARED_STUDY_MODULES) else module
 
 
+SLOW_TEST_WEIGHT = 10.0
+"""What a ``slow`` test is taken to cost when scopes are ordered (the marker means "over about 10 s")."""
+FAST_TEST_WEIGHT = 0.1
+"""What any other test is taken to cost."""
+
+
+def scope_order(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The items with the heaviest scopes first (a scope's weight: its tests' ``slow`` markers, then their count),
+    each scope's tests in their collected order.
+
+    Longest first keeps the workers' finishing times close: the quick scopes fill the end of the run. pytest-xdist's
+    own order (the scopes with the most tests first) put the long single-test modules (CodeT's protocol, the
+    EvalPlus agreement, papermill against ``tfr run``) last, where one of them ran alone while the other worker
+    idled."""
+    weight: dict[str, float] = {}
+    for item in items:
+        scope = scope_of(item.nodeid)
+        cost = SLOW_TEST_WEIGHT if item.get_closest_marker("slow") else FAST_TEST_WEIGHT
+        weight[scope] = weight.get(scope, 0.0) + cost
+    first_seen = {scope: i for i, scope in enumerate(dict.fromkeys(scope_of(item.nodeid) for item in items))}
+    return sorted(items, key=lambda item: (-weight[scope_of(item.nodeid)], first_seen[scope_of(item.nodeid)]))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (on each worker; the scheduler keeps this order, :func:`pytest_xdist_make_scheduler`):
+    the heaviest scopes first (:func:`scope_order`). Without xdist the collected order stays."""
+    if hasattr(config, "workerinput"):
+        items[:] = scope_order(items)
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """pytest-xdist's scope scheduling (a whole scope goes to one worker) with the scopes of :func:`scope_of`."""
+    """pytest-xdist's scope scheduling (a whole scope goes to one worker) with the scopes of :func:`scope_of`, in
+    the workers' collected order (:func:`scope_order`: heaviest first), not reordered by test count."""
     from xdist.scheduler import LoadScopeScheduling  # only where xdist runs the tests
 
     class SharedStudyScheduling(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             return scope_of(nodeid)
 
+    config.option.loadscopereorder = False
     return SharedStudyScheduling(config, log)
 
 
@@ -89,6 +122,13 @@ def shared_benchmarks() -> Path:
 def smoke_study(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> SmokeStudy:
     """The smoke study, run once for every test that only reads it (``tests/helpers/smoke.py``)."""
     return run_smoke_study(tmp_path_factory.mktemp("smoke-study"), shared_benchmarks)
+
+
+@pytest.fixture(scope="session")
+def smoke_command_run(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -> SmokeCommandRun:
+    """The smoke study again, by the command ``tfr stage all`` under load (``tests/helpers/smoke.py``): the
+    determinism test compares it with :func:`smoke_study`."""
+    return run_smoke_command(tmp_path_factory.mktemp("smoke-command"), shared_benchmarks)
 
 
 @pytest.fixture(scope="session")

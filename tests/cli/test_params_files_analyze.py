@@ -2,8 +2,9 @@
 
 Each file runs once (a module-scoped run) on a few tasks: ``tasks: 1`` (the worked example keeps its three), no
 BigCodeBench beside other benchmarks, two seeds where it sets seeds, and the trajectory arm on the small Reflexion
-log of the replay tests where it replays trajectories. A file whose models need a key is not collected for a run;
-it is listed instead, with the key it needs in the test id, by a test that checks the key is the reason."""
+log of the replay tests where it replays trajectories; files whose small studies are the same run one study. A file
+whose models need a key is not collected for a run; it is listed instead, with the key it needs in the test id, by a
+test that checks the key is the reason."""
 
 from __future__ import annotations
 
@@ -67,12 +68,28 @@ def small(path: Path) -> dict[str, Any]:
     return overrides
 
 
-@pytest.fixture(scope="module", params=KEYLESS, ids=[p.stem for p in KEYLESS])
+def small_study(path: Path) -> str:
+    """The file's small study (:func:`small`), its run name aside: two files with the same one run once."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) | small(path)
+    data.pop("run_name", None)
+    return yaml.safe_dump(data, sort_keys=True)
+
+
+SAME_STUDY: dict[str, list[Path]] = {}
+for _path in KEYLESS:
+    SAME_STUDY.setdefault(small_study(_path), []).append(_path)
+STUDIES = list(SAME_STUDY.values())
+"""The keyless files grouped by their small study (``default`` and ``full`` differ only in their tasks, which
+:func:`small` replaces): each group runs one study, named for every file in it."""
+
+
+@pytest.fixture(scope="module", params=STUDIES, ids=["+".join(p.stem for p in paths) for paths in STUDIES])
 def finished_run(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path
 ) -> Iterator[Path]:
-    """Every stage of one params file on a few tasks, in its own run directory with its own cache."""
-    path: Path = request.param
+    """Every stage of one params file on a few tasks, in its own run directory with its own cache (for a group of
+    files with the same small study: the first, after checking that each file of the group gives its config)."""
+    path, *same = request.param
     replay = replay_dir()
     tmp = tmp_path_factory.mktemp(path.stem)
     with pytest.MonkeyPatch.context() as patch:
@@ -80,7 +97,11 @@ def finished_run(
         patch.setenv("TFR_BENCHMARK_DIR", str(shared_benchmarks))
         patch.setenv("TFR_REPLAY_DIR", str(replay))
         patch.setenv("TFR_CACHE_DIR", str(tmp / "cache"))
-        run_study(load_config(path, small(path)), tmp / "run", progress=False)
+        config = load_config(path, small(path))
+        for other in same:
+            other_config = load_config(other, small(other))
+            assert other_config.model_copy(update={"run_name": config.run_name}) == config, other.stem
+        run_study(config, tmp / "run", progress=False)
         yield tmp / "run"
 
 

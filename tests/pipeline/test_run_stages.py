@@ -46,23 +46,6 @@ def test_smoke_run_has_every_outcome_and_a_rerun_does_no_work(
     assert results_json(tmp_path / "run") == before
 
 
-@pytest.mark.slow
-def test_same_seed_twice_gives_equal_results(pipeline_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = load_config(
-        PARAMS / "smoke.yaml",
-        {
-            "tasks": {"humaneval": 3, "mbpp": 3},
-            "benchmarks": ["humaneval", "mbpp"],
-            "screening": ["llm_judge"],
-        },
-    )
-    run_stages(config, tmp_path / "a", progress=False)
-    monkeypatch.setenv("TFR_CACHE_DIR", str(tmp_path / "other-cache"))  # no answers served from the first run
-    second = run_stages(config, tmp_path / "b", progress=False)
-    assert second.model_calls > 0
-    assert results_json(tmp_path / "a") == results_json(tmp_path / "b")
-
-
 def test_other_config_in_the_same_run_dir_is_refused(pipeline_env: Path, tmp_path: Path) -> None:
     config = load_config(PARAMS / "smoke.yaml", {"tasks": 1, "benchmarks": ["humaneval"]})
     run_stages(config, tmp_path / "run", stages="generate_codes", progress=False)

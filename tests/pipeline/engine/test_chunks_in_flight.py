@@ -1,4 +1,5 @@
-"""Overlapping chunks of the sandbox stages: the same results as one chunk at a time, and no lost chunk on an error."""
+"""Overlapping chunks of the sandbox stages: the same results as one chunk at a time (the shared smoke study), and no
+lost chunk on an error."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.smoke import SmokeStudy
 from tests.pipeline.conftest import results_json
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import load_config, run_stages
@@ -19,12 +21,11 @@ SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "smoke.yaml"
 
 @pytest.mark.slow
 def test_smoke_results_are_identical_with_chunks_in_flight_and_one_at_a_time(
-    pipeline_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pipeline_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, smoke_study: SmokeStudy
 ) -> None:
-    monkeypatch.setenv("TFR_EXEC_CACHE", "0")  # both runs execute everything
+    # one at a time: the shared smoke study (TFR_CHUNKS_IN_FLIGHT=1, the execution cache off, tests/helpers/smoke.py)
+    monkeypatch.setenv("TFR_EXEC_CACHE", "0")  # this run executes everything too
     config = load_config(SMOKE, {"concurrency.checkpoint_every": 3})  # many small chunks per stage
-    monkeypatch.setenv("TFR_CHUNKS_IN_FLIGHT", "1")
-    one = run_stages(config, tmp_path / "one", progress=False)
     monkeypatch.setenv("TFR_CHUNKS_IN_FLIGHT", "4")
     seen: list[int] = []
     real = runner_mod._run_in_flight
@@ -36,8 +37,13 @@ def test_smoke_results_are_identical_with_chunks_in_flight_and_one_at_a_time(
     monkeypatch.setattr(runner_mod, "_run_in_flight", spy)
     many = run_stages(config, tmp_path / "many", progress=False)
     assert seen and max(seen) > 4  # the pair and refined stages really overlapped several chunks
-    assert many.sandbox_runs == one.sandbox_runs
-    assert results_json(tmp_path / "many") == results_json(tmp_path / "one")
+    assert many.sandbox_runs == smoke_study.summary.sandbox_runs
+    results = results_json(tmp_path / "many")
+    assert results["config"]["concurrency"].pop("checkpoint_every") == 3  # the one setting the two runs differ in
+    one = {**smoke_study.results, "config": {**smoke_study.results["config"]}}
+    one["config"]["concurrency"] = {**one["config"]["concurrency"]}
+    assert one["config"]["concurrency"].pop("checkpoint_every") is None
+    assert results == one
 
 
 def test_a_failing_chunk_stops_new_chunks_and_the_chunks_in_flight_are_recorded(
