@@ -1,9 +1,13 @@
-"""tfr_helpers.views: the case browser and small display helpers for the notebooks."""
+"""tfr_helpers.views: the case browser and small display helpers for the notebooks.
+
+Importing the package registers every case-row source (the base study's, then each arm's: controls, rounds,
+trajectories) in ``case_rows.ROW_SOURCES``, which both case browsers loop over.
+"""
 
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.views.browser import CaseBrowser
 from tfr_helpers.views.cases import ALL, Filters, load_run_results
-from tfr_helpers.views.controls import controls_report
+from tfr_helpers.views.controls import controls_report, controls_rows
 from tfr_helpers.views.display import (
     config_markdown,
     generation_overview,
@@ -22,6 +26,7 @@ from tfr_helpers.views.glue import read_headline, record_headline
 from tfr_helpers.views.headline_box import answers_box, headline_box, selection_box
 from tfr_helpers.views.offline_browser import OfflineCaseBrowser
 from tfr_helpers.views.progress import results_so_far
+from tfr_helpers.views.rounds import rounds_rows
 from tfr_helpers.views.run_details import RunDetails, mask_paths, run_outputs, shown_path
 from tfr_helpers.views.trajectories import (
     real_rq2_figure,
@@ -43,6 +48,7 @@ __all__: list[str] = [
     "build_attempts",
     "config_markdown",
     "controls_report",
+    "controls_rows",
     "fit",
     "generation_overview",
     "headline",
@@ -55,6 +61,7 @@ __all__: list[str] = [
     "read_headline",
     "record_headline",
     "results_so_far",
+    "rounds_rows",
     "run_outputs",
     "selection_box",
     "run_paths",

@@ -18,11 +18,10 @@ import ipywidgets as W
 from tfr_helpers.analysis.tidy.sources import real_note
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.records import Decision, Transition
+from tfr_helpers.views.case_rows import attempt_sections
 from tfr_helpers.views.cases import ALL, Attempt, Filters, build_attempts, strategies
-from tfr_helpers.views.controls import controls_rows
 from tfr_helpers.views.progress import results_so_far
-from tfr_helpers.views.render import header_html, rows_html
-from tfr_helpers.views.rounds import rounds_rows
+from tfr_helpers.views.render import header_html
 
 log = logging.getLogger(__name__)
 
@@ -119,10 +118,9 @@ class CaseBrowser:
         return None if index is None or not self.matching else self.matching[index]
 
     def pane(self, attempt: Attempt) -> W.Widget:
-        """The precomputed pane of one attempt: a header and an Accordion of the four rows."""
+        """The precomputed pane of one attempt: a header and an Accordion of every registered source's rows."""
         if attempt.feedback_id not in self._panes:
-            rows = rows_html(attempt, self.run_dir) + controls_rows(self.results, attempt, self.run_dir)
-            rows += rounds_rows(self.results, attempt, self.run_dir)
+            rows = attempt_sections(self.results, attempt, self.run_dir)
             accordion = W.Accordion(
                 children=[W.HTML(body) for _, body in rows],
                 titles=[t for t, _ in rows],

@@ -1,13 +1,21 @@
-"""The rows of the offline case browser: one generic :class:`CaseRow` per browsable case, built from the run.
+"""The case browsers' rows, and the one registry of their sources (the base study's rows and each arm's).
+
+A row source (:class:`RowSource`) gives either or both kinds of row: ``cases``, the offline browser's browsable
+cases (one generic :class:`CaseRow` each), and ``sections``, the (title, HTML) rows the ipywidgets browser shows
+under one refinement attempt. Both browsers loop over :data:`ROW_SOURCES` in registration order and name no arm.
+
+The offline browser's rows: one generic :class:`CaseRow` per browsable case, built from the run.
 
 A row has the facets the page filters on, a one-line summary, the text it searches, and its sections (code, test,
 execution records, feedback, refined code, the benchmark test that failed after refinement). Every test-fail
 feedback of every source is a row: a refinement attempt where the run refined it, else a feedback instance (real
 replayed data without a refiner: the feedback, the code, the test and the reference's verdict).
 
-Another kind of case (e.g. a published self-repair trajectory's steps) slots in by registering a builder::
+Another kind of case (e.g. a published self-repair trajectory's steps), or another row under each attempt (e.g. an
+arm's siblings of that attempt), slots in by registering a source::
 
-    register_case_rows(lambda results, run_dir: [CaseRow(kind="trajectory step", ...), ...])
+    register_row_source(RowSource("trajectories", cases=lambda results, run_dir: [CaseRow(...), ...]))
+    register_row_source(RowSource("controls", sections=lambda results, attempt, run_dir: [("Controls", html)]))
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from pathlib import Path
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.pipeline.engine.artifact_log import read_artifact
 from tfr_helpers.records import ProgramRun, Results, TestOutcome
+from tfr_helpers.views.render import rows_html
 
 TEXT_CAP = 4_000
 """Characters of one section's text embedded in the page (code, test, message); longer texts are cut, saying so."""
@@ -51,20 +60,50 @@ class CaseRow:
     sections: tuple[CaseSection, ...] = ()
 
 
-RowBuilder = Callable[[Results, Path], list[CaseRow]]
-BUILDERS: list[RowBuilder] = []
-"""Every builder of case rows, in display order."""
+CaseBuilder = Callable[[Results, Path], list[CaseRow]]
+"""``(results, run_dir) -> rows``: the offline browser's cases of one source."""
+SectionBuilder = Callable[[Results, Attempt, Path], list[tuple[str, str]]]
+"""``(results, attempt, run_dir) -> [(title, html), ...]``: one source's rows under an attempt (``[]``: none)."""
 
 
-def register_case_rows(builder: RowBuilder) -> RowBuilder:
-    """Add a builder of case rows (its rows come after those already registered)."""
-    BUILDERS.append(builder)
-    return builder
+@dataclass(frozen=True)
+class RowSource:
+    """One source of case-browser rows: the base study or an arm (each kind of row optional)."""
+
+    name: str
+    cases: CaseBuilder | None = None
+    sections: SectionBuilder | None = None
+    order: int = 100
+    """Display place: lower first (the base study 0, then the arms); equal places keep registration order."""
+
+
+ROW_SOURCES: list[RowSource] = []
+"""Every source of case-browser rows, in display order (by :attr:`RowSource.order`, the base study's first).
+
+The sources register when their modules are imported; ``tfr_helpers.views`` imports every one of them."""
+
+
+def register_row_source(source: RowSource) -> RowSource:
+    """Add a source of rows (its rows come after those already registered).
+
+    Raises:
+        ValueError: a source of that name is registered already (rename it).
+    """
+    if any(s.name == source.name for s in ROW_SOURCES):
+        raise ValueError(f"a case-row source named {source.name!r} is registered already: give it another name")
+    ROW_SOURCES.append(source)
+    ROW_SOURCES.sort(key=lambda s: s.order)  # stable: equal places keep registration order
+    return source
 
 
 def case_rows(results: Results, run_dir: Path) -> list[CaseRow]:
-    """Every case of the run, from every registered builder."""
-    return [row for builder in BUILDERS for row in builder(results, run_dir)]
+    """Every case of the run (the offline browser's rows), from every registered source."""
+    return [row for s in ROW_SOURCES if s.cases is not None for row in s.cases(results, run_dir)]
+
+
+def attempt_sections(results: Results, attempt: Attempt, run_dir: Path) -> list[tuple[str, str]]:
+    """The (title, HTML) rows of one attempt (the ipywidgets browser's pane), from every registered source."""
+    return [row for s in ROW_SOURCES if s.sections is not None for row in s.sections(results, attempt, run_dir)]
 
 
 def cap(text: str | None) -> str:
@@ -153,7 +192,14 @@ def attempt_row(attempt: Attempt, run_dir: Path) -> CaseRow:
     )
 
 
-@register_case_rows
 def attempt_rows(results: Results, run_dir: Path) -> list[CaseRow]:
     """Every test-fail feedback of the run as a case row (refinement attempt or feedback instance)."""
     return [attempt_row(a, run_dir) for a in build_attempts(results)]
+
+
+def base_sections(results: Results, attempt: Attempt, run_dir: Path) -> list[tuple[str, str]]:
+    """The base study's rows of an attempt: Setup, RQ1, RQ2, RQ3."""
+    return rows_html(attempt, run_dir)
+
+
+register_row_source(RowSource("base study", cases=attempt_rows, sections=base_sections, order=0))

@@ -13,6 +13,7 @@ from pathlib import Path
 from tfr_helpers.analysis.arms.controls import present
 from tfr_helpers.analysis.arms.controls_report import controls_table, plot_controls
 from tfr_helpers.records import ControlRefinedEvaluation, ControlRefinement, Results
+from tfr_helpers.views.case_rows import RowSource, register_row_source
 from tfr_helpers.views.cases import Attempt
 from tfr_helpers.views.render import _call, _details, _verdict, code_html, diff_html, outcome_html
 
@@ -57,6 +58,9 @@ def controls_rows(results: Results, attempt: Attempt, run_dir: Path) -> list[tup
         )
         parts.append(_details(f"{control}: {ev.transition if ev else 'not evaluated'}", body, open_=True))
     return [("Controls (RQ2)", intro + "".join(parts))]
+
+
+register_row_source(RowSource("controls", sections=controls_rows, order=10))
 
 
 def controls_report(results: Results) -> None:

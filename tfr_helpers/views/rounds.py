@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tfr_helpers.records import Results
 from tfr_helpers.records.rounds import RoundChain, RoundStep
+from tfr_helpers.views.case_rows import RowSource, register_row_source
 from tfr_helpers.views.cases import Attempt
 from tfr_helpers.views.render import _call, _details, _pre, _verdict, code_html
 
@@ -60,3 +61,6 @@ def rounds_rows(results: Results, attempt: Attempt, run_dir: Path) -> list[tuple
         f"{' (stopped early)' if chain.steps and chain.steps[-1].action == 'stopped' else ''}</p>"
     )
     return [("Rounds", intro + "".join(_step_html(s, run_dir) for s in chain.steps))]
+
+
+register_row_source(RowSource("rounds", sections=rounds_rows, order=20))

@@ -38,7 +38,7 @@ from tfr_helpers.records.trajectory_outcomes import TrajectoryOutcome
 from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
 from tfr_helpers.replay.trajectories.sets import load_trajectories
 from tfr_helpers.screener.dataset import checkpoint_records
-from tfr_helpers.views.case_rows import CaseRow, CaseSection, cap, register_case_rows
+from tfr_helpers.views.case_rows import CaseRow, CaseSection, RowSource, cap, register_row_source
 from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.render import _details, _pre, diff_html
 
@@ -191,7 +191,6 @@ def step_row(step: TrajectoryStepEvaluation, logs: LoggedSets) -> CaseRow:
     )
 
 
-@register_case_rows
 def trajectory_step_rows(results: Results, run_dir: Path) -> list[CaseRow]:
     """Every replayed trajectory step of the run as a case row (none when the run replays no trajectory)."""
     results = with_trajectories(results, run_dir)
@@ -200,3 +199,6 @@ def trajectory_step_rows(results: Results, run_dir: Path) -> list[CaseRow]:
     logs = logged_sets(results)
     steps = sorted(results.trajectories.steps, key=step_order)
     return [step_row(s, logs) for s in steps]
+
+
+register_row_source(RowSource("trajectories", cases=trajectory_step_rows, order=30))
