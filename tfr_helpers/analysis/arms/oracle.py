@@ -252,7 +252,12 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
                 | {"diff_vs_original_pp": pct(diff.value), "diff_low": pct(diff.low), "diff_high": pct(diff.high)}
                 | task_test_columns(effect)
             )
-    return adjust(pd.DataFrame(rows), ["model"]) if rows else pd.DataFrame(rows)
+    if not rows:
+        return pd.DataFrame(rows)
+    out = adjust(pd.DataFrame(rows), ["model"])
+    counts = out["informative_tasks"]  # a count on oracle rows, none on original rows (not a float)
+    out["informative_tasks"] = pd.Series([None if pd.isna(v) else int(v) for v in counts], index=out.index, dtype=object)
+    return out
 
 
 def oracle_table(results: Results) -> Styler:
