@@ -4,11 +4,15 @@ feedback-minus-control effects on a run whose control outcomes are set by hand."
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
 from tests.helpers.synthetic import make_synthetic_run
-from tfr_helpers.analysis.arms.controls import arms_frame, content_effects, mcnemar_exact, paired_difference, side_by_side
+from tfr_helpers.analysis.arms.arm_comparison import paired_effect
+from tfr_helpers.analysis.arms.controls import arms_frame, content_effects, mcnemar_exact, side_by_side
+from tfr_helpers.analysis.inference.clustered import Interval
+from tfr_helpers.analysis.inference.units import rows_resampler
 from tfr_helpers.analysis.tidy.frames import refinements_frame
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import ControlRefinedEvaluation, ControlsResults, Results
@@ -29,6 +33,11 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Results:
 def test_paired_difference_known_answers(results: Results) -> None:
     ref = refinements_frame(results)
     rows = ref[ref["model"] == ref["model"].iloc[0]].reset_index(drop=True)
+
+    def paired_difference(_: Results, rows: pd.DataFrame, a: np.ndarray, b: np.ndarray) -> Interval:
+        rs = rows_resampler(results, rows, str(rows["model"].iloc[0]))
+        return paired_effect(rs, rows["task_id"].tolist(), a, b).interval
+
     n = len(rows)
     same = np.arange(n) % 3 == 0
     iv = paired_difference(results, rows, same, same)  # identical arms: exactly 0, and no spread at all when paired

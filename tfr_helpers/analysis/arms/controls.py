@@ -7,22 +7,27 @@ feedback reliability:
 - :func:`side_by_side`: each arm's transitions, P(Pass->Fail | passed before) and P(Fail->Pass | failed before),
   with the cluster-bootstrap intervals of every RQ2 share (:mod:`tfr_helpers.analysis.inference.units`);
 - :func:`content_effects`: the effect of the feedback's content = the feedback arm's rate minus each control's on
-  the same instances, with a paired cluster-bootstrap interval (both rates on the same task and code-sample
-  resamples) and an exact McNemar test on the discordant pairs (:func:`mcnemar_exact`), Holm-adjusted across the
-  comparisons shown for one model (its family). Models are never pooled: simulated and replayed rows stay apart.
+  the same instances, compared by the study's one arm comparison (:mod:`.arm_comparison`: one instance per distinct
+  prompt, a paired cluster-bootstrap interval, the task-level permutation test Holm-adjusted across the
+  comparisons shown for one model), with an exact McNemar test on the discordant pairs (:func:`mcnemar_exact`) as a
+  descriptive column. Models are never pooled: simulated and replayed rows stay apart.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from tfr_helpers.analysis.inference.clustered import ratio
-from tfr_helpers.analysis.inference.paired_tasks import holm, paired_task_test
+from tfr_helpers.analysis.arms.arm_comparison import (
+    PairedEffect,
+    adjust,
+    bootstrap_p,
+    collapse_prompts,
+    paired_effect,
+    task_test_columns,
+)
 from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, interval_columns, rows_resampler, share_columns
 from tfr_helpers.analysis.rq2 import CONDITIONAL, RELIABILITIES, TRANSITIONS
@@ -32,8 +37,6 @@ from tfr_helpers.records import Results
 
 FEEDBACK = "feedback"
 """The feedback arm's name beside the controls'."""
-ALPHA = 0.05
-"""Family-wise level of the Holm adjustment (one family per model)."""
 EFFECT_COLUMNS = ["model", "source", "reliability", "control", "transition", "instances", "feedback_pct"]
 EFFECT_COLUMNS += ["control_pct", "diff_pp", "low", "high", "p_bootstrap", "feedback_only", "control_only"]
 EFFECT_COLUMNS += ["p_mcnemar", "informative_tasks", "test", "p_task", "p_holm", "differs"]
@@ -52,7 +55,8 @@ def arms_frame(results: Results) -> pd.DataFrame:
     Identical prompts are collapsed in every arm alike: the feedback arm's identical refinement prompts (same task,
     code sample text and feedback text) share one cached reply, while each control instance has a draw of its own,
     so keeping every instance would weigh one feedback reply several times against as many independent control
-    draws. Each distinct prompt keeps its first instance (by feedback id) in every arm (docs/controls.md).
+    draws. Each distinct prompt keeps its first instance (by feedback id) in every arm
+    (:func:`.arm_comparison.collapse_prompts`, docs/controls.md).
     """
     fb = refinements_frame(results)
     if results.controls is None or fb.empty:
@@ -60,8 +64,7 @@ def arms_frame(results: Results) -> pd.DataFrame:
     evals = results.controls.refined_evaluations
     have = [{e.feedback_id for e in evals if e.control == c} for c in results.controls.controls]
     common = set(fb["feedback_id"]).intersection(*have)
-    fb = fb[fb["feedback_id"].isin(common)].sort_values("feedback_id")
-    fb = fb.drop_duplicates("prompt_key").reset_index(drop=True)
+    fb = collapse_prompts(fb[fb["feedback_id"].isin(common)])
     frames = [fb.assign(arm=FEEDBACK)]
     for control in results.controls.controls:
         after = {e.feedback_id: e for e in evals if e.control == control}
@@ -116,12 +119,6 @@ def mcnemar_exact(feedback_only: int, control_only: int) -> float:
     return 1.0 if n == 0 else float(binomtest(feedback_only, n, 0.5).pvalue)
 
 
-def paired_difference(results: Results, rows: pd.DataFrame, hits_a: np.ndarray, hits_b: np.ndarray) -> Any:
-    """``mean(hits_a) - mean(hits_b)`` over the same instances (``rows``), with its paired cluster-bootstrap interval."""
-    rs = rows_resampler(results, rows, str(rows["model"].iloc[0]))
-    return ratio(rs, hits_a.astype(float) - hits_b.astype(float), np.ones(len(rows)), "identity")
-
-
 def content_effects(results: Results) -> pd.DataFrame:
     """Feedback arm minus each control, per model, reliability and conditional transition, on the same instances.
 
@@ -149,8 +146,8 @@ def content_effects(results: Results) -> pd.DataFrame:
                         continue
                     a = (among["transition"] == tr).to_numpy()
                     b = (ctl.loc[among.index, "transition"] == tr).to_numpy()
-                    iv = paired_difference(results, among.reset_index(), a, b)
-                    test = paired_task_test(among["task_id"].astype(str).tolist(), a, b)
+                    rs = rows_resampler(results, among.reset_index(), str(model))
+                    effect = paired_effect(rs, among["task_id"].tolist(), a, b)
                     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
                     rows.append(
                         {
@@ -162,31 +159,25 @@ def content_effects(results: Results) -> pd.DataFrame:
                             "instances": len(among),
                             "feedback_pct": pct(a.mean()),
                             "control_pct": pct(b.mean()),
-                            **_diff_columns(iv),
+                            **_diff_columns(effect),
                             "feedback_only": only_a,
                             "control_only": only_b,
                             "p_mcnemar": mcnemar_exact(only_a, only_b),
-                            "informative_tasks": test.informative_tasks,
-                            "test": test.method if test.tested else test.status,
-                            "p_task": test.p_value,
+                            **task_test_columns(effect),
                         }
                     )
-    out = pd.DataFrame(rows, columns=[c for c in EFFECT_COLUMNS if c not in ("p_holm", "differs")])
-    out["p_holm"] = holm(out, ["model"], "p_task")
-    out["differs"] = out["p_holm"] < ALPHA
-    for col in ("p_mcnemar", "p_task", "p_holm"):
-        out[col] = out[col].astype(float).round(4)
+    out = adjust(pd.DataFrame(rows, columns=[c for c in EFFECT_COLUMNS if c not in ("p_holm", "differs")]), ["model"])
+    out["p_mcnemar"] = out["p_mcnemar"].astype(float).round(4)
     return out[EFFECT_COLUMNS]
 
 
-def _diff_columns(iv: Any) -> dict[str, Any]:
-    shown = interval_columns(iv)
-    p = iv.p_value
+def _diff_columns(effect: PairedEffect) -> dict[str, Any]:
+    shown = interval_columns(effect.interval)
     return {
         "diff_pp": shown["pct"],
         "low": shown["low"],
         "high": shown["high"],
-        "p_bootstrap": None if math.isnan(p) else round(p, 4),
+        "p_bootstrap": bootstrap_p(effect),
         "method": shown["method"],
         "resamples": shown["resamples"],
         "clusters": shown["clusters"],

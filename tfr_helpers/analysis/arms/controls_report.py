@@ -11,7 +11,8 @@ import pandas as pd
 import seaborn as sns
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.arms.controls import ALPHA, FEEDBACK, content_effects, present, side_by_side
+from tfr_helpers.analysis.arms.arm_comparison import ALPHA
+from tfr_helpers.analysis.arms.controls import FEEDBACK, content_effects, present, side_by_side
 from tfr_helpers.analysis.rq2 import CONDITIONAL
 from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, error_bar, share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records

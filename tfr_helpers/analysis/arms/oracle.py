@@ -7,8 +7,11 @@ from ``Results.oracle_repair`` (see docs/oracle_repair.md):
 - :func:`repair_report`: per source, model and benchmark, the unreliable EBT feedback, how much of it was repaired,
   why the rest was not, and how often the generated code passes the repaired test (the original feedback was the
   test's fault alone);
-- :func:`oracle_comparison`: on the same feedback instances, the benchmark transitions of refinement on the
-  original feedback and on the repaired feedback, and the net change in benchmark pass rate of each arm.
+- :func:`oracle_comparison`: on the same feedback instances (one per distinct refinement prompt), the benchmark
+  transitions of refinement on the original feedback and on the repaired feedback, the net change in benchmark
+  pass rate of each arm, and their difference compared by the study's one arm comparison (:mod:`.arm_comparison`:
+  paired cluster-bootstrap interval, task-level permutation test Holm-adjusted across the model's scopes), as the
+  controls are compared with the feedback arm.
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from tfr_helpers.analysis.arms.arm_comparison import adjust, collapse_prompts, paired_effect, task_test_columns
 from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Resampler, ratio, resampler
 from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.analysis.inference.units import clustered_rows, samples_per_task, share_columns
 from tfr_helpers.analysis.rq2 import TRANSITIONS
 from tfr_helpers.analysis.tables import BOOTSTRAP, TRANSITION_LABELS, caption_with, headline_row, share_cell
-from tfr_helpers.analysis.tidy.frames import frame_records
+from tfr_helpers.analysis.tidy.frames import frame_records, refinements_frame
 from tfr_helpers.analysis.tidy.sources import source_label, source_of
 from tfr_helpers.pipeline.arms.oracle.rewrite import REASON_KEYS, reason_key
 from tfr_helpers.records import RefinedEvaluation, Results
@@ -44,7 +48,10 @@ USES_REFERENCE = (
 CAPTION = (
     USES_REFERENCE + " Benchmark transitions of refinement on the original and on the oracle-repaired feedback of the "
     "same unreliable EBT feedback instances, per model: count (percent of attempts [95 percent bootstrap over tasks, "
-    "then code samples]); net pass-rate change in percentage points per instance [bootstrap over tasks]."
+    "then code samples]); net pass-rate change in percentage points per instance [bootstrap over tasks]; oracle - "
+    "original: paired difference [paired bootstrap] and its task-level permutation p (the arms swapped within whole "
+    "tasks), Holm-adjusted across the model's scopes; 'too few tasks' below six tasks with a discordant instance. "
+    "Identical refinement prompts count once."
 )
 DEFINITIONS = {
     "uses_reference": USES_REFERENCE,
@@ -61,13 +68,23 @@ DEFINITIONS = {
     "scope": "code fails repaired test: both arms refined the instance; code passes repaired test: only the original "
     "arm did (the oracle arm has no feedback and keeps the generated code).",
     "instances": "Repaired unreliable EBT feedback instances of the scope.",
-    "attempts": "Refinement attempts of the arm on the scope's feedback instances.",
+    "attempts": "Refinement attempts of the arm compared on the scope's feedback instances, one per distinct "
+    "refinement prompt: identical original prompts (same task, code sample text and feedback text) share one cached "
+    "reply in both arms (the repaired prompt is rewritten from the same test), so each keeps its first instance (by "
+    "feedback id) in both arms alike.",
+    "duplicate_prompts": "Compared instances left out because their original refinement prompt repeats a kept one.",
     "<transition>_k/n/pct/low/high": "Instances of the arm with that benchmark transition: count, attempts, percent "
     "[95 percent bootstrap interval over tasks, then code samples: instances of a task are not independent].",
     "net_change_pp": "100 * mean over the instances of (benchmark verdict after - before): after is the refined "
     "code's verdict (the generated code's when refinement gave no code or, in the oracle arm on code that passes "
     "its repaired test, when there is no feedback); bootstrap over tasks.",
-    "diff_vs_original_pp": "net_change_pp(oracle-repaired) - net_change_pp(original) on the same instances.",
+    "diff_vs_original_pp": "net_change_pp(oracle-repaired) - net_change_pp(original) on the same instances; "
+    "diff_low/diff_high: paired cluster-bootstrap interval (both arms on the same resamples).",
+    "p_task": "Task-level permutation test of diff_vs_original_pp: each task's per-instance differences flipped in "
+    "sign together (exact over the 2^m patterns of the m informative tasks up to 14, else 9,999 random patterns); "
+    "informative_tasks: tasks with an instance whose gain differs between the arms. Below six informative tasks no p "
+    "is given (test: 'too few tasks').",
+    "p_holm": "Holm adjustment of p_task across the model's tested scopes; differs: p_holm < 0.05 (never without a test).",
 }
 _GAIN = {"fail->pass": 1, "pass->fail": -1}
 
@@ -181,12 +198,16 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
 
     Scope ``code fails repaired test``: both arms refined the instance. Scope ``code passes repaired test``: only
     the original arm refined it (the oracle arm keeps the code: every transition is unchanged, net change 0).
+    Compared as every refinement arm is (:mod:`.arm_comparison`): one instance per distinct original refinement
+    prompt, the paired difference of the per-instance gains (+1 Fail->Pass, -1 Pass->Fail, else 0) with its task-level
+    test, Holm-adjusted across the model's scopes.
 
     Returns:
         One row per (model, scope, arm): ``source, model, scope, arm, refinement, instances, attempts``, for each
-        transition ``<transition>_k/n/pct/low/high``, ``net_change_pp/low/high`` and, on oracle-repaired rows,
-        ``diff_vs_original_pp/low/high`` (paired over the same instances; every interval is the cluster bootstrap over
-        tasks, then code samples).
+        transition ``<transition>_k/n/pct/low/high``, ``net_change_pp/low/high``, ``duplicate_prompts`` and, on
+        oracle-repaired rows, ``diff_vs_original_pp/low/high`` (paired over the same instances; every interval is the
+        cluster bootstrap over tasks, then code samples) with ``informative_tasks``, ``test``, ``p_task``,
+        ``p_holm`` and ``differs`` (NaN / False on original rows).
 
     Raises:
         ValueError: The run has no oracle-repaired arm.
@@ -194,6 +215,7 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
     arm = _arm(results)
     original = {e.feedback_id: e for e in results.refined_evaluations}
     oracle = {e.feedback_id: e for e in arm.refined_evaluations}
+    prompts = refinements_frame(results)[["feedback_id", "prompt_key"]]
     rows = []
     for model in sorted({r.model for r in arm.repaired_tests}):
         status, samples = arm.refinement_status.get(model, "run"), samples_per_task(results, model)
@@ -205,7 +227,9 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
         }
         for scope, ids in scopes.items():
             head = {"source": source_of(results, model).source, "model": model, "scope": scope, "refinement": status}
-            both = [i for i in ids if i in original and (scope == SCOPES[1] or i in oracle)]
+            compared = [i for i in ids if i in original and (scope == SCOPES[1] or i in oracle)]
+            first = set(collapse_prompts(prompts[prompts["feedback_id"].isin(compared)])["feedback_id"])
+            both = [i for i in compared if i in first]  # one per distinct prompt, in the records' order
             orig: list[RefinedEvaluation] = [original[i] for i in both]
             kept = [f"{'pass' if e.benchmark_before else 'fail'}->{'pass' if e.benchmark_before else 'fail'}" for e in orig]
             mine = [oracle[i].transition for i in both] if scope == SCOPES[0] else kept
@@ -216,16 +240,24 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
             o_row, r_row = _row([e.transition for e in orig], rs), _row(mine, rs)
             if scope == SCOPES[1]:
                 r_row["attempts"] = 0  # no feedback, no refinement: the generated code is kept
-            gains = np.array([_GAIN.get(b, 0) - _GAIN.get(e.transition, 0) for e, b in zip(orig, mine, strict=True)])
-            diff = ratio(rs, gains.astype(float), np.ones(len(tasks)), "identity")
-            rows.append(head | {"arm": ARMS[0], "instances": len(ids)} | o_row)
+            effect = paired_effect(rs, tasks, [_GAIN.get(t, 0) for t in mine], [_GAIN.get(e.transition, 0) for e in orig])
+            diff = effect.interval
+            dropped = {"duplicate_prompts": len(compared) - len(both)}
+            rows.append(head | {"arm": ARMS[0], "instances": len(ids)} | o_row | dropped)
             rows.append(
                 head
                 | {"arm": ARMS[1], "instances": len(ids)}
                 | r_row
+                | dropped
                 | {"diff_vs_original_pp": pct(diff.value), "diff_low": pct(diff.low), "diff_high": pct(diff.high)}
+                | task_test_columns(effect)
             )
-    return pd.DataFrame(rows)
+    if not rows:
+        return pd.DataFrame(rows)
+    out = adjust(pd.DataFrame(rows), ["model"])
+    counts = out["informative_tasks"]  # a count on oracle rows, none on original rows (not a float)
+    out["informative_tasks"] = pd.Series([None if pd.isna(v) else int(v) for v in counts], index=out.index, dtype=object)
+    return out
 
 
 def oracle_table(results: Results) -> Styler:
@@ -246,9 +278,9 @@ def oracle_table(results: Results) -> Styler:
             {"pct": r["net_change_pp"], "low": r["net_change_low"], "high": r["net_change_high"]}
         )
         if r["arm"] == ARMS[1]:
-            row["Oracle - original (pp)"] = share_cell(
-                {"pct": r["diff_vs_original_pp"], "low": r["diff_low"], "high": r["diff_high"]}
-            )
+            diff = share_cell({"pct": r["diff_vs_original_pp"], "low": r["diff_low"], "high": r["diff_high"]})
+            test = f"Holm p={r['p_holm']:.3f}" if pd.notna(r["p_holm"]) else f"{r['test']} ({r['informative_tasks']})"
+            row["Oracle - original (pp)"] = f"{diff} {test}"
         rows.append(row)
     cols = ["Model", "Scope", "Arm", "Source", "Instances", "Attempts", *TRANSITION_LABELS.values()]
     cols += ["Net change (pp)", "Oracle - original (pp)"]
