@@ -53,7 +53,7 @@ def test_notebook_02_with_controls_shows_the_controls_table(
     controls = results_so_far(run).controls
     assert controls is not None and controls.controls == ["resample", "retry", "placebo"]
     assert controls.refinements and controls.refined_evaluations
-    shown = _section(run / "notebooks" / "02_rq2_refinement.ipynb", "## 3b. Controls")
+    shown = _section(run / "notebooks" / "02_rq2_refinement.ipynb", "## 5. Controls")
     assert "no control arm" not in shown
     for arm in ("feedback", "resample", "retry", "placebo"):
         assert arm in shown, shown[:2000]
