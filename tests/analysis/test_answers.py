@@ -1,5 +1,6 @@
 """The answer rows a report leads with: real rows first with intervals and units, a reason row for a real coder
-without an answer, simulated rows after; no comparison pairs a simulated with a real row."""
+without an answer, simulated rows after; no comparison pairs a simulated with a real row; one registered kind reaches
+every view of the headline."""
 
 from __future__ import annotations
 
