@@ -1,5 +1,6 @@
 """The answer rows a report leads with: real rows first with intervals and units, a reason row for a real coder
-without an answer, simulated rows after; no comparison pairs a simulated with a real row."""
+without an answer, simulated rows after; no comparison pairs a simulated with a real row; one registered kind reaches
+every view of the headline."""
 
 from __future__ import annotations
 
@@ -14,10 +15,16 @@ from tfr_helpers.analysis.answers import (
     answers_from_summary,
     register_answer_kind,
     report_answers,
+    share_answer,
     summary_section,
 )
+from tfr_helpers.analysis.headlines import definitions, headline_lines, headline_numbers
 from tfr_helpers.analysis.interpret import MixedSourcesError, check_comparable, interpret_rq1, rq1_comparisons
+from tfr_helpers.analysis.summary import build_summary
+from tfr_helpers.analysis.tables import BOOTSTRAP, headline_row
+from tfr_helpers.notebooks.answer_table import summary_answer_lines
 from tfr_helpers.records import ModelSource, Results, SkippedWork
+from tfr_helpers.views import headline_box
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +71,50 @@ def test_a_new_kind_of_row_slots_in_first_and_reaches_summary_json(mixed: Result
         assert answers_from_summary(section, "rq2")[0] == rows(mixed)[0]
     finally:
         del KINDS["rq2_new"]
+
+
+def test_one_declared_kind_reaches_every_view_of_the_headline(mixed: Results) -> None:
+    """One registration: its answer row in the box, summary.json's answers and the terminal table; its number with
+    its definition in headline_numbers (what seeds average); its count in summary.json's headline and the recorded
+    headline's text. Unregistered, it is in none of them."""
+
+    def rows(results: Results) -> list[Answer]:
+        share = {"k": 3, "n": 4, "pct": 75.0, "low": 50.0, "high": 100.0, "clusters": 4, "method": "task bootstrap"}
+        return [share_answer(results, KINDS["rq1_new"], "sim:alt", share)]
+
+    def numbers(results: Results) -> list[dict[str, object]]:
+        return [headline_row(results, "sim:alt", "new_share", 75.0, 50.0, 100.0, BOOTSTRAP)]
+
+    def counts(results: Results, models: set[str]) -> dict[str, int]:
+        return {"new_count": 7 * len(models)}
+
+    kind = AnswerKind(
+        "rq1_new", "rq1", "feedback the new measure counts", "feedback instances", rows, order=0,
+        numbers=numbers, definitions={"new_share": "The new share."}, counts=counts,
+    )  # fmt: skip
+
+    def views() -> tuple[str, dict[str, object], list[str], list[str], list[str]]:
+        summary = build_summary(mixed)
+        frame = headline_numbers(mixed)
+        shown = [f"{r.model} {r.number} {r.value}" for r in frame.itertuples()]
+        printed = headline_lines(summary["headline"]["rq1"])
+        return str(headline_box(mixed, "rq1").data), summary, shown, printed, summary_answer_lines(summary)
+
+    register_answer_kind(kind)
+    try:
+        box, summary, shown, printed, terminal = views()
+        assert "feedback the new measure counts" in box and "75.0% [50.0, 100.0]" in box
+        assert answers_from_summary(summary, "rq1")[0] == rows(mixed)[0]
+        assert any("feedback the new measure counts" in line and "75.0%" in line for line in terminal)
+        assert "sim:alt new_share 75.0" in shown and definitions()["new_share"] == "The new share."
+        by_model = summary["headline"]["rq1"]["by_model"]  # type: ignore[index]
+        assert by_model["sim:alt"]["new_count"] == 7 and by_model["sim:default"]["new_count"] == 7
+        assert any(line.startswith("sim:alt [") and line.endswith("new_count=7") for line in printed)
+    finally:
+        del KINDS["rq1_new"]
+    box, summary, shown, printed, terminal = views()
+    assert "new measure" not in box + "".join(terminal) and not any("new_share" in s for s in shown)
+    assert "new_share" not in definitions() and "new_count" not in "".join(printed)
 
 
 def test_no_comparison_pairs_a_simulated_with_a_real_row(mixed: Results) -> None:

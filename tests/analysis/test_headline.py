@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tfr_helpers import analysis, views
-from tfr_helpers.analysis.headlines import SECTIONS, headline, headline_lines, headline_numbers
+from tfr_helpers.analysis.headlines import headline, headline_lines, headline_numbers, sections
 from tfr_helpers.cli import app
 from tfr_helpers.notebooks.running import NotebookReport, NotebookRunSummary
 from tfr_helpers.passk import pass_at_k
@@ -50,7 +50,7 @@ def _numbers_of(values: dict[str, object]) -> set[str]:
 def test_every_headline_is_per_model_with_its_source_and_none_is_pooled(mixed: Path) -> None:
     results = analysis.load_results(mixed)
     summary = json.loads((mixed / "analysis" / "summary.json").read_text())
-    for section in SECTIONS:
+    for section in sections():
         values = headline(results, section)
         assert summary["headline"][section] == json.loads(json.dumps(values))
         assert views.headline(results, section) == values

@@ -1,19 +1,30 @@
-"""The answers a report leads with: per report, a declared list of answer-row kinds, each a number with its interval
-and units, per model and source. Real (replayed or live) rows come first; simulated rows are a demo, kept apart.
+"""The one declaration of a headline number: :class:`AnswerKind`, registered with :func:`register_answer_kind` in
+:data:`KINDS`. Every place a run's headline shows reads this registry:
 
-A report's headline box (:func:`tfr_helpers.views.headline_box`) shows :func:`report_answers`; ``summary.json``
-holds every kind's rows under ``answers`` (:func:`summary_section`), and ``tfr run`` prints the real ones.
+- a report's headline box (:func:`tfr_helpers.views.headline_box`), ``summary.json``'s ``answers`` and the
+  ``tfr run`` terminal table: the kind's answer rows (``compute``: :class:`Answer`, a number with its interval and
+  units, per model and source; :func:`report_answers`, :func:`summary_section`). Real (replayed or live) rows come
+  first; simulated rows are a demo, kept apart;
+- the per-run numbers repeated seeds average (``numbers``: rows of
+  :func:`tfr_helpers.analysis.headlines.headline_numbers`, each defined in ``definitions``);
+- the counts a notebook records, ``tfr run`` prints per notebook and ``summary.json`` leads with (``counts``:
+  :func:`tfr_helpers.analysis.headlines.headline`, per model and source).
 
-Adding a new kind of answer row (e.g. RQ2 on published self-repair trajectories) takes one call::
+A kind fills the views it belongs in (each of the three is optional). Adding a headline number takes one call::
 
     register_answer_kind(AnswerKind(
         name="rq2_trajectories", report="rq2", order=0,  # order 0: before the kinds already declared (10, 20...)
         measure="P(Fail->Pass | failed) over a published trajectory's repair steps",
         unit="repair steps", compute=my_rows,           # my_rows(results) -> list[Answer]
+        numbers=my_numbers,                             # my_numbers(results) -> rows of tables.HEADLINE_COLUMNS
+        definitions={"my_number": "What my_number is."},
+        counts=my_counts,                               # my_counts(results, models) -> {"name": count}
     ))
 
 ``compute`` builds :class:`Answer` rows from a finished run's records (with :func:`share_answer` when the
-numbers are share columns). The box, ``summary.json`` and the terminal summary then show them with no other change.
+numbers are share columns). The box, ``summary.json``, the terminal summary and the average over seeds then show
+them with no other change. An arm declares its kinds in its report's ``HEADLINE_KINDS`` (their ``numbers`` are
+taken only when the run holds the arm).
 """
 
 from __future__ import annotations
@@ -101,18 +112,30 @@ class Answer:
 
 @dataclass(frozen=True)
 class AnswerKind:
-    """A kind of answer row: which report leads with it, in which order, and how its rows are computed."""
+    """A headline number, declared once: which report it belongs to, what it measures, and how each view's rows
+    are computed (``compute``: the box; ``numbers``: the rows over seeds; ``counts``: the recorded counts)."""
 
     name: str
     report: str
+    """The report (and notebook) it belongs to: ``setup``, ``rq1``, ``rq2``, ``rq3`` or ``cases``."""
     measure: str
     unit: str
-    compute: Callable[[Results], list[Answer]]
+    compute: Callable[[Results], list[Answer]] | None = None
+    """The answer rows of the report's headline box (None: the kind shows none)."""
     order: int = 50
     stages: tuple[str, ...] = ()
     """Stages the rows need: a real coder without rows is shown with the reason these were skipped."""
     meaning: Callable[[Answer], str] | None = None
     """One sentence on what a real row means (None: no sentence)."""
+    numbers: Callable[[Results], list[dict[str, object]]] | None = None
+    """Rows of :func:`~tfr_helpers.analysis.headlines.headline_numbers` (columns ``tables.HEADLINE_COLUMNS``): one
+    number of one model with its 95% interval, what repeated seeds average (None: the kind adds none)."""
+    definitions: Mapping[str, str] = field(default_factory=dict)
+    """Number -> definition, for the numbers of ``numbers`` (``<strategy>``, ``<scope>``, ``<k>``: one number
+    each)."""
+    counts: Callable[[Results, set[str]], dict[str, Any]] | None = None
+    """The report's recorded counts over the given coders (one coder, or every coder when pooled):
+    :func:`~tfr_helpers.analysis.headlines.headline` (None: the kind adds none)."""
 
 
 @dataclass(frozen=True)
@@ -144,8 +167,9 @@ def register_answer_kind(kind: AnswerKind) -> AnswerKind:
 
 
 def kinds_for(report: str) -> list[AnswerKind]:
-    """The kinds a report shows, in order."""
-    return sorted((k for k in KINDS.values() if k.report == report), key=lambda k: (k.order, k.name))
+    """The kinds whose answer rows a report's box shows, in order."""
+    mine = (k for k in KINDS.values() if k.report == report and k.compute is not None)
+    return sorted(mine, key=lambda k: (k.order, k.name))
 
 
 def share_answer(
@@ -399,7 +423,7 @@ def _absent(results: Results, report: str, rows: Sequence[Answer]) -> list[Answe
 def report_answers(results: Results, report: str) -> list[Answer]:
     """Every answer row of one report, real rows first (the reason rows of real coders without an answer after the
     real answers), then the simulated demo rows."""
-    rows = [a for kind in kinds_for(report) for a in kind.compute(results)]
+    rows = [a for kind in kinds_for(report) if kind.compute for a in kind.compute(results)]
     rows += _absent(results, report, rows)
     return sorted(rows, key=lambda a: (not a.real, a.real and a.value is None))
 
@@ -419,7 +443,7 @@ def meaning(answer: Answer) -> str:
 
 def summary_section(results: Results) -> dict[str, Any]:
     """``{"answers": {report: [row, ...]}}`` for ``summary.json``: every report's rows (real first)."""
-    reports = dict.fromkeys(k.report for k in KINDS.values())
+    reports = dict.fromkeys(k.report for k in KINDS.values() if k.compute is not None)
     return {"answers": {r: [asdict(a) for a in report_answers(results, r)] for r in reports}}
 
 

@@ -1,13 +1,16 @@
-"""The headline numbers of a run, each defined once.
+"""The views of a run's headline numbers over the one registry of them (:data:`~.answers.KINDS`, each an
+:class:`~.answers.AnswerKind`), and the base study's own kinds: its recorded counts and its numbers with intervals.
 
-Two views of them:
+- :func:`headline`: one notebook's headline counts per model and source (the ``counts`` of the report's kinds):
+  what notebooks record, ``tfr run`` prints and summary.json leads with (``headline``); :func:`headline_lines`
+  writes one as text, the one text form every printer uses;
+- :func:`headline_numbers`: one row per (model, number) with its own 95% interval over tasks (the ``numbers`` of the
+  base study's kinds, then of each arm's ``HEADLINE_KINDS`` when the run holds the arm): what repeated seeds average
+  (:mod:`tfr_helpers.analysis.seeds.over_seeds`). The numbers come from the same functions as the paper tables
+  (:mod:`rq1`, :mod:`rq2`, :mod:`rq3`), so a seed's row equals the cell of that seed's own table;
+  :func:`definitions` defines each.
 
-- :func:`headline`: one notebook's headline counts per model and source: what notebooks record, ``tfr run`` prints
-  and summary.json leads with (``headline``);
-- :func:`headline_numbers`: one row per (model, number) with its own 95% interval over tasks: what repeated seeds
-  average (:mod:`tfr_helpers.analysis.seeds.over_seeds`). The numbers come from the same functions as the paper
-  tables (:mod:`rq1`, :mod:`rq2`, :mod:`rq3`), so a seed's row equals the cell of that seed's own table; each arm
-  adds its own rows (its report's ``headline_rows``, :mod:`tfr_helpers.analysis.arms`).
+The third view, the answer rows of the reports' headline boxes, is :func:`tfr_helpers.analysis.answers.report_answers`.
 
 A number never pools a simulated and a real model: every headline is given per coder, labelled with its source
 (``simulated``, ``replayed (published): GPT-4``, ``live provider``). Only when every coder of the run has the same
@@ -17,12 +20,12 @@ source label is a ``pooled`` figure added, and it names the models it pools and 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from typing import Any, get_args
 
 import pandas as pd
 
 from tfr_helpers.analysis import rq1, rq2, rq3
+from tfr_helpers.analysis.answers import KINDS, QUESTIONS, AnswerKind, register_answer_kind
 from tfr_helpers.analysis.arms import REPORTS
 from tfr_helpers.analysis.inference.units import clustered_rows, samples_per_task, share_columns
 from tfr_helpers.analysis.tables import BOOTSTRAP, HEADLINE_COLUMNS, PER_ATTEMPT, PER_CODE, headline_row, share_row
@@ -31,8 +34,6 @@ from tfr_helpers.records import Case, Results
 
 CASES: tuple[str, ...] = get_args(Case)
 """RQ1's four cases (generated code verdict _ reference verdict on a generated test)."""
-SECTIONS = ("setup", "rq1", "rq2", "rq3")
-"""The notebooks whose headline is computed here (00, 01, 02 and 03)."""
 
 
 def coders(results: Results) -> list[str]:
@@ -77,35 +78,6 @@ def _rq3(results: Results, models: set[str]) -> dict[str, Any]:
     return out
 
 
-NUMBERS: dict[str, Callable[[Results, set[str]], dict[str, Any]]] = {
-    "setup": _setup,
-    "rq1": _rq1,
-    "rq2": _rq2,
-    "rq3": _rq3,
-}
-
-
-def headline(results: Results, section: str) -> dict[str, Any]:
-    """One notebook's headline numbers: ``simulated``, ``by_model`` (each coder with its ``source``) and, only
-    when every coder has the same source label, ``pooled`` (with the ``models`` it pools and that ``source``).
-
-    Raises:
-        ValueError: ``section`` is not one of :data:`SECTIONS`.
-    """
-    if section not in NUMBERS:
-        raise ValueError(f"unknown section {section!r}; use {', '.join(SECTIONS)}")
-    numbers = NUMBERS[section]
-    models = coders(results)
-    out: dict[str, Any] = {"simulated": results.simulated}
-    if section == "setup":
-        out["tasks"] = len(results.tasks)
-    out["by_model"] = {m: {"source": source_label(results, m), **numbers(results, {m})} for m in models}
-    labels = {source_label(results, m) for m in models}
-    if len(models) > 1 and len(labels) == 1:
-        out["pooled"] = {"models": models, "source": labels.pop(), **numbers(results, set(models))}
-    return out
-
-
 def per_model_counts(results: Results, name: str, models: list[str]) -> dict[str, Any]:
     """A count per coder with its source (e.g. the case browser's attempts: ``models`` holds one entry per item)."""
     counts = Counter(models)
@@ -127,25 +99,6 @@ def headline_lines(values: dict[str, Any]) -> list[str]:
     if pooled := values.get("pooled"):
         lines.append(f"pooled over {', '.join(pooled['models'])} (all {pooled['source']}): {pairs(pooled)}")
     return lines
-
-
-DEFINITIONS = {
-    "code_pass_at_1": "Percent of generated code samples passing all benchmark tests (pass@1 of one sample).",
-    "unreliable_feedback": "Percent of test-fail feedback that is unreliable (the reference fails the test too).",
-    "fail_to_pass_reliable": "Percent of refinement attempts on reliable feedback whose transition is Fail->Pass.",
-    "pass_to_fail_unreliable": "Percent of refinement attempts on unreliable feedback whose transition is Pass->Fail.",
-    "net_change_per_code_accept_all_pp": "net_change_per_code_pp of accept_all: the expected change in benchmark "
-    "pass rate over all the model's code samples when each is refined once with a feedback accepted by accept_all "
-    "(percentage points; the headline downstream number, rq3).",
-    "net_change_accept_all_pp": "net_change_pp of accept_all: change in benchmark pass rate per refinement attempt "
-    "when every feedback is used (percentage points; per attempt, beside the per-code-sample number).",
-    "f1:<strategy>": "F1 x 100 of the screening strategy as a classifier of reliable feedback.",
-    "diff_per_code_pp:<strategy>": "net_change_per_code_pp(strategy) - net_change_per_code_pp(accept_all), "
-    "percentage points, paired over the same resamples.",
-    "diff_vs_accept_all_pp:<strategy>": "net_change_pp(strategy) - net_change_pp(accept_all), percentage points, "
-    "per attempt.",
-}
-"""Headline number -> definition (``<strategy>``: every screening strategy but accept_all)."""
 
 
 def generation_numbers(results: Results) -> list[dict[str, object]]:
@@ -194,17 +147,110 @@ def screening_numbers(results: Results) -> list[dict[str, object]]:
     return rows
 
 
-for _arm in REPORTS:  # each arm's headline numbers (its report's ``headline_rows``) with their definitions
-    DEFINITIONS.update(_arm.HEADLINE_DEFINITIONS)
-NUMBERS_WITH_INTERVALS = (generation_numbers, refinement_numbers, screening_numbers)
-"""The base study's headline numbers, in table order (each arm's follow)."""
+for _kind in (
+    AnswerKind("setup_counts", "setup", "code and test samples generated", "samples", counts=_setup),
+    AnswerKind("rq1_counts", "rq1", "code-test pairs, RQ1's four cases and test-fail feedback", "pairs", counts=_rq1),
+    AnswerKind("rq2_counts", "rq2", "refinement attempts per benchmark transition", "attempts", counts=_rq2),
+    AnswerKind("rq3_counts", "rq3", "feedback each screening strategy accepts", "feedback decisions", counts=_rq3),
+    AnswerKind(
+        "generation_numbers",
+        "rq1",
+        "code pass@1 and the unreliable share of test-fail feedback",
+        "code samples, test-fail feedback",
+        numbers=generation_numbers,
+        definitions={
+            "code_pass_at_1": "Percent of generated code samples passing all benchmark tests (pass@1 of one sample).",
+            "unreliable_feedback": "Percent of test-fail feedback that is unreliable (the reference fails the test too).",
+        },
+    ),
+    AnswerKind(
+        "refinement_numbers",
+        "rq2",
+        "Fail->Pass on reliable and Pass->Fail on unreliable feedback",
+        "refinement attempts",
+        numbers=refinement_numbers,
+        definitions={
+            "fail_to_pass_reliable": "Percent of refinement attempts on reliable feedback whose transition is Fail->Pass.",
+            "pass_to_fail_unreliable": "Percent of refinement attempts on unreliable feedback whose transition is "
+            "Pass->Fail.",
+        },
+    ),
+    AnswerKind(
+        "screening_numbers",
+        "rq3",
+        "accept_all's net change; each other strategy's F1 and difference from accept_all",
+        "code samples, refinement attempts",
+        numbers=screening_numbers,
+        definitions={
+            "net_change_per_code_accept_all_pp": "net_change_per_code_pp of accept_all: the expected change in "
+            "benchmark pass rate over all the model's code samples when each is refined once with a feedback "
+            "accepted by accept_all (percentage points; the headline downstream number, rq3).",
+            "net_change_accept_all_pp": "net_change_pp of accept_all: change in benchmark pass rate per refinement "
+            "attempt when every feedback is used (percentage points; per attempt, beside the per-code-sample number).",
+            "f1:<strategy>": "F1 x 100 of the screening strategy as a classifier of reliable feedback.",
+            "diff_per_code_pp:<strategy>": "net_change_per_code_pp(strategy) - net_change_per_code_pp(accept_all), "
+            "percentage points, paired over the same resamples.",
+            "diff_vs_accept_all_pp:<strategy>": "net_change_pp(strategy) - net_change_pp(accept_all), percentage "
+            "points, per attempt.",
+        },
+    ),
+):
+    register_answer_kind(_kind)
+
+
+def sections() -> list[str]:
+    """The reports whose kinds record counts (:func:`headline`), in notebook order: summary.json's ``headline``."""
+    reports = [k.report for k in KINDS.values() if k.counts is not None]
+    return sorted(dict.fromkeys(reports), key=lambda r: list(QUESTIONS).index(r) if r in QUESTIONS else len(QUESTIONS))
+
+
+def headline(results: Results, section: str) -> dict[str, Any]:
+    """One notebook's headline numbers: ``simulated``, ``by_model`` (each coder with its ``source``) and, only
+    when every coder has the same source label, ``pooled`` (with the ``models`` it pools and that ``source``).
+    The numbers are the ``counts`` of the report's kinds, in the order they were registered.
+
+    Raises:
+        ValueError: ``section`` is not one of :func:`sections`.
+    """
+    kinds = [k.counts for k in KINDS.values() if k.report == section and k.counts is not None]
+    if not kinds:
+        raise ValueError(f"unknown section {section!r}; use {', '.join(sections())}")
+
+    def numbers(models: set[str]) -> dict[str, Any]:
+        return {key: value for counts in kinds for key, value in counts(results, models).items()}
+
+    models = coders(results)
+    out: dict[str, Any] = {"simulated": results.simulated}
+    if section == "setup":
+        out["tasks"] = len(results.tasks)
+    out["by_model"] = {m: {"source": source_label(results, m), **numbers({m})} for m in models}
+    labels = {source_label(results, m) for m in models}
+    if len(models) > 1 and len(labels) == 1:
+        out["pooled"] = {"models": models, "source": labels.pop(), **numbers(set(models))}
+    return out
+
+
+def _arm_kinds(results: Results | None) -> list[AnswerKind]:
+    """Each arm's headline kinds, in the arms' order (only the arms the run holds; every arm without ``results``)."""
+    return [k for arm in REPORTS if results is None or arm.present(results) for k in arm.HEADLINE_KINDS]
+
+
+def _base_kinds() -> list[AnswerKind]:
+    arms = {k.name for k in _arm_kinds(None)}
+    return [k for k in KINDS.values() if k.numbers is not None and k.name not in arms]
+
+
+def definitions() -> dict[str, str]:
+    """Headline number -> definition, for every number :func:`headline_numbers` can give (``<strategy>``: every
+    screening strategy but accept_all; ``<scope>``, ``<k>``: an arm's scopes and rounds)."""
+    return {number: text for kind in (*_base_kinds(), *_arm_kinds(None)) for number, text in kind.definitions.items()}
 
 
 def headline_numbers(results: Results) -> pd.DataFrame:
-    """Every headline number of one run: the base study's, then each arm's (columns
+    """Every headline number of one run: the base study's kinds', then each arm's (columns
     :data:`~tfr_helpers.analysis.tables.HEADLINE_COLUMNS`; undefined values are NaN)."""
-    rows = [row for fn in NUMBERS_WITH_INTERVALS for row in fn(results)]
-    rows += [row for arm in REPORTS if arm.present(results) for row in arm.headline_rows(results)]
+    kinds = [*_base_kinds(), *_arm_kinds(results)]
+    rows = [row for kind in kinds if kind.numbers is not None for row in kind.numbers(results)]
     frame = pd.DataFrame(rows, columns=HEADLINE_COLUMNS)
     for col in ("value", "low", "high"):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)

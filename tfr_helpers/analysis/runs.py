@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tfr_helpers.analysis.arms.trajectories.trajectories_report import headline_lines as trajectory_lines
+from tfr_helpers.analysis.arms.trajectories.trajectories_report import analyze_lines as trajectory_lines
 from tfr_helpers.analysis.headlines import headline_lines, headline_numbers
 from tfr_helpers.analysis.seeds.over_seeds import (
     TABLE,

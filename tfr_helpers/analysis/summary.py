@@ -9,7 +9,7 @@ from tfr_helpers.analysis.arms import REPORTS
 from tfr_helpers.analysis.arms.trajectories import (
     trajectory_answers,  # noqa: F401  (registers the trajectories' answer rows: notebook 02's first rows)
 )
-from tfr_helpers.analysis.headlines import SECTIONS, headline
+from tfr_helpers.analysis.headlines import headline, sections
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.clustered import INTERVAL_FORM, METHODS, N_RESAMPLES, SEED
 from tfr_helpers.analysis.sensitivity import evalplus_strength
@@ -106,7 +106,7 @@ def build_summary(results: Results) -> dict[str, Any]:
             "run_name": results.run_name,
             "model_sources": [src.model_dump() for src in results.model_sources],
             "skipped": frame_records(skipped_frame(results)),
-            "headline": {section: headline(results, section) for section in SECTIONS},
+            "headline": {section: headline(results, section) for section in sections()},
             "definitions": DEFINITIONS,
             "intervals": INTERVALS,
             "tables": {

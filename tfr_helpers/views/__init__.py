@@ -4,6 +4,7 @@ Importing the package registers every case-row source (the base study's, then ea
 trajectories) in ``case_rows.ROW_SOURCES``, which both case browsers loop over.
 """
 
+from tfr_helpers.analysis.headlines import headline
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.views.browser import CaseBrowser
 from tfr_helpers.views.cases import ALL, Filters, load_run_results
@@ -11,7 +12,6 @@ from tfr_helpers.views.controls import controls_report, controls_rows
 from tfr_helpers.views.display import (
     config_markdown,
     generation_overview,
-    headline,
     lines,
     models_overview,
     prose,

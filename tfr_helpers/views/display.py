@@ -1,4 +1,4 @@
-"""Small display helpers for the notebooks: banner, overviews, generated prose, headline numbers."""
+"""Small display helpers for the notebooks: banner, overviews, generated prose."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pandas as pd
 import yaml
 from IPython.display import HTML, Markdown
 
-from tfr_helpers.analysis.headlines import headline as analysis_headline
 from tfr_helpers.analysis.tidy.sources import model_display, skipped_frame, sources_frame
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.records import Results
@@ -133,12 +132,6 @@ def prose(text: str) -> Markdown:
 def lines(items: list[str]) -> Markdown:
     """A list of report lines (e.g. ``RunSummary.lines()``) as a code block."""
     return Markdown("```\n" + "\n".join(items) + "\n```")
-
-
-def headline(results: Results, section: str) -> dict[str, Any]:
-    """Headline numbers of one notebook (``setup``, ``rq1``, ``rq2``, ``rq3``), per model and source, computed
-    from the records (:func:`tfr_helpers.analysis.headlines.headline`)."""
-    return analysis_headline(results, section)
 
 
 def run_paths(run_dir: str | Path) -> Markdown:

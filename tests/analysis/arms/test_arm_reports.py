@@ -14,6 +14,7 @@ import pytest
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis import arms, figures, headlines
 from tfr_helpers.analysis import summary as summary_module
+from tfr_helpers.analysis.answers import KINDS, AnswerKind
 from tfr_helpers.analysis.arms import REPORTS
 from tfr_helpers.analysis.tables import HEADLINE_COLUMNS, headline_row
 from tfr_helpers.analysis.writing import export
@@ -26,9 +27,10 @@ ARM_NAMES = ("rounds", "oracle_repair", "controls", "trajectories")
 
 def test_every_arm_report_is_listed_once_with_the_whole_interface() -> None:
     assert tuple(r.NAME for r in REPORTS) == ARM_NAMES
-    members = ("present", "tables", "summary_section", "figures", "headline_rows", "HEADLINE_DEFINITIONS")
-    assert all(callable(getattr(r, m)) for r in REPORTS for m in members[:-1])
-    assert all(isinstance(r.HEADLINE_DEFINITIONS, dict) for r in REPORTS)
+    members = ("present", "tables", "summary_section", "figures")
+    assert all(callable(getattr(r, m)) for r in REPORTS for m in members)
+    # every arm's headline number is a registered kind with its rows and definitions
+    assert all(KINDS[k.name] is k and k.numbers and k.definitions for r in REPORTS for k in r.HEADLINE_KINDS)
 
 
 def test_the_writers_name_no_arm_module() -> None:
@@ -48,14 +50,14 @@ def _fake_arm() -> SimpleNamespace:
     def rows(results: Results) -> list[dict[str, object]]:
         return [headline_row(results, "sim:default", "fake_share", 50.0, 40.0, 60.0, "95% bootstrap over tasks")]
 
+    kind = AnswerKind("fake_numbers", "rq2", "a fake share", "tasks", numbers=rows, definitions={"fake_share": "A fake."})
     return SimpleNamespace(
         NAME="fake",
-        HEADLINE_DEFINITIONS={"fake_share": "A fake arm's share."},
+        HEADLINE_KINDS=(kind,),
         present=lambda results: True,
         tables=lambda results: {"fake_table": pd.DataFrame({"x": ["1"]}).style.set_caption("A fake arm.")},
         summary_section=lambda results: {"fake": {"tasks": len(results.tasks)}},
         figures=lambda results: {"fake_figure": (plot, (3.0, 2.0))},
-        headline_rows=rows,
     )
 
 
@@ -73,6 +75,7 @@ def test_an_arm_added_to_the_list_reaches_every_writer(tmp_path: Path, monkeypat
     frame = headlines.headline_numbers(results)
     assert list(frame.columns) == HEADLINE_COLUMNS
     assert frame[frame["number"] == "fake_share"][["value", "low", "high"]].values.tolist() == [[50.0, 40.0, 60.0]]
+    assert headlines.definitions()["fake_share"] == "A fake."
 
 
 def test_an_absent_arm_writes_nothing(tmp_path: Path) -> None:

@@ -2,8 +2,9 @@
 
 An arm's report is a module of this folder satisfying :class:`ArmReport`; :data:`REPORTS` lists them. The writers
 (``analysis/writing/export.py``: the ``.tex`` tables; ``analysis/summary.py``: summary.json's sections;
-``analysis/figures.py``: the figures; ``analysis/headlines.py``: the headline rows) loop over :data:`REPORTS` and
-name no arm. Adding an arm's analysis means adding its module(s) here and one entry in :data:`REPORTS`.
+``analysis/figures.py``: the figures; ``analysis/headlines.py``: the numbers of each arm's ``HEADLINE_KINDS``) loop
+over :data:`REPORTS` and name no arm. Adding an arm's analysis means adding its module(s) here and one entry in
+:data:`REPORTS`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Protocol
 
 from pandas.io.formats.style import Styler
 
+from tfr_helpers.analysis.answers import AnswerKind
 from tfr_helpers.analysis.arms import controls_report, oracle, rounds
 from tfr_helpers.analysis.arms.trajectories import trajectories_report
 from tfr_helpers.records import Results
@@ -26,8 +28,10 @@ class ArmReport(Protocol):
 
     NAME: str
     """The arm's name (its configuration key)."""
-    HEADLINE_DEFINITIONS: dict[str, str]
-    """Headline number -> definition, for the numbers of :meth:`headline_rows` (``{}`` when it adds none)."""
+    HEADLINE_KINDS: tuple[AnswerKind, ...]
+    """The arm's headline numbers, each registered (:func:`~tfr_helpers.analysis.answers.register_answer_kind`);
+    :func:`~tfr_helpers.analysis.headlines.headline_numbers` takes their ``numbers`` only when the arm is present
+    (``()`` when it adds none)."""
 
     def present(self, results: Results) -> bool:
         """Whether the run holds the arm (every other member is only called when it does)."""
@@ -43,10 +47,6 @@ class ArmReport(Protocol):
 
     def figures(self, results: Results) -> dict[str, tuple[Plot, tuple[float, float]]]:
         """Figure stem -> (plot, size in inches) saved as ``analysis/figures/<stem>.png``, ``.pdf`` and ``.svg``."""
-        ...
-
-    def headline_rows(self, results: Results) -> list[dict[str, object]]:
-        """Rows of :func:`tfr_helpers.analysis.headlines.headline_numbers` (columns ``tables.HEADLINE_COLUMNS``)."""
         ...
 
 

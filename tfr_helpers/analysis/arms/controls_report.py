@@ -11,6 +11,7 @@ import pandas as pd
 import seaborn as sns
 from pandas.io.formats.style import Styler
 
+from tfr_helpers.analysis.answers import AnswerKind
 from tfr_helpers.analysis.arms.arm_comparison import ALPHA
 from tfr_helpers.analysis.arms.controls import FEEDBACK, content_effects, present, side_by_side
 from tfr_helpers.analysis.rq2 import CONDITIONAL
@@ -21,8 +22,8 @@ from tfr_helpers.records import Results
 
 NAME = "controls"
 """The arm's configuration key (``refinement.controls``) and its section of ``summary.json``."""
-HEADLINE_DEFINITIONS: dict[str, str] = {}
-"""The arm adds no headline row (its numbers are in its table and section)."""
+HEADLINE_KINDS: tuple[AnswerKind, ...] = ()
+"""The arm adds no headline number (its numbers are in its table and section)."""
 TABLE = "rq2_controls"
 """File stem of the LaTeX table (written only for runs with ``refinement.controls``)."""
 FIGURE = "rq2_controls"
@@ -156,8 +157,3 @@ def tables(results: Results) -> dict[str, Styler]:
 def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
     """The arm's figure: the controls beside the feedback (:data:`FIGURE`)."""
     return {FIGURE: (plot_controls, (9.0, 4.5))}
-
-
-def headline_rows(results: Results) -> list[dict[str, object]]:
-    """The arm adds no headline row."""
-    return []

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from tfr_helpers.analysis.answers import AnswerKind, register_answer_kind
 from tfr_helpers.analysis.arms.arm_comparison import adjust, collapse_prompts, paired_effect, task_test_columns
 from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Resampler, ratio, resampler
 from tfr_helpers.analysis.inference.stats import pct
@@ -333,3 +334,19 @@ def headline_rows(results: Results) -> list[dict[str, object]]:
         diff = (r["diff_vs_original_pp"], r["diff_low"], r["diff_high"])
         rows.append(headline_row(results, model, f"oracle_diff_vs_original_pp:{scope}", *diff, BOOTSTRAP))
     return rows
+
+
+HEADLINE_KINDS: tuple[AnswerKind, ...] = (
+    register_answer_kind(
+        AnswerKind(
+            "oracle_repair_numbers",
+            "rq2",
+            "the oracle-repaired arm's net change and its difference from the original feedback, per scope",
+            "refinement attempts",
+            numbers=headline_rows,
+            definitions=HEADLINE_DEFINITIONS,
+        )
+    ),
+)
+"""The arm's headline numbers (registered; :func:`headline_rows` computes their rows, :data:`HEADLINE_DEFINITIONS`
+defines them)."""

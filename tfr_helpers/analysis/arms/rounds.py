@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from tfr_helpers.analysis.answers import AnswerKind, register_answer_kind
 from tfr_helpers.analysis.inference.clustered import ratio
 from tfr_helpers.analysis.inference.stats import mean_se
 from tfr_helpers.analysis.inference.units import boundary_interval, clustered_rows
@@ -395,3 +396,19 @@ def headline_rows(results: Results) -> list[dict[str, object]]:
             cells = (100 * value, 100 * r[f"{col}_low"], 100 * r[f"{col}_high"])
             rows.append(headline_row(results, model, f"{number}:{k}", *cells, CLUSTERED.format(r[f"{col}_method"], over)))
     return rows
+
+
+HEADLINE_KINDS: tuple[AnswerKind, ...] = (
+    register_answer_kind(
+        AnswerKind(
+            "rounds_numbers",
+            "rq2",
+            "pass@1, suite precision and collision per round",
+            "chains, suite tests, refined programs",
+            numbers=headline_rows,
+            definitions=HEADLINE_DEFINITIONS,
+        )
+    ),
+)
+"""The arm's headline numbers (registered; :func:`headline_rows` computes their rows, :data:`HEADLINE_DEFINITIONS`
+defines them)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfr_helpers.analysis.arms.trajectories.trajectories import faults, headline, rq2_rows, step_classes
-from tfr_helpers.analysis.arms.trajectories.trajectories_report import headline_lines, summary_section
+from tfr_helpers.analysis.arms.trajectories.trajectories_report import analyze_lines, summary_section
 from tfr_helpers.analysis.arms.trajectories.trajectory_contrast import contrast
 from tfr_helpers.analysis.arms.trajectories.trajectory_exclusions import excluded_vs_kept
 from tfr_helpers.analysis.arms.trajectories.trajectory_rewards import rewards
@@ -107,7 +107,7 @@ def test_rq2_per_class_and_position_with_the_task_as_cluster() -> None:
 def test_headline_and_printed_lines() -> None:
     results = _results()
     assert headline(results).iloc[0]["pass_fail_n"] == 2  # the judged steps: the answer rows' population
-    head, *rest = headline_lines(summary_section(results))
+    head, *rest = analyze_lines(summary_section(results))
     assert head == (
         "M s [real, humaneval]: 5 steps (1 unusable in the log); 3 judged (60.0%); reliable 1, unreliable 2, mixed 0, "
         "indeterminate 0, not_reproduced 1, not_evaluable 1"

@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from tfr_helpers.analysis.answers import AnswerKind, register_answer_kind
 from tfr_helpers.analysis.arms.trajectories import (
     dose_report,
     trajectory_figure,
@@ -292,7 +293,7 @@ and the not reproduced ones together)."""
 CLASSES = ("reliable", "unreliable", "mixed", "indeterminate", "not_reproduced", "not_evaluable")
 
 
-def headline_lines(summary: dict[str, Any]) -> list[str]:
+def analyze_lines(summary: dict[str, Any]) -> list[str]:
     """The lines ``tfr analyze`` prints per set, from summary.json's ``trajectories`` section: the steps and their
     classes; P(Pass->Fail | passed) and P(Fail->Pass | failed) with their task-clustered intervals, over the judged
     steps (all, first steps, later steps), per step class and over every step with a verdict; and the steps each
@@ -385,3 +386,19 @@ def headline_rows(results: Results) -> list[dict[str, object]]:
                 }
             )
     return out
+
+
+HEADLINE_KINDS: tuple[AnswerKind, ...] = (
+    register_answer_kind(
+        AnswerKind(
+            "trajectories_numbers",
+            "rq2",
+            "P(Pass->Fail | passed) and P(Fail->Pass | failed) per replayed set and judged step class",
+            "repair steps",
+            numbers=headline_rows,
+            definitions=HEADLINE_DEFINITIONS,
+        )
+    ),
+)
+"""The arm's headline numbers (registered; :func:`headline_rows` computes their rows, :data:`HEADLINE_DEFINITIONS`
+defines them)."""
