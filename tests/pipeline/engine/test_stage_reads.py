@@ -131,6 +131,7 @@ def test_a_changed_part_refuses_exactly_its_declared_readers_and_what_is_built_f
     assert seen_empty >= 2 and seen_all >= 3  # the selects; the simulator, the selection, the seeds at least
 
 
+@pytest.mark.slow
 def test_a_finished_run_accepts_a_change_no_stage_with_records_reads_and_refuses_one_they_read(
     tmp_path: Path, shared_benchmarks: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
