@@ -131,6 +131,7 @@ def test_a_changed_part_refuses_exactly_its_declared_readers_and_what_is_built_f
     assert seen_empty >= 2 and seen_all >= 3  # the selects; the simulator, the selection, the seeds at least
 
 
+@pytest.mark.slow
 def test_a_finished_run_accepts_a_change_no_stage_with_records_reads_and_refuses_one_they_read(
     tmp_path: Path, shared_benchmarks: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -176,10 +177,19 @@ def test_a_record_type_no_earlier_stage_produces_is_refused() -> None:
 
 def test_a_stage_reads_only_the_settings_it_declares(tmp_path: Path, shared_benchmarks: Path) -> None:
     config = _full_config(tmp_path)
-    view: Any = SettingsView(config, "refine_it", ("models.refiner", "sampling", "template:refine"))
+    view: Any = SettingsView(
+        config, "refine_it", ("models.refiner", "sampling", "model_settings", "seed", "template:refine")
+    )
     assert view.models is config.models and view.sampling is config.sampling
     assert view.concurrency is config.concurrency and view.run_name == config.run_name  # outside the fingerprint
-    assert view.fingerprint() == config.fingerprint()  # methods pass through
+    assert view.resolved_model_settings() == config.resolved_model_settings()  # it declares what it reads
+    with pytest.raises(
+        UndeclaredInput,
+        match=r"called the configuration's code_samples_for\(\), which reads the key 'code_samples_per_task'",
+    ):
+        view.code_samples_for("sim:default")
+    with pytest.raises(UndeclaredInput, match=r"fingerprint\(\), which reads the key"):  # declares nothing: reads all
+        view.fingerprint()
     with pytest.raises(UndeclaredInput, match=r"'refine_it' read the configuration key 'sandbox'.*Inputs\(settings="):
         view.sandbox  # noqa: B018
     view.require_template("refine")

@@ -37,6 +37,20 @@ from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.replay import register_import
 from tfr_helpers.replay.trajectories.sets import check_entry as check_trajectory_entry
 
+Method = Callable[..., Any]
+
+
+def reads(*keys: str) -> Callable[[Method], Method]:
+    """Declare the top-level configuration keys a method of :class:`ExperimentConfig` reads: a stage that calls it
+    through its view of the configuration must declare them too (``engine.settings_view``)."""
+
+    def mark(method: Method) -> Method:
+        method.__reads__ = keys  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
 BenchmarkChoice = str
 """A registered benchmark name (checked against ``tfr_helpers.benchmarks.registry``)."""
 Selection = Literal["all", "sample"] | int | list[str]
@@ -177,6 +191,14 @@ class ExperimentConfig(Strict):
                 )
         return self
 
+    @property
+    def artifact_only(self) -> ExperimentConfig:
+        """The whole configuration, for a read that shapes only how a stage writes its artifacts (file layout,
+        compaction), never a record: such a read is outside the stage's declared inputs, since no record goes
+        stale when it changes (through a stage's view of the configuration this is the unchecked configuration)."""
+        return self
+
+    @reads("models", "benchmarks")
     def benchmarks_for(self, coder: str) -> list[str]:
         """The benchmarks ``coder`` is studied on: its own, else its registered dataset's (within the run's),
         else the run's."""
@@ -186,10 +208,12 @@ class ExperimentConfig(Strict):
             own = [b for b in served if b in self.benchmarks] if served is not None else None
         return list(own) if own is not None else list(self.benchmarks)
 
+    @reads("models", "code_samples_per_task")
     def code_samples_for(self, coder: str) -> int:
         """Code samples per task of ``coder``."""
         return self.models.entry(coder).code_samples or self.code_samples_per_task
 
+    @reads("models", "test_samples_per_task")
     def test_samples_for(self, coder: str) -> int:
         """Test samples per task and kind for ``coder``'s tests."""
         return self.models.entry(coder).test_samples or self.test_samples_per_task
@@ -206,12 +230,14 @@ class ExperimentConfig(Strict):
                 )
         return self
 
+    @reads("tasks")
     def selection_for(self, benchmark: str) -> Selection:
         """The task selection that applies to one benchmark."""
         if isinstance(self.tasks, dict):
             return self.tasks.get(benchmark, "all")  # type: ignore[call-overload]
         return self.tasks
 
+    @reads("model_settings", "sampling", "seed")
     def resolved_model_settings(self) -> ModelSettings:
         """``model_settings`` with the top-level sampling (and the run seed when sampling has none)."""
         sampling = self.sampling

@@ -118,7 +118,7 @@ def compact_artifacts(config: ExperimentConfig, coder: str) -> bool:
     """Whether ``coder``'s per-pair artifacts are written compactly: one pairs file per code sample and no
     decision file for a strategy that calls no model (replayed data, or several code samples: tens of thousands
     of pairs would otherwise be tens of thousands of small files)."""
-    return is_replayed(coder) or config.code_samples_for(coder) > 1
+    return is_replayed(coder) or config.artifact_only.code_samples_for(coder) > 1
 
 
 def _kinds(config: ExperimentConfig) -> list[tuple[TestKind, int]]:

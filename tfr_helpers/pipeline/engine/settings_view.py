@@ -6,7 +6,9 @@ behalf (the sandbox limits read ``sandbox`` and ``seed``; a model call renders a
 top-level key the stage does not declare, or rendering a template it does not declare, raises
 :class:`~tfr_helpers.pipeline.engine.stage.UndeclaredInput`: a read that a change of configuration would not make
 stale cannot go unnoticed. Keys outside the fingerprint (``run_name``, ``concurrency``, ``budget_usd``) are open to
-every stage; methods of the configuration pass through (what they read is not checked).
+every stage. A method of the configuration reads what it declares (``experiment.reads``: ``code_samples_for`` reads
+``models`` and ``code_samples_per_task``), and a method that declares nothing (``fingerprint``, ``model_dump``...)
+reads every key: a stage calling one through its view must declare what the method reads.
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ TEMPLATE = "template:"
 
 FIELDS = frozenset(ExperimentConfig.model_fields)
 """The configuration's top-level keys."""
+
+
+def method_reads(method: Any) -> tuple[str, ...]:
+    """The top-level keys a method of the configuration reads: those it declares, else every key."""
+    return tuple(getattr(method, "__reads__", FIELDS))
 
 
 class SettingsView:
@@ -45,6 +52,14 @@ class SettingsView:
                 f"the key under it that it reads, e.g. '{name}.<key>') to its Inputs(settings=...) so that a change "
                 "of it makes the stage's records stale"
             )
+        if name not in FIELDS and callable(method := getattr(type(self._config), name, None)):
+            missing = [key for key in method_reads(method) if key not in self._keys]
+            if missing:
+                raise UndeclaredInput(
+                    f"stage {self._stage!r} called the configuration's {name}(), which reads the key "
+                    f"{missing[0]!r} that the stage does not declare: add it to its Inputs(settings=...) so that a "
+                    "change of it makes the stage's records stale"
+                )
         return getattr(self._config, name)
 
     def require_template(self, name: str) -> None:

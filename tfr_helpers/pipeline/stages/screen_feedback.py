@@ -151,7 +151,14 @@ STAGE = Stage(
     lambda r: f"{r.strategy}|{r.feedback_id}",
     inputs=Inputs(
         records=(GeneratedCode, GeneratedTest, PairEvaluation),
-        settings=("models.judge", *MODEL_CALL_PARTS, *PROGRAM_RUN_PARTS, "template:judge", "template:judge_reasoning"),
+        settings=(
+            "models.judge",
+            "code_samples_per_task",
+            *MODEL_CALL_PARTS,
+            *PROGRAM_RUN_PARTS,
+            "template:judge",
+            "template:judge_reasoning",
+        ),
         selects=("screening",),
     ),
     produces=(ScreeningDecision,),

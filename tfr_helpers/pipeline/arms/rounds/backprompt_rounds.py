@@ -32,7 +32,7 @@ def step_checkpoint(ctx: RunContext) -> str:
     Named by the configuration hash: a run directory rebound to another configuration (a changed ``screening``,
     say; :mod:`tfr_helpers.pipeline.config.fingerprint`) never resumes a chain from steps made under the old one.
     """
-    return f"round_steps_{ctx.config.config_hash()[:12]}"
+    return f"round_steps_{ctx.config.artifact_only.config_hash()[:12]}"
 
 
 def _recorded_steps(ctx: RunContext, items: Sequence[ChainJob]) -> dict[str, list[RoundStep]]:
