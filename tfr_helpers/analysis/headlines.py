@@ -23,7 +23,7 @@ from typing import Any, get_args
 import pandas as pd
 
 from tfr_helpers.analysis import rq1, rq2, rq3
-from tfr_helpers.analysis.arms import REPORTS
+from tfr_helpers.analysis.arms import reports
 from tfr_helpers.analysis.inference.units import clustered_rows, samples_per_task, share_columns
 from tfr_helpers.analysis.tables import BOOTSTRAP, HEADLINE_COLUMNS, PER_ATTEMPT, PER_CODE, headline_row, share_row
 from tfr_helpers.analysis.tidy.sources import source_label
@@ -194,7 +194,7 @@ def screening_numbers(results: Results) -> list[dict[str, object]]:
     return rows
 
 
-for _arm in REPORTS:  # each arm's headline numbers (its report's ``headline_rows``) with their definitions
+for _arm in reports():  # each arm's headline numbers (its report's ``headline_rows``) with their definitions
     DEFINITIONS.update(_arm.HEADLINE_DEFINITIONS)
 NUMBERS_WITH_INTERVALS = (generation_numbers, refinement_numbers, screening_numbers)
 """The base study's headline numbers, in table order (each arm's follow)."""
@@ -204,7 +204,7 @@ def headline_numbers(results: Results) -> pd.DataFrame:
     """Every headline number of one run: the base study's, then each arm's (columns
     :data:`~tfr_helpers.analysis.tables.HEADLINE_COLUMNS`; undefined values are NaN)."""
     rows = [row for fn in NUMBERS_WITH_INTERVALS for row in fn(results)]
-    rows += [row for arm in REPORTS if arm.present(results) for row in arm.headline_rows(results)]
+    rows += [row for arm in reports() if arm.present(results) for row in arm.headline_rows(results)]
     frame = pd.DataFrame(rows, columns=HEADLINE_COLUMNS)
     for col in ("value", "low", "high"):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
