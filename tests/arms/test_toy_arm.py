@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -15,7 +17,7 @@ import pytest
 from tfr_helpers.analysis.headlines import headline_numbers
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.pipeline import load_results, run_study
+from tfr_helpers.pipeline import load_results
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.records import present_arms
 from tfr_helpers.records.arm_registry import arms, enabled_arms, register_arm, unregister_arm
@@ -159,15 +161,29 @@ def test_the_toy_arm_owns_its_key(toy: object) -> None:
         config_from_dict({**PARAMS, "refinement": {"toy_notes": "many"}})
 
 
+STUDY = """
+import json, sys
+from importlib import import_module
+from tfr_helpers.records.arm_registry import register_arm
+register_arm(import_module("toyarm").ARM)  # the one product call: the registry
+from tfr_helpers.pipeline import run_study
+from tfr_helpers.pipeline.config.experiment import config_from_dict
+run_study(config_from_dict(json.loads(sys.argv[1])), sys.argv[2], progress=False)
+"""
+
+
 @pytest.mark.slow
 def test_a_tiny_study_runs_the_toy_arm_into_results_and_headlines(toy: object, tmp_path: Path) -> None:
-    config = config_from_dict({**PARAMS, "refinement": {"toy_notes": 3}})
     run_dir = tmp_path / "run"
-    run_study(config, run_dir, progress=False)
+    params = json.dumps({**PARAMS, "refinement": {"toy_notes": 3}})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "src"), *sys.path])}
+    done = subprocess.run([sys.executable, "-c", STUDY, params, str(run_dir)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
     path = results_file(run_dir)
     assert path is not None
     data = json.loads(read_results_bytes(path))
     assert [note["notes"] for note in data["toy_part"]["notes"]] == [3, 3]  # its part under its own key
+    assert data["oracle_repair"] is None  # the study's arms keep their keys
     results = load_results(run_dir)
     assert [a.name for a in present_arms(results)] == ["toy"]
     assert build_summary(results)["toy_part"] == {"notes": 2}

@@ -74,15 +74,12 @@ class ArmDeclaration(Generic[PartT, SettingsT]):
     def settings(self, config: Any) -> SettingsT:
         """The arm's settings in ``config`` (an ``ExperimentConfig`` or a stage's view of it).
 
-        Raises:
-            LookupError: The configuration's section holds no settings of this arm (it was registered after the
-                configuration was validated).
+        An arm registered after ``config`` was validated gets its defaults (``config`` cannot have set its keys: an
+        unknown key is an error).
         """
         section = getattr(config, self.section) if self.section else config
         found = section.arm_settings(self.name)
-        if not isinstance(found, self.settings_model):
-            raise LookupError(f"the configuration holds no settings of arm {self.name!r}; register it before loading")
-        return found
+        return found if isinstance(found, self.settings_model) else self.settings_model()
 
     def enabled(self, config: Any) -> bool:
         """Whether ``config`` turns the arm on."""
