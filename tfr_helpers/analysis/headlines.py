@@ -194,8 +194,12 @@ def screening_numbers(results: Results) -> list[dict[str, object]]:
     return rows
 
 
-for _arm in reports():  # each arm's headline numbers (its report's ``headline_rows``) with their definitions
-    DEFINITIONS.update(_arm.HEADLINE_DEFINITIONS)
+def definitions() -> dict[str, str]:
+    """Every headline number's definition: the base study's (:data:`DEFINITIONS`), then each arm's (its report's
+    ``HEADLINE_DEFINITIONS``)."""
+    return DEFINITIONS | {key: text for arm in reports() for key, text in arm.HEADLINE_DEFINITIONS.items()}
+
+
 NUMBERS_WITH_INTERVALS = (generation_numbers, refinement_numbers, screening_numbers)
 """The base study's headline numbers, in table order (each arm's follow)."""
 

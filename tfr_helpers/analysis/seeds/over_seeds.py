@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from tfr_helpers.analysis.headlines import DEFINITIONS, headline_numbers
+from tfr_helpers.analysis.headlines import definitions, headline_numbers
 from tfr_helpers.analysis.inference.stats import mean_se
 from tfr_helpers.analysis.tables import SIMULATED_NOTE
 from tfr_helpers.analysis.tidy.frames import frame_records
@@ -159,7 +159,7 @@ def build_seeds_summary(run_dir: Path | str, results: Mapping[int, Results], fra
         "run_dir": str(run_dir),
         "seeds": list(results),
         "per_seed_summaries": {str(s): f"{SEEDS_DIR}/{s}/analysis/summary.json" for s in results},
-        "definitions": {**DEFINITIONS, **SEED_DEFINITIONS},
+        "definitions": {**definitions(), **SEED_DEFINITIONS},
         "tables": {
             TABLE: {
                 "caption": str(seeds_headline_table(frame, simulated).caption),
