@@ -24,7 +24,7 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from tfr_helpers.analysis import rq1, rq2, rq3  # noqa: E402
-from tfr_helpers.analysis.arms import REPORTS  # noqa: E402
+from tfr_helpers.analysis.arms import reports  # noqa: E402
 from tfr_helpers.analysis.inference.units import rows_resampler, share_columns  # noqa: E402
 from tfr_helpers.analysis.interpret import evidence_kind  # noqa: E402
 from tfr_helpers.analysis.rq3 import abstained_everywhere  # noqa: E402
@@ -273,7 +273,7 @@ def save_figures(results: Results, out_dir: Path) -> list[Path]:
     written = []
     with sns.axes_style("whitegrid"):
         sized = {stem: (plot, FIGSIZES[stem]) for stem, plot in PLOTS.items()}
-        for arm in REPORTS:  # each arm's figures, only for runs that hold the arm
+        for arm in reports():  # each arm's figures, only for runs that hold the arm
             sized |= arm.figures(results) if arm.present(results) else {}
         for stem, (plot, size) in sized.items():
             drawn = plot(results) if stem in PLOTS else None  # the base figures: one panel per kind of evidence

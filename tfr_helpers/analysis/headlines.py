@@ -26,7 +26,7 @@ import pandas as pd
 
 from tfr_helpers.analysis import rq1, rq2, rq3
 from tfr_helpers.analysis.answers import KINDS, QUESTIONS, AnswerKind, register_answer_kind
-from tfr_helpers.analysis.arms import REPORTS
+from tfr_helpers.analysis.arms import reports
 from tfr_helpers.analysis.inference.units import clustered_rows, samples_per_task, share_columns
 from tfr_helpers.analysis.tables import BOOTSTRAP, HEADLINE_COLUMNS, PER_ATTEMPT, PER_CODE, headline_row, share_row
 from tfr_helpers.analysis.tidy.sources import source_label
@@ -232,7 +232,7 @@ def headline(results: Results, section: str) -> dict[str, Any]:
 
 def _arm_kinds(results: Results | None) -> list[AnswerKind]:
     """Each arm's headline kinds, in the arms' order (only the arms the run holds; every arm without ``results``)."""
-    return [k for arm in REPORTS if results is None or arm.present(results) for k in arm.HEADLINE_KINDS]
+    return [k for arm in reports() if results is None or arm.present(results) for k in arm.HEADLINE_KINDS]
 
 
 def _base_kinds() -> list[AnswerKind]:

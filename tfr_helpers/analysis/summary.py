@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfr_helpers.analysis import answers, rq1, rq2, rq3
-from tfr_helpers.analysis.arms import REPORTS
+from tfr_helpers.analysis.arms import reports
 from tfr_helpers.analysis.arms.trajectories import (
     trajectory_answers,  # noqa: F401  (registers the trajectories' answer rows: notebook 02's first rows)
 )
@@ -115,7 +115,7 @@ def build_summary(results: Results) -> dict[str, Any]:
                 if name in CAPTIONS
             },
         }
-        | {key: section for arm in REPORTS for key, section in arm.summary_section(results).items()}
+        | {key: section for arm in reports() for key, section in arm.summary_section(results).items()}
         | evalplus_strength.summary_section(results)
         | answers.summary_section(results)
         | {

@@ -37,7 +37,9 @@ import yaml
 from pydantic import BaseModel
 
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.pipeline.config.arm_keys import ArmKeys
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig, config_from_dict, load_config
+from tfr_helpers.records.arm_registry import arms_in_section
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 QUICK_STUDY: dict[str, Any] = {"run_name": "quick", "tasks": 3}
@@ -76,6 +78,15 @@ def field_docs(cls: type[BaseModel]) -> dict[str, str]:
             if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str):
                     docs[node.target.id] = _comment(nxt.value.value)
+    return docs
+
+
+def section_docs(cls: type[BaseModel]) -> dict[str, str]:
+    """:func:`field_docs` of a configuration section, with those of the arm keys it holds (their arm's settings)."""
+    docs = field_docs(cls)
+    if issubclass(cls, ArmKeys):
+        for arm in arms_in_section(cls.SECTION):
+            docs |= field_docs(arm.settings_model)
     return docs
 
 
@@ -152,7 +163,7 @@ def parameters_source(notebook: str = "") -> str:
         annotation, comment = type_name(info.annotation), docs.get(name, "")
         nested = info.annotation if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel) else None
         if nested is not None and isinstance(value, dict):
-            lines += _dict_lines(name, annotation, value, field_docs(nested), comment)
+            lines += _dict_lines(name, annotation, value, section_docs(nested), comment)
         else:
             lines.append(_line(f"{name}: {annotation} = {_literal(value)}", comment))
     lines += EXTRAS.get(notebook, [])

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tfr_helpers.pipeline.arms.controls.arm import ARM as CONTROLS
-from tfr_helpers.pipeline.arms.declaration import Arm, register_arm
-from tfr_helpers.pipeline.arms.oracle.arm import ARM as ORACLE
+from tfr_helpers.pipeline.arms.declaration import Arm, from_declaration, register_arm, registered_arms
 from tfr_helpers.pipeline.arms.rounds.arm import ARM as ROUNDS
 from tfr_helpers.pipeline.arms.trajectories.arm import ARM as TRAJECTORIES
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
@@ -25,6 +24,7 @@ from tfr_helpers.pipeline.stages import (
     refine_codes,
     screen_feedback,
 )
+from tfr_helpers.records.arm_registry import arms
 
 BASE_STUDY: tuple[Stage, ...] = (
     generate_codes.STAGE,
@@ -36,10 +36,11 @@ BASE_STUDY: tuple[Stage, ...] = (
 )
 """The base study's stages, in the order they run."""
 
-ARMS: tuple[Arm, ...] = (ORACLE, CONTROLS, ROUNDS, TRAJECTORIES)
-"""The study's arms, each declared once in its own folder (``pipeline/arms/<arm>/arm.py``): their stages run after
+ARMS: tuple[Arm, ...] = (*(from_declaration(arm) for arm in arms()), CONTROLS, ROUNDS, TRAJECTORIES)
+"""The study's arms: the arm packages of the arms' registry (``tfr_helpers.records.arm_registry.arms``, each
+``tfr_helpers/arms/<arm>/``), then the arms still declared in ``pipeline/arms/<arm>/arm.py``. Their stages run after
 the base study's, in this order; ``finalize_results``, the view of a run in progress and the call totals iterate
-over them (``arms.declaration.registered_arms``). Adding an arm is its folder and one line here."""
+over them (``arms.declaration.registered_arms``)."""
 
 RUN_ORDER: tuple[Stage, ...] = (*BASE_STUDY, *(stage for arm in ARMS for stage in arm.stages), finalize_results.STAGE)
 """The study's stages in the order they run: the base study, the oracle-repaired arm, the controls, the rounds, the
@@ -71,6 +72,21 @@ GROUPS: dict[str, tuple[str, ...]] = {
 and its evaluation, then every arm's stages (no work unless an arm's keys turn it on)."""
 
 
+def include_new_arms() -> None:
+    """Take in the arms added to the arms' registry since this module loaded (``register_arm`` of a plugin or a
+    test): register each one and its stages after every stage registered so far, ``finalize_results`` moving on to
+    stay last. :func:`run_study` calls it before it runs anything."""
+    known = {arm.name for arm in registered_arms()}
+    for declaration in arms():
+        if declaration.name in known:
+            continue
+        arm = register_arm(from_declaration(declaration))
+        final = next(stage for stage in registered_stages() if stage.name == finalize_results.STAGE.name)
+        for stage in arm.stages:
+            final = register_stage(dataclasses.replace(final, order=final.order + ORDER_STEP))
+            register_stage(dataclasses.replace(stage, order=final.order - ORDER_STEP))
+
+
 def expand_groups(stages: str | Sequence[str]) -> str | list[str]:
     """``stages`` with each group name (:data:`GROUPS`) replaced by its stages; ``all`` and names pass through."""
     if stages == "all":
@@ -88,6 +104,7 @@ def run_study(
     """Run the study's stages (see :func:`tfr_helpers.pipeline.engine.runner.run_stages` for the arguments and
     errors): in ``run_dir`` itself, or, when ``config.seeds`` is set, once per seed under ``<run_dir>/seeds/<seed>/``
     (:func:`tfr_helpers.pipeline.seeds.run_seeds`). ``stages`` may name a group of stages (:data:`GROUPS`)."""
+    include_new_arms()
     stages = expand_groups(stages)
     if config.seeds is not None:
         return run_seeds(config, run_dir, stages, progress=progress)

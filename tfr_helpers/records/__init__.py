@@ -1,7 +1,8 @@
 """tfr_helpers.records: the typed records of a run, from a task to ``results.json`` (the lowest layer).
 
-core (labels, tasks, program runs, model calls) <- study, oracle, rounds, controls <- results (``Results``, imported by no
-other record module).
+core (labels, tasks, program runs, model calls) <- study, rounds, controls <- results (``Results``, imported by no
+other record module). The arms' registry (``arm_registry``) lists the arm packages, whose records sit in their own
+package (``tfr_helpers/arms/<arm>/records.py``); ``Results`` holds their parts by arm.
 """
 
 from tfr_helpers.records.controls import (
@@ -41,17 +42,11 @@ from tfr_helpers.records.core import (
     sample_suffix,
     split_pair_id,
 )
-from tfr_helpers.records.oracle import (
-    OracleRefinedEvaluation,
-    OracleRefinement,
-    OracleRepairResults,
-    RepairedTest,
-    RepairStatus,
-)
 from tfr_helpers.records.results import (
     RESULTS_FIELDS,
     CallTotals,
     Results,
+    present_arms,
 )
 from tfr_helpers.records.rounds import (
     RoundAction,
@@ -97,17 +92,12 @@ __all__ = [
     "ModelCallRecord",
     "ModelSource",
     "NativeTestFormat",
-    "OracleRefinedEvaluation",
-    "OracleRefinement",
-    "OracleRepairResults",
     "PairEvaluation",
     "ProgramRun",
     "Record",
     "RefinedEvaluation",
     "Refinement",
     "Reliability",
-    "RepairStatus",
-    "RepairedTest",
     "RESULTS_FIELDS",
     "Results",
     "Role",
@@ -133,6 +123,7 @@ __all__ = [
     "Usage",
     "control_key",
     "pair_id",
+    "present_arms",
     "require_view",
     "code_index_suffix",
     "sample_index_suffix",

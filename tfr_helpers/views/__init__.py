@@ -6,6 +6,7 @@ trajectories) in ``case_rows.ROW_SOURCES``, which both case browsers loop over.
 
 from tfr_helpers.analysis.headlines import headline
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
+from tfr_helpers.views.arm_sections import show_arm
 from tfr_helpers.views.browser import CaseBrowser
 from tfr_helpers.views.cases import ALL, Filters, load_run_results
 from tfr_helpers.views.controls import controls_report, controls_rows
@@ -38,6 +39,7 @@ from tfr_helpers.views.trajectories import (
 )
 
 __all__: list[str] = [
+    "show_arm",
     "ALL",
     "Attempt",
     "CaseBrowser",

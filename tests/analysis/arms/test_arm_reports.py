@@ -1,4 +1,4 @@
-"""An arm's report is one interface: the writers loop over ``analysis.arms.REPORTS`` and name no arm."""
+"""An arm's report is one interface: the writers loop over ``analysis.arms.reports()`` and name no arm."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis import arms, figures, headlines
 from tfr_helpers.analysis import summary as summary_module
 from tfr_helpers.analysis.answers import KINDS, AnswerKind
-from tfr_helpers.analysis.arms import REPORTS
+from tfr_helpers.analysis.arms import reports
 from tfr_helpers.analysis.tables import HEADLINE_COLUMNS, headline_row
 from tfr_helpers.analysis.writing import export
 from tfr_helpers.pipeline.engine.codec import load_results
@@ -26,18 +26,18 @@ ARM_NAMES = ("rounds", "oracle_repair", "controls", "trajectories")
 
 
 def test_every_arm_report_is_listed_once_with_the_whole_interface() -> None:
-    assert tuple(r.NAME for r in REPORTS) == ARM_NAMES
+    assert tuple(r.NAME for r in reports()) == ARM_NAMES
     members = ("present", "tables", "summary_section", "figures")
-    assert all(callable(getattr(r, m)) for r in REPORTS for m in members)
+    assert all(callable(getattr(r, m)) for r in reports() for m in members)
     # every arm's headline number is a registered kind with its rows and definitions
-    assert all(KINDS[k.name] is k and k.numbers and k.definitions for r in REPORTS for k in r.HEADLINE_KINDS)
+    assert all(KINDS[k.name] is k and k.numbers and k.definitions for r in reports() for k in r.HEADLINE_KINDS)
 
 
 def test_the_writers_name_no_arm_module() -> None:
     for writer in WRITERS:
         source = Path(str(writer.__file__)).read_text(encoding="utf-8")
         named = re.findall(r"\b(oracle|rounds|controls|controls_report|trajectories|trajectories_report)\.\w", source)
-        assert not named and "REPORTS" in source, (writer.__name__, named)
+        assert not named and "reports()" in source, (writer.__name__, named)
 
 
 def _fake_arm() -> SimpleNamespace:
@@ -63,10 +63,10 @@ def _fake_arm() -> SimpleNamespace:
 
 def test_an_arm_added_to_the_list_reaches_every_writer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = make_synthetic_run(tmp_path / "run", seed=3)
-    fake = (*REPORTS, _fake_arm())
+    fake = (*reports(), _fake_arm())
     for writer in WRITERS:
-        monkeypatch.setattr(writer, "REPORTS", fake)
-    monkeypatch.setattr(arms, "REPORTS", fake)
+        monkeypatch.setattr(writer, "reports", lambda: fake)
+    monkeypatch.setattr(arms, "reports", lambda: fake)
     out = export.analyze_run(run)
     assert out.tables["fake_table"].read_text(encoding="utf-8").count("\\begin{table}") == 1
     assert {p.name for p in out.figures} >= {"fake_figure.png", "fake_figure.pdf"}
@@ -81,7 +81,7 @@ def test_an_arm_added_to_the_list_reaches_every_writer(tmp_path: Path, monkeypat
 def test_an_absent_arm_writes_nothing(tmp_path: Path) -> None:
     run = make_synthetic_run(tmp_path / "run", seed=3)
     results = load_results(run)
-    assert not any(r.present(results) for r in REPORTS)
+    assert not any(r.present(results) for r in reports())
     out = export.analyze_run(run)
     written = json.loads(out.summary.read_text(encoding="utf-8"))
     arm_tables = {"rounds_per_round", "rq2_oracle_repair", "rq2_controls", "rq2_trajectories"}

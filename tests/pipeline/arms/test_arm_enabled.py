@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tfr_helpers.arms.oracle import ARM as ORACLE
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.arms import declaration
 from tfr_helpers.pipeline.arms.declaration import Arm, arm_parts, enabled_arms, registered_arms
@@ -82,7 +83,7 @@ def test_only_the_arms_declared_beyond_one_make_a_run_its_own_section_study(tmp_
 def _old_checks(config: ExperimentConfig) -> dict[str, bool]:
     """Whether each arm is on, as the configuration keys were read before the arms declared it."""
     return {
-        "oracle": config.refinement.oracle_repair,
+        "oracle": ORACLE.settings(config).oracle_repair,
         "controls": bool(config.refinement.controls),
         "rounds": config.refinement.rounds > 1,
         "trajectories": bool(config.trajectories),

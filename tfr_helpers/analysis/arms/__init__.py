@@ -1,23 +1,24 @@
 """The analysis of the study's arms, one folder entry per arm, and the one interface every arm's report implements.
 
-An arm's report is a module of this folder satisfying :class:`ArmReport`; :data:`REPORTS` lists them. The writers
-(``analysis/writing/export.py``: the ``.tex`` tables; ``analysis/summary.py``: summary.json's sections;
-``analysis/figures.py``: the figures; ``analysis/headlines.py``: the numbers of each arm's ``HEADLINE_KINDS``) loop
-over :data:`REPORTS` and name no arm. Adding an arm's analysis means adding its module(s) here and one entry in
-:data:`REPORTS`.
+An arm package's report is its ``report`` module (``ArmDeclaration.report``: ``tfr_helpers/arms/<arm>/report.py``),
+satisfying :class:`ArmReport`; the arms not yet moved into a package keep theirs in this folder. :func:`reports` lists
+them all. The writers (``analysis/writing/export.py``: the ``.tex`` tables; ``analysis/summary.py``: summary.json's
+sections; ``analysis/figures.py``: the figures; ``analysis/headlines.py``: the numbers of each arm's
+``HEADLINE_KINDS``) loop over :func:`reports` and name no arm.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis.answers import AnswerKind
-from tfr_helpers.analysis.arms import controls_report, oracle, rounds
+from tfr_helpers.analysis.arms import controls_report, rounds
 from tfr_helpers.analysis.arms.trajectories import trajectories_report
 from tfr_helpers.records import Results
+from tfr_helpers.records.arm_registry import arms
 
 Plot = Callable[..., Any]
 """``plot(results, ax=None)``: draws one figure on ``ax`` and returns it."""
@@ -50,5 +51,8 @@ class ArmReport(Protocol):
         ...
 
 
-REPORTS: tuple[ArmReport, ...] = (rounds, oracle, controls_report, trajectories_report)
-"""Every arm's report, in the order of the headline rows and summary.json's sections."""
+def reports() -> list[ArmReport]:
+    """Every arm's report, in the order of the headline rows and summary.json's sections: the rounds' (first, as
+    before the arm packages), each arm package's (the registry's order), then the controls' and the trajectories'."""
+    packaged = [cast(ArmReport, arm.load("report")) for arm in arms() if arm.report is not None]
+    return [rounds, *packaged, controls_report, trajectories_report]

@@ -1,7 +1,8 @@
-"""What notebook 03c shows of a "beyond one refinement" study: rounds, the oracle arm and numbers over seeds.
+"""What notebook 03c shows of a "beyond one refinement" study: rounds and numbers over seeds (each arm package's
+own section is its view: ``views.show_arm``).
 
-Every number comes from the other analysis modules (:mod:`rounds`, :mod:`oracle`, :mod:`seeds`); here they are
-put side by side over the seeds of one study (one seed: its own values, SE undefined).
+Every number comes from the other analysis modules (:mod:`rounds`, :mod:`seeds`); here they are put side by side
+over the seeds of one study (one seed: its own values, SE undefined).
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from typing import Any
 
 import pandas as pd
 
-from tfr_helpers.analysis.arms import oracle, rounds
+from tfr_helpers.analysis.arms import rounds
 from tfr_helpers.analysis.headlines import headline_numbers
 from tfr_helpers.analysis.inference.stats import mean_se
 from tfr_helpers.analysis.seeds.over_seeds import over_seeds
 from tfr_helpers.records import Results
+from tfr_helpers.records.arm_registry import arms
 
 ROUND_METRICS = {
     "pass_at_1": "pass@1",
@@ -103,27 +105,6 @@ def plot_rounds_over_seeds(
     return fig
 
 
-def oracle_over_seeds(results: Mapping[int, Results]) -> pd.DataFrame:
-    """The oracle comparison (:func:`oracle.oracle_comparison`) per model, scope and arm, over seeds.
-
-    Returns:
-        Columns ``model, scope, arm, seeds, attempts`` (summed over seeds) and ``net_change_pp_mean/_se``,
-        ``diff_vs_original_pp_mean/_se``; empty when no seed has the oracle-repaired arm.
-    """
-    frames = [oracle.oracle_comparison(r).assign(seed=s) for s, r in results.items() if oracle.present(r)]
-    if not frames:
-        return pd.DataFrame(columns=["model", "scope", "arm", "seeds", "attempts"])
-    pooled = pd.concat(frames, ignore_index=True)
-    rows = []
-    for (model, scope, arm), g in pooled.groupby(["model", "scope", "arm"], sort=False):
-        row: dict[str, Any] = {"model": model, "scope": scope, "arm": arm, "seeds": g["seed"].nunique()}
-        row["attempts"] = int(g["attempts"].sum())
-        for col in ("net_change_pp", "diff_vs_original_pp"):
-            row[f"{col}_mean"], row[f"{col}_se"] = mean_se(g[col].astype(float))
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def headline_values(numbers: SectionNumbers) -> dict[str, Any]:
     """The notebook's recorded headline: seeds, rounds, and pass@1 of the generated code and of the last round
     (mean +- SE over seeds, per model); every number with its definition is in the study's summary.json."""
@@ -134,7 +115,7 @@ def headline_values(numbers: SectionNumbers) -> dict[str, Any]:
         "simulated": numbers.simulated,
         "seeds": list(numbers.results),
         "rounds": max(last, 1),
-        "oracle_repair": oracle.present(first),
+        **{arm.field: first.has(arm) for arm in arms()},  # whether the first seed holds each arm package's part
     }
     for _, r in numbers.headline[numbers.headline["number"].isin(list(wanted))].iterrows():
         se = "--" if math.isnan(r["se"]) else f"{r['se']:.1f}"

@@ -12,7 +12,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis import figures
-from tfr_helpers.analysis.arms import REPORTS
+from tfr_helpers.analysis.arms import reports
 from tfr_helpers.analysis.inference_tables import INFERENCE_TABLES
 from tfr_helpers.analysis.sensitivity import evalplus_strength
 from tfr_helpers.analysis.summary import build_summary
@@ -170,7 +170,7 @@ def analyze_run(run_dir: Path | str) -> AnalysisOutputs:
         name: atomic_write_text(out_dir / f"{name}.tex", _noted(LATEX_SHAPES.get(name, fn)(results), results, name))
         for name, fn in (TABLES | INFERENCE_TABLES).items()
     }
-    for arm in REPORTS:  # each arm's tables, only for runs that hold the arm
+    for arm in reports():  # each arm's tables, only for runs that hold the arm
         for stem, table in (arm.tables(results) if arm.present(results) else {}).items():
             tables[stem] = atomic_write_text(out_dir / f"{stem}.tex", _arm_latex(table, stem, results))
     if evalplus_strength.present(results):  # EvalPlus's tiers or corrected reference in the records

@@ -16,6 +16,7 @@ from typing import Any
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.stage import InputRecords, Stage, StageRecords
 from tfr_helpers.records import ModelCallRecord
+from tfr_helpers.records.arm_registry import ArmDeclaration
 
 CallsOf = Callable[[Any], Iterable[tuple[str, ModelCallRecord]]]
 """``calls(part) -> (key, call)`` pairs: every model call the arm's part of ``Results`` holds, each under a key that
@@ -69,6 +70,24 @@ class Arm:
     def summary(self, config: ExperimentConfig) -> str:
         """What the arm does under ``config`` (:attr:`summarize`), in a few words."""
         return self.summarize(config) if self.summarize is not None else self.name
+
+
+def from_declaration(declaration: ArmDeclaration[Any, Any]) -> Arm:
+    """The pipeline's side of an arm package's declaration: its stages module (``STAGES``, ``results(config,
+    records)``, optional ``calls(part)`` and ``feedback_stages(config)``) with the declaration's switch."""
+    module = declaration.load("stages")
+    return Arm(
+        declaration.name,
+        enabled=declaration.enabled,
+        stages=tuple(module.STAGES),
+        field=declaration.field,
+        results=module.results,
+        calls=getattr(module, "calls", no_calls),
+        feedback_stages=getattr(module, "feedback_stages", no_feedback_stages),
+        beyond_one=declaration.beyond_one,
+        switch=declaration.switch,
+        summarize=declaration.summary,
+    )
 
 
 _REGISTRY: dict[str, Arm] = {}

@@ -112,7 +112,7 @@ class ExperimentConfig(Strict):
     Mini, HumanEval only; ``full``: HumanEval+ and MBPP+) and run every generated test on the twin's corrected
     reference: the study's sensitivity to test strength (docs/evalplus.md). EvalPlus benchmarks always carry
     both tiers."""
-    refinement: RefinementSettings = RefinementSettings()
+    refinement: RefinementSettings = Field(default_factory=RefinementSettings)
     """Multi-round backprompting and the oracle-repaired arm (defaults keep the seed study)."""
     seeds: list[int] | None = Field(default=None, min_length=1)
     """Run the study once per seed in one run directory (null: once, with ``seed``); analysis reports headline

@@ -4,10 +4,11 @@ refinement beyond one attempt, and concurrency; each a validated, frozen record 
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tfr_helpers.pipeline.config.arm_keys import ArmKeys
 from tfr_helpers.pipeline.config.coders import Coder, CoderEntry, as_entry, check_spec, coder_item
 from tfr_helpers.records import Control
 
@@ -143,8 +144,11 @@ class SandboxSettings(Strict):
     """The per-test time limit of generated and refined code: ``fixed`` budgets or EvalPlus's rule."""
 
 
-class RefinementSettings(Strict):
-    """Refinement beyond one attempt per feedback: backprompting rounds, the oracle-repaired arm, the controls."""
+class RefinementSettings(ArmKeys):
+    """Refinement beyond one attempt per feedback: backprompting rounds, the controls, and the keys of the arms
+    declared in this section (``refinement.oracle_repair``: ``tfr_helpers.arms.oracle.settings``)."""
+
+    SECTION: ClassVar[str] = "refinement"
 
     rounds: int = Field(default=1, ge=1)
     """Refinement rounds per code sample (1: the seed study, one independent attempt per feedback). With R > 1,
@@ -153,9 +157,6 @@ class RefinementSettings(Strict):
     """Suite of each later round: ``fresh`` (the tester writes a new suite per round) or ``same`` (round 1's)."""
     stop_when_passing: bool = True
     """Stop a code sample's rounds early once its code passes every test of its own suite."""
-    oracle_repair: bool = False
-    """Also refine on oracle-repaired feedback: each unreliable EBT whose input the reference accepts gets the
-    reference's output as its expected value (GenX stage 1). Uses the reference: an upper bound, never a screener."""
     controls: list[Control] = Field(default_factory=list)
     """Controls of the feedback arm, run on exactly the feedback instances it refines with the same refiner and
     sampling: ``resample`` (a fresh generation from the task alone), ``retry`` (the task and the code, a neutral

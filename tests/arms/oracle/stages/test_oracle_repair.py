@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tfr_helpers.pipeline.arms.oracle.oracle_repair_tests import STAGE, RepairJob, oracle_repair_tests, repair_items
+from tfr_helpers.arms.oracle.records import RepairedTest
+from tfr_helpers.arms.oracle.stages.oracle_repair_tests import STAGE, RepairJob, oracle_repair_tests, repair_items
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.labels import case_of, cause_of, reliability_of
-from tfr_helpers.records import GeneratedCode, GeneratedTest, ModelCallRecord, PairEvaluation, RepairedTest, Task, pair_id
+from tfr_helpers.records import GeneratedCode, GeneratedTest, ModelCallRecord, PairEvaluation, Task, pair_id
 
 REFERENCE = "def add(a, b):\n    if a < 0:\n        raise ValueError('a must be >= 0')\n    return a + b\n"
 MUTANT = REFERENCE.replace("a + b", "a - b")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfr_helpers.pipeline.arms.oracle.rewrite import (
+from tfr_helpers.arms.oracle.stages.rewrite import (
     NOT_EQUALITY,
     PBT_REASON,
     failing_line,

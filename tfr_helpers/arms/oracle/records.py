@@ -26,7 +26,7 @@ class RepairedTest(Record):
     """One unreliable EBT feedback instance and its oracle repair (the reference's output as expected value).
 
     Uses the reference: the oracle-repaired arm is an upper bound, never a screening strategy
-    (docs/oracle_repair.md, :mod:`tfr_helpers.pipeline.arms.oracle.oracle_repair_tests`).
+    (docs/oracle_repair.md, :mod:`tfr_helpers.arms.oracle.stages.oracle_repair_tests`).
     """
 
     feedback_id: str

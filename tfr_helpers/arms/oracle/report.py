@@ -2,7 +2,7 @@
 
 Every number here uses the reference (a repaired test expects the reference's output): the arm is an upper bound on
 refinement with right tests, never a screening strategy; every caption and summary entry says so. The numbers come
-from ``Results.oracle_repair`` (see docs/oracle_repair.md):
+from the run's oracle part (``results.part(ARM)``, see docs/oracle_repair.md):
 
 - :func:`repair_report`: per source, model and benchmark, the unreliable EBT feedback, how much of it was repaired,
   why the rest was not, and how often the generated code passes the repaired test (the original feedback was the
@@ -16,6 +16,7 @@ from ``Results.oracle_repair`` (see docs/oracle_repair.md):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -25,16 +26,18 @@ from pandas.io.formats.style import Styler
 from tfr_helpers.analysis.answers import AnswerKind, register_answer_kind
 from tfr_helpers.analysis.arms.arm_comparison import adjust, collapse_prompts, paired_effect, task_test_columns
 from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Resampler, ratio, resampler
-from tfr_helpers.analysis.inference.stats import pct
+from tfr_helpers.analysis.inference.stats import mean_se, pct
 from tfr_helpers.analysis.inference.units import clustered_rows, samples_per_task, share_columns
 from tfr_helpers.analysis.rq2 import TRANSITIONS
 from tfr_helpers.analysis.tables import BOOTSTRAP, TRANSITION_LABELS, caption_with, headline_row, share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records, refinements_frame
 from tfr_helpers.analysis.tidy.sources import source_label, source_of
-from tfr_helpers.pipeline.arms.oracle.rewrite import REASON_KEYS, reason_key
+from tfr_helpers.arms.oracle.arm import ARM
+from tfr_helpers.arms.oracle.records import OracleRepairResults
+from tfr_helpers.arms.oracle.stages.rewrite import REASON_KEYS, reason_key
 from tfr_helpers.records import RefinedEvaluation, Results
 
-NAME = "oracle_repair"
+NAME = ARM.field
 """The arm's configuration key (``refinement.oracle_repair``) and its section of ``summary.json``."""
 TABLE = "rq2_oracle_repair"
 """File stem of the LaTeX table (written only for runs with ``refinement.oracle_repair``)."""
@@ -92,13 +95,11 @@ _GAIN = {"fail->pass": 1, "pass->fail": -1}
 
 def present(results: Results) -> bool:
     """Whether the run holds the oracle-repaired arm (``refinement.oracle_repair`` was on)."""
-    return results.oracle_repair is not None
+    return results.has(ARM)
 
 
-def _arm(results: Results) -> Any:
-    if results.oracle_repair is None:
-        raise ValueError("this run has no oracle-repaired arm; rerun with `refinement: {oracle_repair: true}`")
-    return results.oracle_repair
+def _arm(results: Results) -> OracleRepairResults:
+    return results.part(ARM)
 
 
 def repair_report(results: Results) -> pd.DataFrame:
@@ -107,7 +108,7 @@ def repair_report(results: Results) -> pd.DataFrame:
     Returns:
         Columns ``source, model, benchmark, refinement, unreliable_ebt_feedback``, ``repaired_k/n/pct/low/high``
         (share of the unreliable EBT feedback), ``not_repaired`` and ``not_repaired_<reason>`` for every reason of
-        :data:`~tfr_helpers.pipeline.arms.oracle.rewrite.REASON_KEYS`, ``code_passes_k/n/pct/low/high`` (share of the
+        :data:`~tfr_helpers.arms.oracle.stages.rewrite.REASON_KEYS`, ``code_passes_k/n/pct/low/high`` (share of the
         repaired) and ``repaired_feedback`` (repaired tests the code fails: the oracle arm's feedback).
 
     Raises:
@@ -233,7 +234,7 @@ def oracle_comparison(results: Results, n_resamples: int = N_RESAMPLES, seed: in
             both = [i for i in compared if i in first]  # one per distinct prompt, in the records' order
             orig: list[RefinedEvaluation] = [original[i] for i in both]
             kept = [f"{'pass' if e.benchmark_before else 'fail'}->{'pass' if e.benchmark_before else 'fail'}" for e in orig]
-            mine = [oracle[i].transition for i in both] if scope == SCOPES[0] else kept
+            mine: list[str] = [oracle[i].transition for i in both] if scope == SCOPES[0] else kept
             tasks = [e.task_id for e in orig]
             codes = [code_of[i] for i in both]
             # one resampler (the cluster bootstrap over tasks, then code samples) for both arms and their difference
@@ -313,9 +314,30 @@ def figures(results: Results) -> dict[str, tuple[Any, tuple[float, float]]]:
     return {}
 
 
+def over_seeds(results: Mapping[int, Results]) -> pd.DataFrame:
+    """The oracle comparison (:func:`oracle_comparison`) per model, scope and arm, over seeds.
+
+    Returns:
+        Columns ``model, scope, arm, seeds, attempts`` (summed over seeds) and ``net_change_pp_mean/_se``,
+        ``diff_vs_original_pp_mean/_se``; empty when no seed has the oracle-repaired arm.
+    """
+    frames = [oracle_comparison(r).assign(seed=s) for s, r in results.items() if present(r)]
+    if not frames:
+        return pd.DataFrame(columns=["model", "scope", "arm", "seeds", "attempts"])
+    pooled = pd.concat(frames, ignore_index=True)
+    rows = []
+    for (model, scope, arm), g in pooled.groupby(["model", "scope", "arm"], sort=False):
+        row: dict[str, Any] = {"model": model, "scope": scope, "arm": arm, "seeds": g["seed"].nunique()}
+        row["attempts"] = int(g["attempts"].sum())
+        for col in ("net_change_pp", "diff_vs_original_pp"):
+            row[f"{col}_mean"], row[f"{col}_se"] = mean_se(g[col].astype(float))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 HEADLINE_DEFINITIONS = {
     "oracle_net_change_pp:<scope>": "Oracle-repaired arm (uses the reference: an upper bound): net_change_pp of "
-    "refinement on the repaired feedback, per scope of analysis.oracle.oracle_comparison.",
+    "refinement on the repaired feedback, per scope of the arm's report (oracle_comparison).",
     "oracle_diff_vs_original_pp:<scope>": "net_change_pp(oracle-repaired) - net_change_pp(original) on the same "
     "instances, per scope.",
 }

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tfr_helpers.pipeline.arms.oracle.oracle_refine_codes import repaired_test
-from tfr_helpers.pipeline.arms.oracle.oracle_repair_tests import repaired_spec
+from tfr_helpers.arms.oracle.records import OracleRefinedEvaluation, OracleRefinement, RepairedTest
+from tfr_helpers.arms.oracle.stages.oracle_refine_codes import repaired_test
+from tfr_helpers.arms.oracle.stages.oracle_repair_tests import repaired_spec
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
@@ -17,14 +18,7 @@ from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, RefinedJob, evaluate_refined
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.waiting import refined_job_waits
-from tfr_helpers.records import (
-    BenchmarkVerdict,
-    GeneratedTest,
-    OracleRefinedEvaluation,
-    OracleRefinement,
-    RepairedTest,
-    sample_suffix,
-)
+from tfr_helpers.records import BenchmarkVerdict, GeneratedTest, sample_suffix
 
 
 def oracle_evaluate_refined(items: Sequence[RefinedJob[OracleRefinement]], ctx: RunContext) -> list[OracleRefinedEvaluation]:

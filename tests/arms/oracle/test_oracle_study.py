@@ -13,10 +13,11 @@ from tests.analysis.writing import test_export
 from tests.pipeline.conftest import results_json
 from tests.pipeline.test_resume import finished_run, kill_then_rerun, shrunk
 from tfr_helpers.analysis import analyze, load_results
-from tfr_helpers.analysis.arms.oracle import TABLE, oracle_comparison, repair_report
+from tfr_helpers.arms.oracle import ARM
+from tfr_helpers.arms.oracle.report import TABLE, oracle_comparison, repair_report
 from tfr_helpers.views.progress import results_so_far
 
-SMOKE = Path(__file__).resolve().parents[4] / "papermill_params" / "oracle_smoke.yaml"
+SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "oracle_smoke.yaml"
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +36,7 @@ def baseline(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) 
 def test_study_runs_both_arms_and_writes_the_comparison(baseline: tuple[Path, Path], tmp_path: Path) -> None:
     _, run = baseline
     results = load_results(run)
-    arm = results.oracle_repair
+    arm = results.part(ARM)
     assert arm is not None
     assert arm.refinement_status == {"sim:weak": "run", "replay:reflexion-gpt4-humaneval": "not run: no refiner"}
     fed = {r.feedback_id for r in arm.repaired_tests if r.feedback is not None and r.model == "sim:weak"}

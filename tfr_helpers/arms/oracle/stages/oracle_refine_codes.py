@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tfr_helpers.arms.oracle.records import OracleRefinement, RepairedTest
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
@@ -19,7 +20,7 @@ from tfr_helpers.pipeline.engine.faults import Undone
 from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.lookups import code_texts, tests_by_id
 from tfr_helpers.pipeline.steps.refine import RefineJob, refine_job, request_refinements
-from tfr_helpers.records import GeneratedCode, GeneratedTest, OracleRefinement, RepairedTest
+from tfr_helpers.records import GeneratedCode, GeneratedTest
 
 NAME = "oracle_refine_codes"
 

@@ -3,7 +3,7 @@
 The oracle-repaired arm uses the reference: it is an upper bound on what refinement could achieve with right tests,
 never a screening strategy. For each test-fail feedback that is unreliable and comes from an EBT:
 
-1. :func:`~tfr_helpers.pipeline.arms.oracle.rewrite.repair_source` rewrites the failed ``assert ... == expected`` to
+1. :func:`~tfr_helpers.arms.oracle.stages.rewrite.repair_source` rewrites the failed ``assert ... == expected`` to
    expect the reference's output (only a wrong expected value qualifies; an input the reference rejects, a test
    code error, a wrong exception expectation... are reported with a reason, not repaired);
 2. the reference runs on the repaired test in the sandbox: it must pass (a later assert it fails is repaired the
@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfr_helpers.pipeline.arms.oracle.rewrite import ineligible, repair_source
+from tfr_helpers.arms.oracle.arm import ARM
+from tfr_helpers.arms.oracle.records import RepairedTest
+from tfr_helpers.arms.oracle.stages.rewrite import ineligible, repair_source
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
@@ -28,15 +30,7 @@ from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.feedback import build_feedback
 from tfr_helpers.pipeline.steps.lookups import code_texts, tests_by_id
-from tfr_helpers.records import (
-    GeneratedCode,
-    GeneratedTest,
-    PairEvaluation,
-    RepairedTest,
-    Task,
-    TestOutcome,
-    sample_suffix,
-)
+from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, Task, TestOutcome, sample_suffix
 from tfr_helpers.sandbox import TestSpec
 
 MAX_REPAIRS = 5
@@ -185,7 +179,7 @@ def oracle_repair_tests(items: Sequence[RepairJob], ctx: RunContext) -> list[Rep
 
 def repair_items(ctx: RunContext, inputs: InputRecords) -> list[RepairJob]:
     """One job per unreliable EBT test-fail feedback (none unless ``refinement.oracle_repair``)."""
-    if not ctx.config.refinement.oracle_repair:
+    if not ARM.enabled(ctx.config):
         return []
     code_of = code_texts(inputs.of(GeneratedCode))
     test_of = tests_by_id(inputs.of(GeneratedTest))

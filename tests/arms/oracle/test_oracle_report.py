@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tfr_helpers.analysis.arms.oracle import (
+from tfr_helpers.arms.oracle.records import OracleRefinedEvaluation, OracleRepairResults, RepairedTest
+from tfr_helpers.arms.oracle.report import (
     oracle_comparison,
     oracle_table,
     present,
@@ -12,16 +13,7 @@ from tfr_helpers.analysis.arms.oracle import (
     repair_table,
     summary_section,
 )
-from tfr_helpers.records import (
-    Feedback,
-    Isolation,
-    OracleRefinedEvaluation,
-    OracleRepairResults,
-    PairEvaluation,
-    RefinedEvaluation,
-    RepairedTest,
-    Results,
-)
+from tfr_helpers.records import Feedback, Isolation, PairEvaluation, RefinedEvaluation, Results
 from tfr_helpers.records import TestOutcome as Outcome
 
 M = "sim:default"

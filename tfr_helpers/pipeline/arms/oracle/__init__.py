@@ -1,1 +1,0 @@
-"""The oracle-repaired arm: repair unreliable EBTs from the reference, refine on them, evaluate the refinements."""
