@@ -3,7 +3,8 @@
 The notebooks show RQ1 right after ``evaluate_code_test_pairs`` and RQ2 right after
 ``evaluate_refined_codes``, before ``finalize_results`` writes ``results.json``. This module assembles the
 same :class:`~tfr_helpers.records.Results` in memory from the records already checkpointed, the arms' parts
-included (the lists of stages not run yet are empty). It never writes to the run directory.
+included, with the builder ``finalize_results`` uses (the lists of stages not run yet are empty). It never writes to
+the run directory.
 """
 
 from __future__ import annotations
@@ -12,15 +13,14 @@ import json
 from pathlib import Path
 
 from tfr_helpers.errors import RunDirError
-from tfr_helpers.pipeline.arms.declaration import arm_parts
 from tfr_helpers.pipeline.config.experiment import config_from_dict
-from tfr_helpers.pipeline.engine.assemble import assemble_results, result_lists
 from tfr_helpers.pipeline.engine.codec import decode_records, load_results
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.engine.tasks import select_tasks
+from tfr_helpers.pipeline.stages.finalize_results import build_results, run_records
 from tfr_helpers.pipeline.study import CHECKPOINTS
-from tfr_helpers.records import Results, SkippedWork
+from tfr_helpers.records import Results
 from tfr_helpers.results_file import has_results
 
 
@@ -42,14 +42,8 @@ def results_so_far(run_dir: str | Path) -> Results:
         ) from None
     store = RunStore(run)
     by_stage = {s: [r for e in store.read_checkpoint(c) for r in decode_records(e["data"])] for s, c in CHECKPOINTS.items()}
-    resolved = config["config"]
-    experiment = config_from_dict(resolved, source=str(run / "config.json"))
-    return assemble_results(
-        experiment,
-        {**resolved, "config_hash": config.get("config_hash")},
-        {t["task_id"]: t["benchmark"] for t in tasks},
-        select_tasks(experiment),
-        result_lists(r for records in by_stage.values() for r in records),
-        skipped=[r for records in by_stage.values() for r in records if isinstance(r, SkippedWork)],
-        **arm_parts(experiment, by_stage),  # the arms' parts as finalize_results builds them
-    )
+    experiment = config_from_dict(config["config"], source=str(run / "config.json"))
+    seconds = store.read_json("stage_seconds.json") if (run / "stage_seconds.json").exists() else {}
+    every = select_tasks(experiment)
+    selected = {t["task_id"]: every[t["task_id"]] for t in tasks if t["task_id"] in every}  # the run's, in its order
+    return build_results(experiment, selected, run_records(experiment, by_stage, seconds))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tfr_helpers.pipeline.arms.declaration import arm_calls, arm_parts
+from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine.assemble import assemble_results, result_lists
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import Stage, StageRecords
@@ -17,6 +18,7 @@ from tfr_helpers.records import (
     Results,
     Role,
     SkippedWork,
+    Task,
 )
 
 
@@ -83,36 +85,45 @@ def finalize_results(items: Sequence[RunRecords], ctx: RunContext) -> list[Resul
     Returns:
         One :class:`Results` per bundle.
     """
-    config = ctx.config
     out = []
     for records in items:
-        results = assemble_results(
-            config,
-            {**config.model_dump(mode="json"), "config_hash": config.config_hash()},
-            {tid: task.benchmark for tid, task in ctx.tasks.items()},
-            ctx.tasks,
-            records.lists,
-            call_totals=call_totals(records),
-            stage_seconds=records.stage_seconds,
-            skipped=records.skipped,
-            time_limit=config.sandbox.time_limit.describe(),
-            **records.parts,
-        )
+        results = build_results(ctx.config, ctx.tasks, records)
         ctx.store.write_results(results)
         out.append(results)
     return out
 
 
+def run_records(config: ExperimentConfig, records: StageRecords, stage_seconds: dict[str, float]) -> RunRecords:
+    """Every record so far, by stage, sorted into a :class:`RunRecords` (the arms build their parts)."""
+    return RunRecords(
+        lists=result_lists(r for stage in records.values() for r in stage),
+        stage_seconds=stage_seconds,
+        skipped=[r for stage in records.values() for r in stage if isinstance(r, SkippedWork)],
+        parts=arm_parts(config, records),
+    )
+
+
+def build_results(config: ExperimentConfig, tasks: Mapping[str, Task], records: RunRecords) -> Results:
+    """The run's :class:`Results` from its records: what ``finalize_results`` writes, and the view of a run not
+    finalized yet (``views.progress.results_so_far``: the lists of stages not run yet are empty)."""
+    return assemble_results(
+        config,
+        {**config.model_dump(mode="json"), "config_hash": config.config_hash()},
+        {tid: task.benchmark for tid, task in tasks.items()},
+        tasks,
+        records.lists,
+        call_totals=call_totals(records),
+        stage_seconds=records.stage_seconds,
+        skipped=records.skipped,
+        time_limit=config.sandbox.time_limit.describe(),
+        **records.parts,
+    )
+
+
 def bundle_items(ctx: RunContext, records: StageRecords) -> list[RunRecords]:
     """The one item: every record of the run, plus the stage times recorded so far."""
     seconds = ctx.store.root / "stage_seconds.json"
-    bundle = RunRecords(
-        lists=result_lists(r for stage in records.values() for r in stage),
-        stage_seconds=ctx.store.read_json("stage_seconds.json") if seconds.exists() else {},
-        skipped=[r for stage in records.values() for r in stage if isinstance(r, SkippedWork)],
-        parts=arm_parts(ctx.config, records),
-    )
-    return [bundle]
+    return [run_records(ctx.config, records, ctx.store.read_json("stage_seconds.json") if seconds.exists() else {})]
 
 
 STAGE = Stage("finalize_results", finalize_results, bundle_items, None)
