@@ -2,7 +2,9 @@
 
 Each file runs once (a module-scoped run) on a few tasks: ``tasks: 1`` (the worked example keeps its three), no
 BigCodeBench beside other benchmarks, two seeds where it sets seeds, and the trajectory arm on the small Reflexion
-log of the replay tests where it replays trajectories; files whose small studies are the same run one study. A file
+log of the replay tests where it replays trajectories; files whose small studies are the same run one study. The
+studies share one cache (responses and executions), so a program or test that several files' studies run on the same
+first task executes once. A file
 whose models need a key is not collected for a run; it is listed instead, with the key it needs in the test id, by a
 test that checks the key is the reason."""
 
@@ -83,12 +85,21 @@ STUDIES = list(SAME_STUDY.values())
 :func:`small` replaces): each group runs one study, named for every file in it."""
 
 
+@pytest.fixture(scope="module")
+def studies_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The cache every small study of this module reads and fills (empty when the module starts)."""
+    return tmp_path_factory.mktemp("params-files-cache")
+
+
 @pytest.fixture(scope="module", params=STUDIES, ids=["+".join(p.stem for p in paths) for paths in STUDIES])
 def finished_run(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    shared_benchmarks: Path,
+    studies_cache: Path,
 ) -> Iterator[Path]:
-    """Every stage of one params file on a few tasks, in its own run directory with its own cache (for a group of
-    files with the same small study: the first, after checking that each file of the group gives its config)."""
+    """Every stage of one params file on a few tasks, in its own run directory, with the module's cache (for a group
+    of files with the same small study: the first, after checking that each file of the group gives its config)."""
     path, *same = request.param
     replay = replay_dir()
     tmp = tmp_path_factory.mktemp(path.stem)
@@ -96,7 +107,7 @@ def finished_run(
         patch.chdir(ROOT)  # the worked example names its files relative to the project
         patch.setenv("TFR_BENCHMARK_DIR", str(shared_benchmarks))
         patch.setenv("TFR_REPLAY_DIR", str(replay))
-        patch.setenv("TFR_CACHE_DIR", str(tmp / "cache"))
+        patch.setenv("TFR_CACHE_DIR", str(studies_cache))
         config = load_config(path, small(path))
         for other in same:
             other_config = load_config(other, small(other))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 
 from tfr_helpers.analysis import analyze, load_results
 from tfr_helpers.errors import ConfigError, DataError
-from tfr_helpers.pipeline import run_stages
+from tfr_helpers.pipeline import RunSummary, run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.results_file import read_results_bytes
 
@@ -41,7 +42,26 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache"
 
 
-def test_the_hand_worked_fixture_gives_exactly_the_expected_four_cases(private_cache: Path, tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class Import3Run:
+    """The study of :func:`params` as it is, run once for the tests that read it."""
+
+    run_dir: Path
+    summary: RunSummary
+
+
+@pytest.fixture(scope="module")
+def import3_run(tmp_path_factory: pytest.TempPathFactory) -> Import3Run:
+    """Every stage of :func:`params` into its own run directory, with its own empty cache."""
+    root = tmp_path_factory.mktemp("import3")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TFR_CACHE_DIR", str(root / "cache"))
+        summary = run_stages(config_from_dict(params()), root / "run", progress=False)
+    return Import3Run(root / "run", summary)
+
+
+@pytest.mark.slow  # a whole study
+def test_the_hand_worked_fixture_gives_exactly_the_expected_four_cases(import3_run: Import3Run) -> None:
     # Worked out by hand from tests/replay/data/import3 (code.jsonl x tests.jsonl, reference = HumanEval's):
     # HumanEval/0, code 0 (correct) x 2 asserts: pass/pass, pass/pass
     #              code 1 (`return False`): assert ...== False passes (pass/pass); ...== True fails (fail/pass)
@@ -50,10 +70,10 @@ def test_the_hand_worked_fixture_gives_exactly_the_expected_four_cases(private_c
     #              the code and the reference both fail it -> fail/fail, wrong expected value
     # HumanEval/4, code 0 (correct) x (ebt block, pbt): pass/pass, pass/pass
     #              code 1 (`return sum(numbers` does not compile: code that fails to load): fail/pass twice
-    summary = run_stages(config_from_dict(params()), tmp_path / "run", progress=False)
+    summary = import3_run.summary
     assert summary.cases == {"pass_pass": 6, "fail_pass": 3, "fail_fail": 1}
     assert summary.causes == {"wrong_expected_value": 1}
-    results = load_results(tmp_path / "run")
+    results = load_results(import3_run.run_dir)
     by_task = Counter((p.task_id, p.code_index, p.case) for p in results.pair_evaluations)
     assert by_task == {
         ("HumanEval/0", 0, "pass_pass"): 2,
@@ -80,8 +100,9 @@ def test_the_hand_worked_fixture_gives_exactly_the_expected_four_cases(private_c
     )
 
 
-def test_missing_tasks_samples_and_roles_are_reported_never_filled(private_cache: Path, tmp_path: Path) -> None:
-    run_stages(config_from_dict(params()), tmp_path / "run", progress=False)
+@pytest.mark.slow  # a whole study
+def test_missing_tasks_samples_and_roles_are_reported_never_filled(import3_run: Import3Run, tmp_path: Path) -> None:
+    shutil.copytree(import3_run.run_dir, tmp_path / "run")  # the analysis below writes into the run: a copy of it
     results = load_results(tmp_path / "run")
     reasons = {(s.task_id, s.stage, s.reason) for s in results.skipped}
     assert (None, "refine_codes", "not run: no refiner") in reasons
@@ -111,6 +132,7 @@ def test_missing_tasks_samples_and_roles_are_reported_never_filled(private_cache
     assert all(r["method"] for r in summary["tables"]["rq3_pairwise"]["rows"])
 
 
+@pytest.mark.slow  # a whole study
 def test_a_named_refiner_refines_replayed_code(private_cache: Path, tmp_path: Path) -> None:
     coder = {"model": SPEC, "refiner": "sim:default", "judge": "sim:default"}
     run_stages(config_from_dict(params(models={"coders": [coder]})), tmp_path / "run", progress=False)
@@ -120,6 +142,7 @@ def test_a_named_refiner_refines_replayed_code(private_cache: Path, tmp_path: Pa
     assert not [s for s in results.skipped if s.task_id is None and s.stage in ("refine_codes", "screen_feedback")]
 
 
+@pytest.mark.slow  # a whole study
 def test_identical_programs_and_tests_run_once_and_count_with_multiplicity(private_cache: Path, tmp_path: Path) -> None:
     data = tmp_path / "dup"
     data.mkdir()
@@ -174,6 +197,7 @@ def test_the_dataset_files_are_part_of_the_run_fingerprint(tmp_path: Path) -> No
     assert changed == [f"replay:{copy}:code.jsonl"]
 
 
+@pytest.mark.slow  # a whole study
 def test_a_params_entry_naming_the_two_files_is_a_dataset(private_cache: Path, tmp_path: Path) -> None:
     entry = {"code": str(FIXTURE / "code.jsonl"), "tests": str(FIXTURE / "tests.jsonl"), "model": "my-model"}
     config = config_from_dict(
