@@ -163,6 +163,9 @@ def breakdown(n: int, suite: str) -> None:
     uid, _lock = (None, None) if os.geteuid() != 0 else privileges.acquire_uid()
     privileges.set_subreaper()
     w = worker.Worker(uid)
+    runner.warm_up(os.path.join(w.root, "warm"))  # as worker.main does before its first fork
+    gc.collect()
+    gc.freeze()
     program, test = TRIVIAL
     import dataclasses
 

@@ -160,3 +160,32 @@ def test_isolation_recorded(sandbox: Sandbox) -> None:
         assert iso.uid_drop
     else:
         assert not iso.uid_drop and iso.warnings
+
+
+def test_lines_written_to_the_result_channel_do_not_hold_off_the_timeout(sandbox: Sandbox) -> None:
+    # a line without the run's nonce is not a message: it must not start a new phase of the own-time clock
+    src = (
+        "import os, time\nwhile True:\n    for fd in range(3, 64):\n        try:\n            os.write(fd, b'\\n')\n"
+        "        except OSError:\n            pass\n    time.sleep(0.01)"
+    )
+    run = sandbox.run("", [TestSpec("flood", src), OK], Limits(timeout_s=1.0))
+    assert run.outcomes[0].status == "timeout", run.outcomes[0]
+    assert "of its own time" in (run.outcomes[0].message or ""), run.outcomes[0].message
+    assert run.outcomes[1].status == "passed", run.outcomes[1]
+
+
+def test_the_workers_warm_up_leaves_a_program_nothing_of_its_own(sandbox: Sandbox) -> None:
+    # each worker runs a known program through the runner before it forks (runner.warm_up): a program must see
+    # neither that program's module, names and files, nor its lines in a traceback
+    src = (
+        "import linecache, os, sys\n"
+        "assert not hasattr(sys.modules['solution'], 'f')\n"
+        "assert sys.path[0] == os.getcwd() and sys.path.count(os.getcwd()) == 1\n"
+        "assert not [k for k in linecache.cache if 'warm' in k], list(linecache.cache)\n"
+        "assert not os.path.exists(os.path.join(os.path.dirname(os.getcwd()), 'warm'))\n"
+    )
+    run = sandbox.run("x = 1\n", [TestSpec("clean", src), TestSpec("fails", "assert x == 2\n")], FAST)
+    assert run.outcomes[0].status == "passed", run.outcomes[0]
+    failed = run.outcomes[1]
+    assert failed.status == "failed" and failed.traceback is not None, failed
+    assert "assert x == 2" in failed.traceback and "f(2)" not in failed.traceback, failed.traceback

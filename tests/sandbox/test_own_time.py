@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -111,3 +112,19 @@ def test_own_time_excludes_the_wait_and_the_guard_decides_a_starved_phase() -> N
     assert "3 s wall clock" in Reading(wall_s=3.0, wait_s=None, budget_s=3.0).message()
     # a wake-up no earlier than own time could reach the budget: phase start + budget + the wait so far
     assert Reading(wall_s=2.0, wait_s=1.5, budget_s=3.0).sleep_s == pytest.approx(2.5)
+
+
+def test_a_poll_below_the_budget_reads_no_counter_and_decides_nothing() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(2)"])
+    try:
+        clock = PhaseClock(proc.pid, 60.0)
+        early = clock.poll()  # own time is at most the wall time: no read needed, no timeout possible
+        assert early.wait_s is None and early.expired is None and early.sleep_s <= 60.0
+        assert clock.read().wait_s is not None  # a reading to record is always read
+        clock.start(0.05)
+        time.sleep(0.1)
+        late = clock.poll()  # past the budget: read, and the sleeping child's own time decides
+        assert late.wait_s is not None and late.expired == "own", late
+    finally:
+        proc.kill()
+        proc.wait()

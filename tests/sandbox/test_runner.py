@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfr_helpers.sandbox import Sandbox, TestSpec
+from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 
 PROG = "def add(a, b):\n    return a + b\n"
 
@@ -140,3 +140,25 @@ def test_each_spec_starts_from_the_program_names_only(sandbox: Sandbox) -> None:
     run = sandbox.run(program, tests)
     assert [o.status for o in run.outcomes] == ["passed", "error"]
     assert run.outcomes[1].exc_type == "NameError"
+
+
+def test_every_kind_of_change_to_builtins_is_undone_before_the_next_test(sandbox: Sandbox) -> None:
+    # the runner restores builtins only when their version tag moved: each way of changing them must move it
+    changes = {
+        "rebind": "builtins.len = lambda x: 0",
+        "add": "builtins.tfr_extra = 1",
+        "delete": "del builtins.abs",
+        "setdefault": "vars(builtins).setdefault('tfr_other', 2)",
+        "pop": "vars(builtins).pop('min')",
+        "update": "vars(builtins).update(max=None, tfr_third=3)",
+    }
+    check = (
+        "import builtins\nassert len([1]) == 1 and abs(-1) == 1 and min(1, 2) == 1 and max(1, 2) == 2\n"
+        "assert not [k for k in vars(builtins) if k.startswith('tfr_')]"
+    )
+    for name, change in changes.items():
+        tests = [TestSpec("change", f"import builtins\n{change}"), TestSpec("check", check)]
+        run = sandbox.run("", tests, Limits(timeout_s=5.0))
+        assert [o.status for o in run.outcomes] == ["passed", "passed"], (name, run.outcomes)
+        run = sandbox.run(f"import builtins\n{change}\n", [TestSpec("check", check)], Limits(timeout_s=5.0))
+        assert run.outcomes[0].status == "passed", (name, run.outcomes)  # changed by the program's load

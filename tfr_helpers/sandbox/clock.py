@@ -40,13 +40,24 @@ def schedstat(pid: int) -> tuple[int, int, int] | None:
     """The task ``pid``'s on-CPU ns, run-queue wait ns and timeslices (None: not readable here).
 
     The file is opened for each reading: a descriptor kept open from the task's start read no progress for a
-    program of an unprivileged user's sandbox (a user namespace), so its own time looked like waiting.
+    program of an unprivileged user's sandbox (a user namespace), so its own time looked like waiting. Read with
+    three system calls (open, read, close) rather than through a Python file object (nine, with its buffer): the
+    worker reads it several times per child.
     """
     try:
-        with open(f"/proc/{pid}/schedstat", "rb") as fh:
-            cpu, wait, slices = fh.read().split()[:3]
+        fd = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, 256)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        cpu, wait, slices = data.split()[:3]
         return int(cpu), int(wait), int(slices)
-    except (OSError, ValueError):
+    except ValueError:
         return None
 
 
@@ -59,9 +70,18 @@ def run_queue_wait(pid: int) -> float | None:
 def runnable(pid: int) -> bool:
     """Whether the task ``pid`` is running or waiting for a CPU (state ``R``); False once it is gone."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rpartition(b")")[2].split()[0] == b"R"
-    except (OSError, IndexError):
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        data = os.read(fd, 4096)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    try:
+        return data.rpartition(b")")[2].split()[0] == b"R"
+    except IndexError:
         return False
 
 
@@ -115,18 +135,26 @@ class Reading:
 
 
 class PhaseClock:
-    """The own time of one child, phase by phase: :meth:`start` a phase with its budget, :meth:`read` it."""
+    """The own time of one child, phase by phase: :meth:`start` a phase with its budget, :meth:`read` it.
+
+    The counters are read when a phase starts, when a phase's reading is recorded and when own time could have
+    reached the budget; :meth:`poll` skips the read while the wall time is below the budget (own time, at most the
+    wall time, cannot have reached it), so a child whose messages come quickly costs the worker a few reads only.
+    """
 
     _proc_ok: bool | None = None
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, budget_s: float = 0.0) -> None:
+        """Read the child's counters once and start its first phase with ``budget_s``."""
         if PhaseClock._proc_ok is None:
             PhaseClock._proc_ok = _proc_is_ours()
         self.pid = pid
         self._last = schedstat(pid) if PhaseClock._proc_ok else None
         self._last_t = time.monotonic()
         self.measured = self._last is not None
-        self.start(0.0)
+        self.budget_s = budget_s
+        self.t0 = self._last_t
+        self.w0 = None if self._last is None else self._last[1]
 
     def _stat(self) -> tuple[tuple[int, int, int] | None, bool]:
         """The child's counters (the last ones read once it is gone) and whether they moved since the last read
@@ -139,16 +167,22 @@ class PhaseClock:
             self._last, self._last_t = now, t
         return self._last, moved
 
-    def start(self, budget_s: float) -> None:
-        """Start a phase now, with ``budget_s`` seconds of own time."""
+    def start(self, budget_s: float, at_last_read: bool = False) -> None:
+        """Start a phase now, with ``budget_s`` seconds of own time; ``at_last_read``: at the moment of the
+        :meth:`read` just made (the phase it read ended then), from the same counters, without reading again."""
         self.budget_s = budget_s
+        if at_last_read:
+            self.t0 = self._t_read
+            self.w0 = self._last[1] if self.measured and self._last is not None else None
+            return
         self.t0 = time.monotonic()
         stat, _ = self._stat()
         self.w0 = None if stat is None else stat[1]
 
     def read(self) -> Reading:
         """The current phase's wall time, wait and budget, read now."""
-        wall = time.monotonic() - self.t0
+        self._t_read = time.monotonic()
+        wall = self._t_read - self.t0
         stat, moved = self._stat()
         if stat is None or self.w0 is None:
             return Reading(wall, None, self.budget_s)
@@ -156,3 +190,12 @@ class PhaseClock:
         if reading.own_s < self.budget_s or moved or not runnable(self.pid):
             return reading
         return dataclasses.replace(reading, current=False)  # runnable, still: maybe in a wait not counted yet
+
+    def poll(self) -> Reading:
+        """:meth:`read`, or, while the phase's wall time is below its budget, a reading of the wall time alone
+        (``wait_s`` None): own time cannot have reached the budget, nor the wall time the guard, and the wake-up
+        it asks for comes no later than a read's would. For deciding a timeout only, never for recording a wait."""
+        wall = time.monotonic() - self.t0
+        if wall < self.budget_s:
+            return Reading(wall, None, self.budget_s)
+        return self.read()

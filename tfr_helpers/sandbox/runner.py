@@ -97,11 +97,47 @@ class Channel:
             data = data[_write(self.fd, data) :]
 
 
+def _version_tag(namespace: dict[str, Any]) -> Any:
+    """A ctypes view of CPython's version tag of ``namespace`` (PEP 509: every change of the dict changes it), or
+    None where that field is not known to behave so (another interpreter or version, or a probe that fails)."""
+    if sys.implementation.name != "cpython" or not (3, 11) <= sys.version_info[:2] <= (3, 13):
+        return None
+    try:
+        import ctypes  # loaded by the worker already (privileges)
+
+        probe: dict[str, int] = {}
+        used = ctypes.c_ssize_t.from_address(id(probe) + 16)  # PyDictObject: refcount, type, ma_used, tag
+        tag = ctypes.c_uint64.from_address(id(probe) + 24)
+        seen = [tag.value]
+        probe["k"] = 1
+        seen.append(tag.value)
+        probe["k"] = 2
+        seen.append(tag.value)
+        del probe["k"]
+        seen.append(tag.value)
+        if used.value != 0 or len(set(seen)) != 4:
+            return None
+        return ctypes.c_uint64.from_address(id(namespace) + 24)
+    except Exception:  # noqa: BLE001 - then every restore compares the whole namespace
+        return None
+
+
+_BUILTINS_TAG = _version_tag(builtins.__dict__)
+_clean_tag = [_BUILTINS_TAG.value if _BUILTINS_TAG is not None else None]
+"""The version tag of ``builtins.__dict__`` when it last held exactly :data:`_REAL_BUILTINS`."""
+
+
 def _restore() -> None:
-    """Undo builtins / std stream patches made by the code under test before our code runs again."""
-    for key in [k for k in builtins.__dict__ if k not in _REAL_BUILTINS]:
-        del builtins.__dict__[key]
-    builtins.__dict__.update(_REAL_BUILTINS)
+    """Undo builtins / std stream patches made by the code under test before our code runs again.
+
+    Builtins untouched since they were last restored (their version tag unchanged) are left alone: comparing and
+    rewriting all of them touches every builtin object, about a hundred pages a forked child copies."""
+    if _BUILTINS_TAG is None or _BUILTINS_TAG.value != _clean_tag[0]:
+        for key in [k for k in builtins.__dict__ if k not in _REAL_BUILTINS]:
+            del builtins.__dict__[key]
+        builtins.__dict__.update(_REAL_BUILTINS)
+        if _BUILTINS_TAG is not None:
+            _clean_tag[0] = _BUILTINS_TAG.value
     sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
 
 
@@ -372,3 +408,55 @@ class _CaseRunner:
             raise problem
         if not result.ok:
             raise RuntimeError("the test method reported no result (TestCase.run was tampered with?)")
+
+
+_WARM_JOB_TESTS = (
+    {"name": "passes", "source": "assert f(2) == 3\n", "kind": "snippet"},
+    {"name": "fails", "source": "assert f(2) == 4\n", "kind": "snippet"},
+    {"name": "function", "source": "def test_f():\n    assert f(1) == 2\n", "kind": "function"},
+)
+
+
+def warm_up(directory: str, times: int = 20) -> None:
+    """Run a known trivial program through this module's own code ``times`` times, in the worker, before it forks.
+
+    A forked child writes every page it touches that it shares with its worker: Python's adaptive interpreter
+    writes into a function's code as it warms it up and specialises it, and a type's attribute lookups write
+    into the interpreter's method cache. The worker never runs the runner's code itself, so without this each
+    child warms the same code from cold, page faults and all (~80 of a trivial check's ~640 here). Run in the
+    worker, the code and the caches a child inherits are warm. Only the worker's caches change: what this
+    leaves elsewhere is undone (the ``solution`` module, ``sys.path``, the machine paths, the line cache of the
+    files it wrote, the descriptors 1 and 2, which it points at files in ``directory`` meanwhile), and every
+    child seeds its random generators itself before it runs anything (:func:`seed_rngs`).
+    """
+    import linecache
+    import shutil
+
+    tests = [{"setup": "", "timeout_s": None, "memory_mb": None, **t} for t in _WARM_JOB_TESTS]
+    job = {"program": "def f(x):\n    return x + 1\n", "tests": tests, "limits": Limits().__dict__}
+    os.makedirs(directory, exist_ok=True)
+    for stream in (sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()  # type: ignore[union-attr]
+        except (OSError, ValueError, AttributeError):
+            pass
+    saved, path, cached = (os.dup(1), os.dup(2)), list(sys.path), set(linecache.cache)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for _ in range(times):
+            for fd, name in ((1, ".warm_stdout"), (2, ".warm_stderr")):
+                out = os.open(os.path.join(directory, name), os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(out, fd)
+                os.close(out)
+            ProgramRunner(dict(job), directory, Channel(null, "0" * 32)).run(0, 0)
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, null):
+            os.close(fd)
+        sys.modules.pop("solution", None)
+        sys.path[:] = path
+        MACHINE_PATHS.clear()
+        for key in set(linecache.cache) - cached:
+            linecache.cache.pop(key, None)
+        shutil.rmtree(directory, ignore_errors=True)

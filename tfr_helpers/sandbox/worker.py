@@ -198,11 +198,11 @@ class Worker:
             "done": False,
             "death": None,
         }
-        buf, clock = b"", PhaseClock(pid)
-        clock.start(timeout)  # the load phase, then one phase per message (a test's own budget while it runs)
+        # the load phase, then one phase per message (a test's own budget while it runs)
+        buf, clock = b"", PhaseClock(pid, timeout)
         try:
             while not state["done"]:
-                reading = clock.read()
+                reading = clock.poll()
                 if reading.expired:
                     state["death"], state["phase"] = ("timeout", reading.message()), reading
                     break
@@ -216,8 +216,9 @@ class Worker:
                 buf += chunk
                 while b"\n" in buf and not state["done"]:
                     line, buf = buf.split(b"\n", 1)
-                    self._handle(line, nonce, state, clock.read())
-                    clock.start(self._budget(job, state, timeout))
+                    kind = self._handle(line, nonce, state, clock)
+                    if kind is not None and kind != "done":  # a line without the nonce starts no phase
+                        clock.start(self._budget(job, state, timeout), at_last_read=kind == "result")
                 if len(buf) > LINE_CAP:
                     state["death"] = ("crashed", "oversized message on the result channel")
                     break
@@ -261,15 +262,16 @@ class Worker:
         return None
 
     @staticmethod
-    def _handle(line: bytes, nonce: bytes, state: dict[str, Any], phase: Reading) -> None:
-        """Apply one message of the child to ``state``; a test's result gets the wait of its phase (``phase``)."""
+    def _handle(line: bytes, nonce: bytes, state: dict[str, Any], clock: PhaseClock) -> str | None:
+        """Apply one message of the child to ``state``; return its kind (None: not a message of this child).
+        A test's result gets the wait of its phase, read from ``clock`` as the phase ends."""
         if not line.startswith(nonce + b" "):
-            return
+            return None
         try:
             msg = json.loads(line[len(nonce) + 1 :])
         except ValueError:
-            return
-        kind = msg.get("t")
+            return None
+        kind = msg.get("t") if isinstance(msg, dict) else None
         if kind == "loaded":
             state["loaded"] = True
         elif kind == "load_error":
@@ -278,6 +280,7 @@ class Worker:
             state["current"] = (msg["spec"], msg["sub"], msg["name"])
         elif kind == "result":
             outcome = msg["outcome"]
+            phase = clock.read()
             if phase.wait_s is not None and isinstance(outcome, dict):
                 outcome["wait_s"] = phase.wait_s
             state["results"].append(outcome)
@@ -285,6 +288,9 @@ class Worker:
             state["next"] = (msg["spec"] + 1, 0) if msg["sub"] < 0 else (msg["spec"], msg["sub"] + 1)
         elif kind == "done":
             state["done"] = True
+        else:
+            return None
+        return str(kind)
 
     def run_job(self, job: dict[str, Any]) -> dict[str, Any]:
         """Run one program against its tests; return ``ProgramRun`` fields (without isolation)."""
@@ -355,6 +361,9 @@ def main() -> None:
     privileges.set_subreaper()
     worker = Worker(uid, json.loads(args.hide) if args.hide else None, args.mount_ns)
     sys.dont_write_bytecode = True  # the preloads' bytecode may be cached (pool._worker_env): programs write none
+    runner.warm_up(os.path.join(worker.root, "warm"))  # the runner's code and caches warm before the first fork
+    gc.collect()
+    gc.freeze()
     if args.warm:
         warm_local_constants()
         gc.freeze()
