@@ -106,6 +106,7 @@ def test_a_kernel_keeps_its_bytecode_in_the_cache_where_the_environment_forbids_
     assert kernel_env(chosen) == chosen  # a prefix of the user's own is kept, and so is their setting
 
 
+@pytest.mark.slow  # a kernel's start (over 10 s on a loaded machine)
 @pytest.mark.skipif(sys.platform == "win32", reason="no IPC transport on Windows")
 def test_a_notebooks_kernel_starts_with_that_environment(
     tmp_path: Path, params: Path, monkeypatch: pytest.MonkeyPatch
