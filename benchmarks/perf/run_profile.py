@@ -231,9 +231,11 @@ def results_composition(path: Path) -> list[tuple[int, str]]:
 
 
 def notebook_lines(run: Path, stage_total: float, top: int = 3) -> list[str]:
-    """Per executed notebook of the run (``notebooks/*.ipynb``, papermill's timings): its seconds and its ``top``
-    slowest cells (their first line), then the notebooks' total against the stages' (what the series spends around
-    its stages: kernel starts, loading records, analysis, figures). Empty when no notebook ran into the run."""
+    """Per executed notebook of the run (``notebooks/*.ipynb``, papermill's timings): its seconds from its first cell
+    to its end, how long its kernel started before that (started ahead of its turn, its imports loaded, in ``tfr
+    run``), and its ``top`` slowest cells (their first line), then the notebooks' total against the stages' (what
+    the series spends around its stages: kernel starts, loading records, analysis, figures). Empty when no notebook
+    ran into the run."""
     lines, total, spans = [], 0.0, []
     for path in sorted((run / "notebooks").glob("*.ipynb")):
         try:
@@ -242,6 +244,16 @@ def notebook_lines(run: Path, stage_total: float, top: int = 3) -> list[str]:
             continue
         meta = nb.get("metadata", {}).get("papermill") or {}
         seconds = float(meta.get("duration") or 0.0)
+        ahead = ""
+        first_cell = next(
+            (c for c in nb.get("cells", []) if (c.get("metadata", {}).get("papermill") or {}).get("start_time")), None
+        )
+        if first_cell is not None and meta.get("start_time") and meta.get("end_time"):
+            # a kernel started ahead of its turn (tfr run): the notebook's own time runs from its first cell
+            turn = datetime.fromisoformat(first_cell["metadata"]["papermill"]["start_time"])
+            kernel = (turn - datetime.fromisoformat(meta["start_time"])).total_seconds()
+            seconds = (datetime.fromisoformat(meta["end_time"]) - turn).total_seconds()
+            ahead = f"  (kernel started {kernel:.1f} s before its first cell)"
         total += seconds
         if meta.get("start_time") and meta.get("end_time"):
             spans.append((datetime.fromisoformat(meta["start_time"]), datetime.fromisoformat(meta["end_time"])))
@@ -252,7 +264,7 @@ def notebook_lines(run: Path, stage_total: float, top: int = 3) -> list[str]:
             first = next((ln for ln in source if ln and not ln.startswith(("#", "from ", "import "))), "")
             if took:
                 cells.append((float(took), first[:70]))
-        lines.append(f"  {path.stem:<36} {seconds:8.1f} s")
+        lines.append(f"  {path.stem:<36} {seconds:8.1f} s{ahead}")
         lines += [f"      cell {took:8.1f} s  {first}" for took, first in sorted(cells, reverse=True)[:top]]
     if not lines:
         return []

@@ -106,6 +106,7 @@ def test_a_kernel_keeps_its_bytecode_in_the_cache_where_the_environment_forbids_
     assert kernel_env(chosen) == chosen  # a prefix of the user's own is kept, and so is their setting
 
 
+@pytest.mark.slow  # a kernel's start (over 10 s on a loaded machine)
 @pytest.mark.skipif(sys.platform == "win32", reason="no IPC transport on Windows")
 def test_a_notebooks_kernel_starts_with_that_environment(
     tmp_path: Path, params: Path, monkeypatch: pytest.MonkeyPatch
@@ -189,3 +190,39 @@ def test_the_kernel_manager_interrupts_a_kernel_but_not_at_its_shutdown(monkeypa
     manager.shutting_down = True  # as jupyter_client sets it first thing in a shutdown
     asyncio.run(manager._async_interrupt_kernel())  # the SIGINT it sends before the shutdown request: not sent
     assert sent == [False]
+
+
+def test_the_preload_runs_a_notebooks_own_imports_and_leaves_its_namespace_as_it_was(tmp_path: Path) -> None:
+    from tfr_helpers.notebooks.running import preload_code
+
+    nb = new_notebook(
+        cells=[
+            new_code_cell("import wave  # declared parameters: not preloaded", metadata={"tags": ["parameters"]}),
+            new_code_cell("import colorsys\nfrom json import dumps\nx = 1\ndef f():\n    import sndhdr_never_here"),
+            new_code_cell("%matplotlib inline\nimport xdrlib_never_here"),  # IPython syntax: left to its cell
+            new_code_cell("import colorsys\nimport no_such_module_anywhere"),  # a failing import is left to its cell
+        ]
+    )
+    path = tmp_path / "a.ipynb"
+    nbformat.write(nb, str(path))
+    code = preload_code(path)
+    assert "\n" not in code  # one line, as IPython's exec_lines takes it
+    for name in ("colorsys", "wave"):
+        sys.modules.pop(name, None)
+    namespace: dict[str, object] = {}
+    exec(code, namespace)  # noqa: S102 - the line a kernel runs at its start
+    assert set(namespace) == {"__builtins__"}  # nothing bound where the notebook's cells run
+    assert "colorsys" in sys.modules and "wave" not in sys.modules
+    assert code.count("colorsys") == 1 and "sndhdr" not in code and "xdrlib" not in code
+    assert preload_code(tmp_path / "missing.ipynb") == ""
+
+
+@pytest.mark.slow
+def test_a_kernel_has_the_notebooks_modules_loaded_before_its_first_cell(tmp_path: Path, params: Path) -> None:
+    run = _run_one_cell(
+        tmp_path,
+        params,
+        "import pathlib, sys\npathlib.Path(run_dir, 'pre.json').write_text(__import__('json').dumps("
+        "['colorsys' in sys.modules, 'colorsys' in globals()]))\nimport colorsys",
+    )
+    assert json.loads((run / "pre.json").read_text()) == [True, False]  # loaded at the start, bound by its cell

@@ -1,6 +1,6 @@
 """The series' schedule: each notebook starts once the stages of those it waits for are done (their tagged cell, or
-their end), at most N run at once, a failure starts nothing more and is raised after the running ones end, and the
-setting is checked."""
+their end), at most N run at once, kernels started ahead wait for their turn, a failure starts nothing more and is
+raised after the running ones end, and the settings are checked."""
 
 from __future__ import annotations
 
@@ -12,7 +12,14 @@ import pytest
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.notebooks.running import NOTEBOOKS
-from tfr_helpers.notebooks.schedule import AFTER, notebooks_at_once, run_in_order, waits_for
+from tfr_helpers.notebooks.schedule import (
+    AFTER,
+    NotStarted,
+    notebooks_ahead,
+    notebooks_at_once,
+    run_in_order,
+    waits_for,
+)
 
 
 class Recorder:
@@ -22,12 +29,22 @@ class Recorder:
     def __init__(self, seconds: float = 0.1, fail: str = "", silent: bool = False) -> None:
         self.lock = threading.Lock()
         self.active, self.most = 0, 0
+        self.launched: dict[str, float] = {}
         self.started: dict[str, float] = {}
         self.staged: dict[str, float] = {}
         self.ended: dict[str, float] = {}
+        self.stopped: list[str] = []
         self.seconds, self.fail, self.silent = seconds, fail, silent
 
-    def __call__(self, name: str, ready: Callable[[], None]) -> str:
+    def __call__(self, name: str, ready: Callable[[], None], begin: Callable[[], None]) -> str:
+        with self.lock:
+            self.launched[name] = time.perf_counter()
+        try:
+            begin()  # its kernel is up: wait for its turn
+        except NotStarted:
+            with self.lock:
+                self.stopped.append(name)
+            raise
         with self.lock:
             self.started[name] = time.perf_counter()
             self.active += 1
@@ -89,7 +106,7 @@ def test_a_failure_starts_nothing_more_lets_the_running_notebook_end_and_is_rais
 
 
 def test_of_two_failures_the_earlier_notebook_in_the_series_is_raised() -> None:
-    def execute(name: str, ready: Callable[[], None]) -> str:
+    def execute(name: str, ready: Callable[[], None], begin: Callable[[], None]) -> str:
         time.sleep(0.05 if name == "b" else 0.0)
         raise ValueError(name)
 
@@ -125,3 +142,41 @@ def test_the_section_notebook_waits_for_03_only_when_the_run_itself_is_the_secti
         "mine.ipynb": ("00_setup.ipynb",),
         "more.ipynb": ("00_setup.ipynb", "mine.ipynb"),
     }
+
+
+def test_a_kernel_started_ahead_waits_for_its_turn_and_no_more_than_n_run_at_once() -> None:
+    run = Recorder(seconds=0.1)
+    done = run_in_order(NOTEBOOKS, AFTER, run, at_once=2, ahead=1)
+    assert done == {name: name.upper() for name in NOTEBOOKS}
+    first, second = "00_setup.ipynb", "01_rq1_feedback_reliability.ipynb"
+    assert run.launched[second] < run.staged[first] <= run.started[second]  # started ahead, ran at its turn
+    for name, before in AFTER.items():
+        for dep in before:
+            assert run.staged[dep] <= run.started[name], f"{name} ran before the stages of {dep} were done"
+    assert run.most == 2 and not run.stopped
+
+
+def test_the_notebook_that_may_run_first_is_the_one_started_ahead() -> None:
+    # 03c waits for 02 only, 03b for 03: once 02's stages are done, 03c may run before 03b, so it is started ahead
+    run = Recorder(seconds=0.05)
+    run_in_order(NOTEBOOKS, AFTER, run, at_once=2, ahead=1)
+    section, selection = "03c_beyond_one_refinement.ipynb", "03b_consensus_selection.ipynb"
+    assert run.launched[section] < run.launched[selection]
+
+
+def test_a_failure_stops_the_kernel_started_ahead_before_its_first_cell() -> None:
+    run = Recorder(fail="01_rq1_feedback_reliability.ipynb", seconds=0.2)
+    with pytest.raises(RuntimeError, match="01_rq1_feedback_reliability.ipynb broke"):
+        run_in_order(NOTEBOOKS, AFTER, run, at_once=2, ahead=1)
+    assert run.stopped == ["02_rq2_refinement.ipynb"]  # its kernel started ahead; no cell of it ran
+    assert set(run.started) == {"00_setup.ipynb", "01_rq1_feedback_reliability.ipynb"}
+
+
+def test_the_setting_of_kernels_ahead_is_read_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TFR_NOTEBOOKS_AHEAD", "0")
+    assert notebooks_ahead() == 0
+    monkeypatch.setenv("TFR_NOTEBOOKS_AHEAD", "many")
+    with pytest.raises(ConfigError, match="TFR_NOTEBOOKS_AHEAD"):
+        notebooks_ahead()
+    monkeypatch.delenv("TFR_NOTEBOOKS_AHEAD")
+    assert notebooks_ahead() == 1

@@ -8,8 +8,6 @@ from typing import Annotated
 
 import typer
 
-from tfr_helpers.analysis import analyze, write_refinement_cases
-from tfr_helpers.analysis.runs import summary_lines
 from tfr_helpers.cli.apps import app
 
 RunDirOption = Annotated[Path, typer.Option("--run-dir", help="Run directory holding results.json (runs/<run>).")]
@@ -20,6 +18,10 @@ def analyze_cmd(run_dir: RunDirOption) -> None:
     """Write analysis/summary.json, the LaTeX tables and the figures of a finished run; print RQ1's headline
     per model and source, and per replayed trajectory set its steps, step classes and P(Pass->Fail | passed); of
     a multi-seed run, each headline number as mean +- SE over seeds, then each seed's lines."""
+    # the analysis stack (pandas, matplotlib, seaborn, statsmodels) loads in the commands that analyse, not at
+    # every ``tfr`` start
+    from tfr_helpers.analysis import analyze
+    from tfr_helpers.analysis.runs import summary_lines
 
     out = analyze(run_dir)
     for line in summary_lines(json.loads(out.summary.read_text(encoding="utf-8")), run_dir):
@@ -36,5 +38,6 @@ def cases_cmd(
     out: Annotated[Path | None, typer.Option("--out", help="Output file (default: <run-dir>/refinement_cases.md).")] = None,
 ) -> None:
     """Write refinement_cases.md: every refinement attempt traced with links to its artifacts."""
+    from tfr_helpers.analysis import write_refinement_cases  # the analysis stack loads only here (see above)
 
     typer.echo(str(write_refinement_cases(run_dir, out)))

@@ -16,8 +16,6 @@ from tfr_helpers.records import ProgramRun
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 from tfr_helpers.sandbox.cache import ExecutionCache
 from tfr_helpers.screener.artefact import DEFAULT_ARTEFACT, load_artefact, save_artefact
-from tfr_helpers.screener.dataset import data_provenance, examples_of_runs
-from tfr_helpers.screener.train import train
 
 screen_app = typer.Typer(
     help="The screeners: list them; the learned gold-free screener: train its artefact, check it.", no_args_is_help=True
@@ -32,6 +30,10 @@ def train_cmd(
     workers: Annotated[Optional[int], typer.Option(help="Sandbox workers (default: CPU count).")] = None,  # noqa: UP045
 ) -> None:
     """Fit the screener on the labelled test-fail feedback of real coders (never sim) and write its JSON artefact."""
+    # scikit-learn and pandas load in this command, not at every ``tfr`` start
+    from tfr_helpers.screener.dataset import data_provenance, examples_of_runs
+    from tfr_helpers.screener.train import train
+
     limits = Limits(timeout_s=10.0)
     cache = ExecutionCache()
     with Sandbox(limits, workers=workers) as sandbox:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional, cast
+from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 
 from tfr_helpers.cli.apps import app
-from tfr_helpers.consensus.matrix import Semantics
-from tfr_helpers.consensus.selection_run import load_generations, run_selection
 from tfr_helpers.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tfr_helpers.consensus.matrix import Semantics
 
 
 def _ks(text: str) -> list[int]:
@@ -46,6 +47,9 @@ def select_cmd(
 ) -> None:
     """Rank each task's programs by execution consensus and print pass@k per strategy with the random baseline."""
 
+    # the consensus package (pandas, its figures) loads in this command, not at every ``tfr`` start
+    from tfr_helpers.consensus.selection_run import load_generations, run_selection
+
     if semantics not in ("single", "packed"):
         raise ConfigError(f"--semantics is single or packed, not {semantics!r}")
     names = [n.strip() for s in strategy for n in s.split(",") if n.strip()]
@@ -54,7 +58,7 @@ def select_cmd(
         dataset,
         run_dir,
         names,
-        cast(Semantics, semantics),
+        cast("Semantics", semantics),
         _ks(k),
         timeout,
         truth_timeout,

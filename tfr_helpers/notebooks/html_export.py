@@ -28,7 +28,6 @@ from pathlib import Path
 
 from tfr_helpers.errors import TfrError
 from tfr_helpers.launch import cache_root
-from tfr_helpers.views.run_details import mask_paths
 
 log = logging.getLogger(__name__)
 
@@ -219,6 +218,8 @@ def export_html(notebook: Path) -> Path:
     from jinja2 import DictLoader  # the notebook stack (nbconvert) loads only for an HTML export
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
+
+    from tfr_helpers.views.run_details import mask_paths  # the views package loads pandas: not at ``tfr`` start
 
     exporter = HTMLExporter(extra_loaders=[DictLoader({"tfr_offline.html.j2": OFFLINE_TEMPLATE})])
     exporter.template_file = "tfr_offline.html.j2"

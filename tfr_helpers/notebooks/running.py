@@ -9,32 +9,40 @@ The HTML export (offline: widget JavaScript in ``<run>/notebooks/_static/``) liv
 
 from __future__ import annotations
 
+import ast
+import asyncio
 import contextlib
+import importlib
 import json
 import logging
 import os
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from tqdm.auto import tqdm
 
-from tfr_helpers.analysis.headlines import headline_lines
 from tfr_helpers.errors import ConfigError, TfrError
-from tfr_helpers.notebooks.answer_table import summary_answer_lines
 from tfr_helpers.notebooks.html_export import export_html
 from tfr_helpers.notebooks.parameters import config_from_namespace, file_parameters
-from tfr_helpers.notebooks.run_report import run_report_lines
-from tfr_helpers.notebooks.schedule import STAGES_TAG, notebooks_at_once, run_in_order, waits_for
+from tfr_helpers.notebooks.schedule import (
+    STAGES_TAG,
+    NotStarted,
+    notebooks_ahead,
+    notebooks_at_once,
+    run_in_order,
+    waits_for,
+)
 from tfr_helpers.pipeline import default_run_dir, load_config
 from tfr_helpers.pipeline.engine.faults import RunIncomplete
 from tfr_helpers.pipeline.section import goes_beyond_one, section_params_for
 from tfr_helpers.sandbox.worker_env import bytecode_dir
-from tfr_helpers.views.glue import read_headline
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +94,9 @@ class NotebookRunSummary(BaseModel):
         calls, cost, excluded items) and the paths of the reports, tables, figures and case files
         (:mod:`tfr_helpers.notebooks.run_report`). Without ``summary.json``'s answers
         (a series stopped before 03), each notebook's recorded headline instead, per model and source."""
+        from tfr_helpers.analysis.headlines import headline_lines  # the analysis stack: see :func:`warm_report`
+        from tfr_helpers.notebooks.run_report import run_report_lines
+
         out = [f"run directory: {self.run_dir}"]
         answers = _summary_answer_lines(self.run_dir)
         for report in self.notebooks:  # per model and source: a number never pools a simulated and a real model
@@ -106,6 +117,8 @@ def _minutes(seconds: float) -> str:
 
 
 def _summary_answer_lines(run_dir: Path) -> list[str]:
+    from tfr_helpers.notebooks.answer_table import summary_answer_lines  # the analysis stack: see warm_report
+
     path = run_dir / "analysis" / "summary.json"
     try:
         return summary_answer_lines(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else []
@@ -145,9 +158,47 @@ def kernel_env(env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def kernel_manager_class() -> type:
+PARAMETER_TAGS = frozenset({"parameters", "injected-parameters"})
+"""Tags of the cells that only set a notebook's parameters."""
+START_TIMEOUT_S = 600
+"""How long a kernel may take to start and load its modules (:func:`preload_code`; nbclient's default, 60 s, is
+too short for those imports on a loaded machine)."""
+
+
+def preload_code(notebook: Path) -> str:
+    """One line of Python that runs a notebook's own top-level import statements (of every code cell but the
+    parameters), each in a namespace of its own that is then dropped: the modules are loaded, the notebook's
+    namespace stays as it was. A kernel started ahead of its turn runs it at its start (IPython's ``exec_lines``),
+    so the notebook's first cell finds pandas, matplotlib and the package loaded. An import that fails is left to
+    the cell that makes it, which then fails as before. Empty when the notebook imports nothing."""
+    try:
+        cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    except (OSError, ValueError):
+        return ""
+    statements: list[str] = []
+    for cell in cells:
+        if cell.get("cell_type") != "code" or PARAMETER_TAGS & set(cell.get("metadata", {}).get("tags", [])):
+            continue
+        source = cell.get("source", "")
+        try:
+            tree = ast.parse(source if isinstance(source, str) else "".join(source))
+        except SyntaxError:  # IPython syntax (a magic): its imports load at the cell, as before
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import | ast.ImportFrom) and ast.unparse(node) not in statements:
+                statements.append(ast.unparse(node))
+    if not statements:
+        return ""
+    loop = (
+        f"for statement in {statements!r}:\n    try:\n        exec(statement, {{}})\n    except Exception:\n        pass\n"
+    )
+    return f"exec({loop!r}, {{}})"
+
+
+def kernel_manager_class(preload: str = "") -> type:
     """The kernel manager papermill starts each notebook's kernel with: IPC transport where the OS has it, no
-    SIGINT before a shutdown request, and the environment of :func:`kernel_env`.
+    SIGINT before a shutdown request, the environment of :func:`kernel_env`, and ``preload`` (a line of Python,
+    :func:`preload_code`) run as the kernel starts, before it says it is ready.
 
     Over IPC (Unix domain sockets in Jupyter's runtime directory, private to this user) the kernel's
     messages never touch a network port, so ipykernel has no cause for its "running over TCP without
@@ -178,6 +229,8 @@ def kernel_manager_class() -> type:
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
             kw["env"] = kernel_env(kw.get("env") or os.environ)  # the provisioner's environment, bytecode kept
+            if preload:  # ipykernel runs its exec_lines after its start-up, before it answers kernel_info
+                kernel_cmd = [*kernel_cmd, f"--IPKernelApp.exec_lines={preload}"]
             await super()._async_launch_kernel(kernel_cmd, **kw)
 
         async def _async_interrupt_kernel(self) -> None:
@@ -269,33 +322,56 @@ def run_notebooks(
 
     now = running if running is not None else []
 
-    def execute(name: str, ready: Callable[[], None]) -> NotebookReport:
-        now.append(name)
-        try:
-            return run_one(name, ready)
-        finally:
-            now.remove(name)
+    def execute(name: str, ready: Callable[[], None], begin: Callable[[], None]) -> NotebookReport:
+        started: list[float] = []
 
-    def run_one(name: str, ready: Callable[[], None]) -> NotebookReport:
+        def turn() -> None:  # the kernel is up with its modules loaded: wait for this notebook's turn
+            begin()
+            started.append(time.perf_counter())
+            now.append(name)
+
+        try:
+            return run_one(name, ready, turn, started)
+        finally:
+            if name in now:
+                now.remove(name)
+
+    def run_one(name: str, ready: Callable[[], None], turn: Callable[[], None], started: list[float]) -> NotebookReport:
         out = out_dir / name
-        start = time.perf_counter()
         log.info("executing %s -> %s", name, out)
 
         def stages_done(cell: Any, execute_reply: Mapping[str, Any], **_: Any) -> None:
             if STAGES_TAG in cell.get("metadata", {}).get("tags", ()) and execute_reply["content"]["status"] == "ok":
                 ready()
 
+        async def first_cell(cell: Any, **_: Any) -> None:  # nbclient's hook before each cell: the first waits
+            if started:
+                return
+            await asyncio.get_running_loop().run_in_executor(None, turn)
+            # papermill timed the cell from before the wait: its duration counts from its turn
+            cell.setdefault("metadata", {}).setdefault("papermill", {})["start_time"] = datetime.now(
+                timezone.utc
+            ).isoformat()
+
         try:
-            pm.execute_notebook(
-                str(notebooks_dir / name),
-                str(out),
-                parameters={**injected, "run_dir": str(run_dir), **(extras.get(name) or {})},
-                kernel_name=kernel_name,
-                kernel_manager_class=kernel_manager_class(),
-                cwd=str(notebooks_dir),
-                progress_bar=False,
-                on_cell_executed=stages_done,  # nbclient's hook: the notebooks waiting for this one may start
-            )
+            try:
+                pm.execute_notebook(
+                    str(notebooks_dir / name),
+                    str(out),
+                    parameters={**injected, "run_dir": str(run_dir), **(extras.get(name) or {})},
+                    kernel_name=kernel_name,
+                    kernel_manager_class=kernel_manager_class(preload_code(notebooks_dir / name)),
+                    start_timeout=START_TIMEOUT_S,
+                    cwd=str(notebooks_dir),
+                    progress_bar=False,
+                    on_cell_start=first_cell,  # nbclient's hooks: this one's turn, then the ones waiting for it
+                    on_cell_executed=stages_done,
+                )
+            finally:  # the export and the headline need the report's modules: loaded by one thread, never two
+                modules.join()
+        except NotStarted:  # started ahead, its turn never came (a notebook before it failed): no cell ran
+            out.unlink(missing_ok=True)
+            raise
         except PapermillExecutionError as exc:
             html = _try_export(out)
             if exc.ename == "RunIncomplete":  # failed model calls: not a broken notebook; rerunning continues
@@ -313,21 +389,76 @@ def run_notebooks(
                 f"notebook {name} could not be executed ({type(exc).__name__}: {exc}); partial output "
                 f"kept at {out}. Check that the kernel starts: `uv run python -m ipykernel --version`."
             ) from exc
+        if not started:  # a notebook without a cell still had its turn
+            turn()
         return NotebookReport(
             name=name,
             notebook=out,
             html=export_html(out),
-            seconds=round(time.perf_counter() - start, 2),
-            headline=read_headline(out),
+            seconds=round(time.perf_counter() - started[0], 2),
+            headline=_read_headline(out),
         )
 
+    results: list[threading.Thread] = []
+
+    def on_done(name: str) -> None:
+        bar.update(1)
+        if name == RESULTS_NOTEBOOK:  # the results are final: the end's summary reads them
+            results.append(warm_report(run_dir))
+
     start = time.perf_counter()
+    kernel_manager_class()  # jupyter_client's kernel manager loaded here, before the threads that load the rest
+    modules = warm_report()
     with _inline_figures(), tqdm(total=len(chosen), desc="notebooks", unit="nb", disable=not progress) as bar:
-        done = run_in_order(chosen, after, execute, notebooks_at_once(), on_done=lambda _: bar.update(1))
+        done = run_in_order(chosen, after, execute, notebooks_at_once(), on_done=on_done, ahead=notebooks_ahead())
+    for thread in results:
+        thread.join()
     reports = [done[name] for name in chosen]
     return NotebookRunSummary(
         run_dir=run_dir, params=params, notebooks=reports, seconds=round(time.perf_counter() - start, 2)
     )
+
+
+def _read_headline(notebook: Path) -> dict[str, object]:
+    from tfr_helpers.views.glue import read_headline  # the analysis stack: see warm_report
+
+    return read_headline(notebook)
+
+
+REPORT_MODULES = (
+    "tfr_helpers.analysis.headlines",
+    "tfr_helpers.notebooks.answer_table",
+    "tfr_helpers.notebooks.run_report",
+    "tfr_helpers.views.glue",
+    "nbconvert",
+)
+"""What ``tfr run`` needs after a notebook (its headline, its HTML export) and at its end (the summary): the
+analysis stack (pandas, matplotlib, seaborn, statsmodels; several seconds of CPU), loaded by :func:`warm_report`
+while the first notebooks run rather than when ``tfr`` starts."""
+RESULTS_NOTEBOOK = "03_rq3_screening.ipynb"
+"""The notebook whose stages write the run's final ``results.json`` (``finalize_results``)."""
+
+
+def warm_report(run_dir: Path | None = None) -> threading.Thread:
+    """Load :data:`REPORT_MODULES` in a background thread, then, given ``run_dir``, the run's results (the end's
+    summary reads them: the same object while the file is unchanged, :func:`~tfr_helpers.pipeline.engine.codec.
+    load_results`). The series' kernels do the work; this process mostly waits for them, so the load costs the
+    series nothing it waits for. A failure here is left to the code that needs the module or the results."""
+
+    def load() -> None:
+        try:
+            for name in REPORT_MODULES:
+                importlib.import_module(name)
+            if run_dir is not None:
+                from tfr_helpers.pipeline.engine.codec import load_results
+
+                load_results(run_dir)
+        except Exception:  # noqa: BLE001 - the summary loads them again and reports what is wrong
+            log.debug("warming the summary failed", exc_info=True)
+
+    thread = threading.Thread(target=load, name="tfr-warm-report", daemon=True)
+    thread.start()
+    return thread
 
 
 def _extra_parameters(params: Path) -> dict[str, dict[str, str] | None]:
