@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.synthetic import make_synthetic_run
+from tfr_helpers.arms.rounds.records import RoundChain, RoundsResults, RoundStep
 from tfr_helpers.pipeline.engine.codec import load_results
-from tfr_helpers.records.rounds import RoundChain, RoundsResults, RoundStep
 from tfr_helpers.views import CaseBrowser
 
 

@@ -18,7 +18,7 @@ import yaml
 from tests.helpers.checkpoints import checkpoint_keys, log_paths
 from tests.pipeline.conftest import results_json
 from tests.pipeline.test_resume import tfr_stage_all
-from tfr_helpers.pipeline.arms.rounds.step import normal_code
+from tfr_helpers.arms.rounds.stages.step import normal_code
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 from tfr_helpers.results_file import has_results

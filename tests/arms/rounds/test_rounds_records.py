@@ -10,7 +10,7 @@ import pytest
 _CHILD = """
 import {first}
 from tfr_helpers.records import Results
-from tfr_helpers.records.rounds import RoundsResults
+from tfr_helpers.arms.rounds.records import RoundsResults
 data = {{"run_name": "x", "simulated": True, "config": {{}}, "tasks": [], "task_benchmarks": {{}}, "generated_codes": [],
         "generated_tests": [], "benchmark_verdicts": [], "pair_evaluations": [], "screening": [], "refinements": [],
         "refined_evaluations": [], "rounds": {{"rounds": 2, "round_tests": "same", "stop_when_passing": False}}}}
@@ -22,7 +22,7 @@ print("ok")
 """
 
 
-@pytest.mark.parametrize("first", ["tfr_helpers.records", "tfr_helpers.records.rounds", "tfr_helpers.pipeline"])
+@pytest.mark.parametrize("first", ["tfr_helpers.records", "tfr_helpers.arms.rounds.records", "tfr_helpers.pipeline"])
 def test_results_rounds_validates_whatever_is_imported_first(first: str) -> None:
     out = subprocess.run([sys.executable, "-c", _CHILD.format(first=first)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from tests.helpers.smoke import run_params_study
+from tfr_helpers.arms.rounds.records import RoundChain, RoundStep
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
-from tfr_helpers.records.rounds import RoundChain, RoundStep
 
 PARAMS: dict[str, Any] = {
     "run_name": "rounds_tiers",
