@@ -17,6 +17,7 @@ from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis import analyze
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.writing.export import AnalysisOutputs
+from tfr_helpers.arms.rounds import ARM
 from tfr_helpers.arms.rounds.records import RoundChain, RoundsResults, RoundStep
 from tfr_helpers.arms.rounds.report import (
     TABLE,
@@ -148,7 +149,7 @@ def test_round_transitions_count_refinement_attempts_per_round() -> None:
 
 
 def test_no_rounds_give_empty_frames() -> None:
-    results = _results().model_copy(update={"rounds": None})
+    results = _results().model_copy(update={"arm_parts": {}})
     assert per_round(results).empty and round_transitions(results).empty
 
 
@@ -167,7 +168,7 @@ def test_plot_draws_a_line_per_model_with_a_band_over_seeds() -> None:
 def rounds_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, AnalysisOutputs]:
     """A synthetic run with the hand-built chains as its rounds, analysed."""
     run = make_synthetic_run(tmp_path_factory.mktemp("rounds"), seed=1)
-    results = load_results(run).model_copy(update={"rounds": _results().rounds})
+    results = load_results(run).model_copy(update={"arm_parts": {ARM.name: _results().part(ARM)}})
     (run / "results.json").write_text(results.model_dump_json())
     return run, analyze(run)
 
