@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.arms.oracle import ARM as ORACLE
+from tfr_helpers.arms.rounds import ARM as ROUNDS
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.notebooks.running import SECTION_NOTEBOOK, _extra_parameters
 from tfr_helpers.pipeline import load_config
@@ -28,7 +29,7 @@ def test_main_job_and_smoke_have_their_sections() -> None:
 @pytest.mark.parametrize("name", ["default_beyond.yaml", "smoke_beyond.yaml"])
 def test_section_studies_go_beyond_one_refinement(name: str) -> None:
     config = load_config(PARAMS / name)
-    assert config.seeds == [0, 1, 2] and config.refinement.rounds == 3 and ORACLE.settings(config).oracle_repair
+    assert config.seeds == [0, 1, 2] and ROUNDS.settings(config).rounds == 3 and ORACLE.settings(config).oracle_repair
     assert all(spec.startswith("sim:") for spec in config.models.all_specs())  # offline
 
 

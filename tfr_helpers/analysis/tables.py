@@ -80,11 +80,6 @@ CAPTIONS = {
     "the Holm-adjusted bootstrap p-value (within the model and measure); a star marks p_Holm < 0.05.",
     "rq3_undecided_sensitivity": "Strategies with undecided judge replies: measures with undecided read as "
     f"reject, as accept, and left out (percent [{CI}]).",
-    "rounds_per_round": "Multi-round backprompting per round (0 = generated code), per model and benchmark: chains, "
-    "chains active in the round, stopped early (passed their own suite); pass@1 percent of chains [95 percent "
-    "bootstrap over tasks, then code samples]; mean suite length; suite precision (percent of the round's tests "
-    "the reference passes); collision (percent of the round's refined programs equal to an earlier program of "
-    "their chain); unreliable (percent of the round's test-fail feedback whose test the reference fails).",
 }
 
 

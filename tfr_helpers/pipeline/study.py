@@ -8,7 +8,6 @@ from pathlib import Path
 
 from tfr_helpers.pipeline.arms.controls.arm import ARM as CONTROLS
 from tfr_helpers.pipeline.arms.declaration import Arm, from_declaration, register_arm, registered_arms
-from tfr_helpers.pipeline.arms.rounds.arm import ARM as ROUNDS
 from tfr_helpers.pipeline.arms.trajectories.arm import ARM as TRAJECTORIES
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine import runner
@@ -36,14 +35,14 @@ BASE_STUDY: tuple[Stage, ...] = (
 )
 """The base study's stages, in the order they run."""
 
-ARMS: tuple[Arm, ...] = (*(from_declaration(arm) for arm in arms()), CONTROLS, ROUNDS, TRAJECTORIES)
+ARMS: tuple[Arm, ...] = (*(from_declaration(arm) for arm in arms()), CONTROLS, TRAJECTORIES)
 """The study's arms: the arm packages of the arms' registry (``tfr_helpers.records.arm_registry.arms``, each
 ``tfr_helpers/arms/<arm>/``), then the arms still declared in ``pipeline/arms/<arm>/arm.py``. Their stages run after
 the base study's, in this order; ``finalize_results``, the view of a run in progress and the call totals iterate
 over them (``arms.declaration.registered_arms``)."""
 
 RUN_ORDER: tuple[Stage, ...] = (*BASE_STUDY, *(stage for arm in ARMS for stage in arm.stages), finalize_results.STAGE)
-"""The study's stages in the order they run: the base study, the oracle-repaired arm, the controls, the rounds, the
+"""The study's stages in the order they run: the base study, the rounds, the oracle-repaired arm, the controls, the
 replayed trajectories and their screening, and the consolidation into ``results.json``. Each is registered with
 order 10, 20, 30... by its place here."""
 

@@ -1,6 +1,6 @@
 """tfr_helpers.records: the typed records of a run, from a task to ``results.json`` (the lowest layer).
 
-core (labels, tasks, program runs, model calls) <- study, rounds, controls <- results (``Results``, imported by no
+core (labels, tasks, program runs, model calls) <- study, controls <- results (``Results``, imported by no
 other record module). The arms' registry (``arm_registry``) lists the arm packages, whose records sit in their own
 package (``tfr_helpers/arms/<arm>/records.py``); ``Results`` holds their parts by arm.
 """
@@ -48,14 +48,6 @@ from tfr_helpers.records.results import (
     Results,
     present_arms,
 )
-from tfr_helpers.records.rounds import (
-    RoundAction,
-    RoundChain,
-    RoundsResults,
-    RoundStep,
-    RoundSuite,
-    RoundTests,
-)
 from tfr_helpers.records.study import (
     BenchmarkVerdict,
     Feedback,
@@ -101,12 +93,6 @@ __all__ = [
     "RESULTS_FIELDS",
     "Results",
     "Role",
-    "RoundAction",
-    "RoundChain",
-    "RoundStep",
-    "RoundSuite",
-    "RoundTests",
-    "RoundsResults",
     "SCHEMA_VERSION",
     "ScreeningDecision",
     "SkippedWork",

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tfr_helpers.records.core import Record
 
-ARM_PACKAGES: tuple[str, ...] = ("tfr_helpers.arms.oracle",)
+ARM_PACKAGES: tuple[str, ...] = ("tfr_helpers.arms.rounds", "tfr_helpers.arms.oracle")
 """The study's arm packages, in the order their stages run (after the base study's) and their reports appear. Each
 exports ``ARM``, an :class:`ArmDeclaration`."""
 

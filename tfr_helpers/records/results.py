@@ -21,7 +21,6 @@ from tfr_helpers.records.core import (
     Record,
     Role,
 )
-from tfr_helpers.records.rounds import RoundsResults
 from tfr_helpers.records.study import (
     BenchmarkVerdict,
     GeneratedCode,
@@ -84,8 +83,6 @@ class Results(Record):
     """Wall time per stage of the run that produced this file (timing field)."""
     time_limit: str = "time limit: fixed budget per test"
     """The per-test time-limit policy of generated and refined code (``sandbox.time_limit``), in words."""
-    rounds: RoundsResults | None = None
-    """Multi-round backprompting (None unless ``refinement.rounds`` > 1): ``tfr_helpers.records.rounds``."""
     controls: ControlsResults | None = None
     """The control arm of RQ2 (None unless ``refinement.controls``): ``tfr_helpers.records.controls``."""
     trajectories: TrajectoriesResults | None = None

@@ -1,11 +1,13 @@
 """tfr_helpers.views: the case browser and small display helpers for the notebooks.
 
 Importing the package registers every case-row source (the base study's, then each arm's: controls, rounds,
-trajectories) in ``case_rows.ROW_SOURCES``, which both case browsers loop over.
+trajectories; an arm package's view registers its own when imported, and the package imports every arm's view) in
+``case_rows.ROW_SOURCES``, which both case browsers loop over.
 """
 
 from tfr_helpers.analysis.headlines import headline
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
+from tfr_helpers.records.arm_registry import arms
 from tfr_helpers.views.arm_sections import show_arm
 from tfr_helpers.views.browser import CaseBrowser
 from tfr_helpers.views.cases import ALL, Filters, load_run_results
@@ -27,7 +29,6 @@ from tfr_helpers.views.glue import read_headline, record_headline
 from tfr_helpers.views.headline_box import answers_box, headline_box, selection_box
 from tfr_helpers.views.offline_browser import OfflineCaseBrowser
 from tfr_helpers.views.progress import results_so_far
-from tfr_helpers.views.rounds import rounds_rows
 from tfr_helpers.views.run_details import RunDetails, mask_paths, run_outputs, shown_path
 from tfr_helpers.views.trajectories import (
     real_rq2_figure,
@@ -63,7 +64,6 @@ __all__: list[str] = [
     "read_headline",
     "record_headline",
     "results_so_far",
-    "rounds_rows",
     "run_outputs",
     "selection_box",
     "run_paths",
@@ -79,3 +79,7 @@ __all__: list[str] = [
     "trajectory_rewards_figure",
     "trajectory_step_rows",
 ]
+
+for _arm in arms():  # an arm package's view registers its case-browser rows when imported
+    if _arm.view is not None:
+        _arm.load("view")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.arms.oracle import ARM as ORACLE
+from tfr_helpers.arms.rounds import ARM as ROUNDS
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.arms import declaration
 from tfr_helpers.pipeline.arms.declaration import Arm, arm_parts, enabled_arms, registered_arms
@@ -75,8 +76,8 @@ def test_only_the_arms_declared_beyond_one_make_a_run_its_own_section_study(tmp_
     assert not goes_beyond_one(_config(controls=["retry"])) and not goes_beyond_one(_config())
     assert {arm.name for arm in ARMS if arm.beyond_one} == {"rounds", "oracle"}
     both = resolve_section(_config(rounds=3, oracle_repair=True), tmp_path).describe()
-    assert "this run: oracle-repaired arm, 3 rounds, seeds [" in both
-    with pytest.raises(ConfigError, match=r"seeds or refinement.oracle_repair: true or refinement.rounds > 1$"):
+    assert "this run: 3 rounds, oracle-repaired arm, seeds [" in both
+    with pytest.raises(ConfigError, match=r"seeds or refinement.rounds > 1 or refinement.oracle_repair: true$"):
         resolve_section(_config(controls=["retry"]), tmp_path)
 
 
@@ -85,7 +86,7 @@ def _old_checks(config: ExperimentConfig) -> dict[str, bool]:
     return {
         "oracle": ORACLE.settings(config).oracle_repair,
         "controls": bool(config.refinement.controls),
-        "rounds": config.refinement.rounds > 1,
+        "rounds": ROUNDS.settings(config).rounds > 1,
         "trajectories": bool(config.trajectories),
     }
 

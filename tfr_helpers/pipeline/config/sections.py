@@ -150,13 +150,6 @@ class RefinementSettings(ArmKeys):
 
     SECTION: ClassVar[str] = "refinement"
 
-    rounds: int = Field(default=1, ge=1)
-    """Refinement rounds per code sample (1: the seed study, one independent attempt per feedback). With R > 1,
-    round r+1 refines round r's code with the feedback of round r+1's test suite (see ``round_tests``)."""
-    round_tests: Literal["fresh", "same"] = "fresh"
-    """Suite of each later round: ``fresh`` (the tester writes a new suite per round) or ``same`` (round 1's)."""
-    stop_when_passing: bool = True
-    """Stop a code sample's rounds early once its code passes every test of its own suite."""
     controls: list[Control] = Field(default_factory=list)
     """Controls of the feedback arm, run on exactly the feedback instances it refines with the same refiner and
     sampling: ``resample`` (a fresh generation from the task alone), ``retry`` (the task and the code, a neutral

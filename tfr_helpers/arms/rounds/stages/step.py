@@ -14,8 +14,10 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.arms.rounds.arm import ARM
+from tfr_helpers.arms.rounds.records import RoundAction, RoundStep
+from tfr_helpers.arms.rounds.stages.chains import ChainJob, SuiteEntry
 from tfr_helpers.models.jobs import CallJob, task_variables
-from tfr_helpers.pipeline.arms.rounds.chains import ChainJob, SuiteEntry
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone, call_fault
 from tfr_helpers.pipeline.steps.code_reply import CodeReply, code_reply
@@ -25,7 +27,6 @@ from tfr_helpers.pipeline.steps.labels import transition_of
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
 from tfr_helpers.pipeline.steps.time_limits import run_benchmark
 from tfr_helpers.records import ProgramRun, TierVerdicts, code_index_suffix
-from tfr_helpers.records.rounds import RoundAction, RoundStep
 
 
 def normal_code(code: str) -> str:
@@ -170,7 +171,7 @@ def _step(
         "benchmark_before": state.passed,
     }
     if reply is None:  # nothing failed
-        action: RoundAction = "stopped" if suite and ctx.config.refinement.stop_when_passing else "carried"
+        action: RoundAction = "stopped" if suite and ARM.settings(ctx.config).stop_when_passing else "carried"
         return RoundStep(action=action, benchmark_after=state.passed, tiers_after=state.tiers, **base)  # type: ignore[arg-type]
     code = reply.code
     common = {**base, "feedback": combine_feedback([t for _, t in failures]), "call": reply.call}

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.synthetic import make_synthetic_run
+from tfr_helpers.arms.rounds import ARM
+from tfr_helpers.arms.rounds.records import RoundChain, RoundsResults, RoundStep
 from tfr_helpers.pipeline.engine.codec import load_results
-from tfr_helpers.records.rounds import RoundChain, RoundsResults, RoundStep
 from tfr_helpers.views import CaseBrowser
 
 
@@ -62,7 +63,7 @@ def test_the_rounds_row_steps_through_the_chain_of_the_shown_attempt(run_dir: Pa
     rounds = RoundsResults(rounds=3, round_tests="fresh", stop_when_passing=True, chains=[chain])
     run = tmp_path / "run"
     run.mkdir()
-    (run / "results.json").write_text(results.model_copy(update={"rounds": rounds}).model_dump_json())
+    (run / "results.json").write_text(results.model_copy(update={"arm_parts": {ARM.name: rounds}}).model_dump_json())
     browser = CaseBrowser(run)
     assert browser.current == first and _titles(browser)[-1] == "Rounds"
     shown = browser.shown_html()

@@ -112,7 +112,8 @@ class RoundChain(Record):
 
 
 class RoundsResults(Record):
-    """Everything the rounds produced (``Results.rounds``; only when ``refinement.rounds`` > 1)."""
+    """Everything the rounds produced: the arm's part of ``Results`` (``results.part(ARM)``, key ``rounds`` of
+    ``results.json``; only when ``refinement.rounds`` > 1)."""
 
     rounds: int
     round_tests: Literal["fresh", "same"]

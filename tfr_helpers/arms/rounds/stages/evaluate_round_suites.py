@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.arms.rounds.records import RoundSuite, RoundTests
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
 from tfr_helpers.records import GeneratedTest, Task
-from tfr_helpers.records.rounds import RoundSuite, RoundTests
 
 register_record_type(RoundSuite)
 

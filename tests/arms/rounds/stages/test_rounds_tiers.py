@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from tests.helpers.smoke import run_params_study
+from tfr_helpers.arms.rounds import ARM
+from tfr_helpers.arms.rounds.records import RoundChain, RoundStep
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
-from tfr_helpers.records.rounds import RoundChain, RoundStep
 
 PARAMS: dict[str, Any] = {
     "run_name": "rounds_tiers",
@@ -35,8 +36,7 @@ def results(tmp_path_factory: pytest.TempPathFactory, shared_benchmarks: Path) -
 
 
 def _chains(results: Results, benchmark: str) -> list[RoundChain]:
-    assert results.rounds is not None
-    return [c for c in results.rounds.chains if c.benchmark == benchmark]
+    return [c for c in results.part(ARM).chains if c.benchmark == benchmark]
 
 
 @pytest.mark.slow

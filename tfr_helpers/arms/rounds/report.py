@@ -1,9 +1,10 @@
 """Multi-round backprompting per round (docs/rounds.md): pass@1, suites, collisions, transitions.
 
-Every number comes from ``results.rounds`` (``tfr_helpers.records.rounds``); runs with ``refinement.rounds`` 1
-have none, and every function here then returns an empty frame (the table and the summary section are left out).
-Shares are fractions in [0, 1] (NaN when their denominator is 0); the table shows percentages. Rows are per
-source, coder, benchmark and round, plus ``benchmark == "all"`` rows pooling the coder's benchmarks.
+Every number comes from the run's rounds part (``results.part(ARM)``, :mod:`tfr_helpers.arms.rounds.records`); runs
+with ``refinement.rounds`` 1 have none, and every function here then returns an empty frame (the table and the
+summary section are left out). Shares are fractions in [0, 1] (NaN when their denominator is 0); the table shows
+percentages. Rows are per source, coder, benchmark and round, plus ``benchmark == "all"`` rows pooling the coder's
+benchmarks. Over seeds: :func:`rounds_over_seeds` and :func:`plot_rounds_over_seeds`.
 """
 
 from __future__ import annotations
@@ -20,16 +21,25 @@ from tfr_helpers.analysis.answers import AnswerKind, register_answer_kind
 from tfr_helpers.analysis.inference.clustered import ratio
 from tfr_helpers.analysis.inference.stats import mean_se
 from tfr_helpers.analysis.inference.units import boundary_interval, clustered_rows
-from tfr_helpers.analysis.tables import CAPTIONS, CLUSTERED, caption, headline_row
+from tfr_helpers.analysis.tables import CLUSTERED, caption_with, headline_row
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.tidy.sources import source_label
+from tfr_helpers.arms.rounds.arm import ARM
+from tfr_helpers.arms.rounds.records import RoundChain, RoundsResults
 from tfr_helpers.records import Results
-from tfr_helpers.records.rounds import RoundChain
 
-NAME = "rounds"
+NAME = ARM.field
 """The arm's configuration key (``refinement.rounds``) and its section of ``summary.json``."""
 TABLE = "rounds_per_round"
 """Name of the LaTeX table (``analysis/rounds_per_round.tex``)."""
+CAPTION = (
+    "Multi-round backprompting per round (0 = generated code), per model and benchmark: chains, chains active in the "
+    "round, stopped early (passed their own suite); pass@1 percent of chains [95 percent bootstrap over tasks, then "
+    "code samples]; mean suite length; suite precision (percent of the round's tests the reference passes); collision "
+    "(percent of the round's refined programs equal to an earlier program of their chain); unreliable (percent of the "
+    "round's test-fail feedback whose test the reference fails)."
+)
+"""Caption of :data:`TABLE`."""
 FIGURE = "rounds_pass_at_1"
 """Stem of the figure ``tfr analyze`` draws for runs with rounds (``analysis/figures/rounds_pass_at_1.png``)."""
 OBSERVED_FIGURE = "rounds_r_obs"
@@ -93,12 +103,23 @@ DEFINITIONS = {
 
 def present(results: Results) -> bool:
     """Whether the run has rounds (``refinement.rounds`` > 1)."""
-    return results.rounds is not None
+    return results.has(ARM)
+
+
+def _part(results: Results) -> RoundsResults | None:
+    return results.part(ARM) if results.has(ARM) else None
+
+
+def _rounds(results: Results) -> int:
+    """The run's rounds per chain (0 when it has no rounds)."""
+    part = _part(results)
+    return part.rounds if part is not None else 0
 
 
 def _groups(results: Results) -> Iterable[tuple[str, str, list[RoundChain]]]:
     """(coder, benchmark, chains) per coder and benchmark, then per coder over all its benchmarks."""
-    chains = results.rounds.chains if results.rounds is not None else []
+    part = _part(results)
+    chains = part.chains if part is not None else []
     models = sorted({c.model for c in chains})
     for model in models:
         mine = [c for c in chains if c.model == model]
@@ -164,7 +185,7 @@ def per_round(results: Results) -> pd.DataFrame:
         Columns :data:`PER_ROUND_COLUMNS`; empty when the run has no rounds.
     """
     rows = []
-    rounds = results.rounds.rounds if results.rounds is not None else 0
+    rounds = _rounds(results)
     for model, bench, chains in _groups(results):
         label = source_label(results, model)
         for k in range(rounds + 1):
@@ -180,7 +201,7 @@ def round_transitions(results: Results) -> pd.DataFrame:
         one row per transition that occurred; empty when the run has no rounds.
     """
     rows = []
-    rounds = results.rounds.rounds if results.rounds is not None else 0
+    rounds = _rounds(results)
     for model, bench, chains in _groups(results):
         for k in range(1, rounds + 1):
             seen = [c.steps[k - 1].transition for c in chains if len(c.steps) >= k]
@@ -229,7 +250,7 @@ def rounds_table(results: Results) -> Styler:
     cols = ["Model", "Benchmark", "Round", "Source", "Chains", "Active", "Stopped", "Pass@1", "Suite length"]
     cols += ["Suite precision", "Collision", "Unreliable"]
     frame = pd.DataFrame(rows, columns=cols).set_index(["Model", "Benchmark", "Round"])
-    return frame.style.set_caption(CAPTIONS[TABLE])  # the sources: said once per report (views.sources_table)
+    return frame.style.set_caption(CAPTION)  # the sources: said once per report (views.sources_table)
 
 
 def rounds_summary(results: Results) -> dict[str, Any] | None:
@@ -239,12 +260,12 @@ def rounds_summary(results: Results) -> dict[str, Any] | None:
     Shares in ``per_round`` and ``transitions`` are fractions; the table shows them as percentages.
     """
 
-    if results.rounds is None:
+    rr = _part(results)
+    if rr is None:
         return None
-    rr = results.rounds
     return {
         "settings": {"rounds": rr.rounds, "round_tests": rr.round_tests, "stop_when_passing": rr.stop_when_passing},
-        "caption": caption(TABLE, results),
+        "caption": caption_with(CAPTION, results),
         "definitions": DEFINITIONS,
         "per_round": frame_records(per_round(results)),
         "transitions": frame_records(round_transitions(results)),
@@ -317,7 +338,7 @@ def observed_vs_true(results: Results) -> pd.DataFrame:
     chains that ran round j + 1 whose code passed every test of that round's own non-empty suite), with the chains
     each counts. The code after the last round meets no further suite: its ``r_obs`` is NaN."""
     rows = []
-    rounds = results.rounds.rounds if results.rounds is not None else 0
+    rounds = _rounds(results)
     frame = per_round(results)
     for model, bench, chains in _groups(results):
         if bench != ALL:
@@ -362,6 +383,74 @@ def plot_observed_vs_true(results: Results, ax: Any = None) -> Any:
     ax.set_title("True and observed pass rate per backprompting round")
     ax.legend(fontsize="small")
     return ax
+
+
+ROUND_METRICS = {
+    "pass_at_1": "pass@1",
+    "suite_precision": "suite precision",
+    "collision_probability": "collision",
+    "unreliable_share": "unreliable feedback",
+}
+"""Per-round shares of :func:`per_round` shown over seeds (percent), with their labels."""
+PLOTTED = ("suite_precision", "collision_probability")
+"""The metrics :func:`plot_rounds_over_seeds` draws by default."""
+
+
+def per_round_by_seed(results: Mapping[int, Results]) -> dict[int, pd.DataFrame]:
+    """Seed -> :func:`per_round` of that seed's run, for the seeds whose run has rounds (empty: one round only)."""
+    return {s: per_round(r) for s, r in results.items() if present(r)}
+
+
+def rounds_over_seeds(frames: Mapping[int, pd.DataFrame]) -> pd.DataFrame:
+    """Per coder and round (all benchmarks pooled): each share of :data:`ROUND_METRICS` as mean and SE over seeds.
+
+    Args:
+        frames: Seed -> :func:`per_round` (:func:`per_round_by_seed`).
+
+    Returns:
+        Columns ``model, round, seeds`` and ``<metric>_mean`` / ``<metric>_se`` in percent (SE NaN with one seed);
+        empty without rounds.
+    """
+    if not frames:
+        return pd.DataFrame(columns=["model", "round", "seeds"])
+    pooled = pd.concat([f.assign(seed=s) for s, f in frames.items()], ignore_index=True)
+    pooled = pooled[pooled["benchmark"] == ALL]
+    rows = []
+    for (model, k), g in pooled.groupby(["model", "round"], sort=True):
+        row: dict[str, Any] = {"model": model, "round": int(k), "seeds": g["seed"].nunique()}
+        for metric in ROUND_METRICS:
+            mean, se = mean_se(100 * g[metric].astype(float))
+            row[f"{metric}_mean"], row[f"{metric}_se"] = mean, se
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def plot_rounds_over_seeds(frame: pd.DataFrame, metrics: tuple[str, ...] = PLOTTED) -> Any:
+    """One panel per metric of :func:`rounds_over_seeds`: mean per round with a mean +- SE band over seeds."""
+    import matplotlib.pyplot as plt  # after analysis.figures picks the backend (Agg outside a notebook)
+
+    fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 3.5), squeeze=False)
+    for ax, metric in zip(axes[0], metrics, strict=True):
+        for model, g in frame[frame["round"] > 0].groupby("model", sort=True):
+            mean = g[f"{metric}_mean"].to_numpy(dtype=float)
+            se = g[f"{metric}_se"].fillna(0).to_numpy(dtype=float)
+            ax.plot(g["round"], mean, marker="o", label=f"{model} (mean +- SE over {int(g['seeds'].max())} seeds)")
+            ax.fill_between(g["round"], mean - se, mean + se, alpha=0.2)
+        ax.set_xticks(sorted(frame[frame["round"] > 0]["round"].unique()))
+        ax.set_xlabel("round")
+        ax.set_ylabel(f"{ROUND_METRICS[metric]} (%)")
+        ax.set_ylim(0, 100)
+        ax.set_title(f"{ROUND_METRICS[metric].capitalize()} per round")
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def section_headline(results: Results) -> tuple[dict[str, Any], dict[str, str]]:
+    """What a "beyond one refinement" study records of the rounds in its headline (first seed's ``results``): the
+    rounds per chain (1 without rounds), and pass@1 after the last round (headline number -> label)."""
+    last = _rounds(results)
+    return {NAME: max(last, 1)}, {f"pass_at_1_round:{last}": f"pass@1 after round {last}"}
 
 
 def plot_rounds(results: Results, ax: Any = None) -> Any:

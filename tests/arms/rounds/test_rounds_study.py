@@ -18,7 +18,8 @@ import yaml
 from tests.helpers.checkpoints import checkpoint_keys, log_paths
 from tests.pipeline.conftest import results_json
 from tests.pipeline.test_resume import tfr_stage_all
-from tfr_helpers.pipeline.arms.rounds.step import normal_code
+from tfr_helpers.arms.rounds import ARM
+from tfr_helpers.arms.rounds.stages.step import normal_code
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 from tfr_helpers.results_file import has_results
@@ -82,8 +83,8 @@ def results(baselines: dict[str, tuple[Path, Path]]) -> Results:
 
 @pytest.mark.slow
 def test_chains_run_up_to_three_rounds_with_fresh_suites(results: Results) -> None:
-    rounds = results.rounds
-    assert rounds is not None and rounds.rounds == 3 and rounds.round_tests == "fresh"
+    rounds = results.part(ARM)
+    assert rounds.rounds == 3 and rounds.round_tests == "fresh"
     assert len(rounds.chains) == sum(bool(c.code) for c in results.generated_codes) > 0
     assert all(
         1 <= len(c.steps) <= 3 and [s.round for s in c.steps] == list(range(1, len(c.steps) + 1)) for c in rounds.chains
@@ -100,10 +101,9 @@ def test_chains_run_up_to_three_rounds_with_fresh_suites(results: Results) -> No
 
 @pytest.mark.slow
 def test_round_one_is_the_seed_studys_refinement_when_one_test_failed(results: Results) -> None:
-    assert results.rounds is not None
     pairs = {p.pair_id: p for p in results.pair_evaluations}
     refined = {r.feedback_id: r for r in results.refinements}
-    single = [c for c in results.rounds.chains if len(c.steps[0].failed) == 1]
+    single = [c for c in results.part(ARM).chains if len(c.steps[0].failed) == 1]
     assert single
     for chain in single:
         step, fid = chain.steps[0], chain.steps[0].failed[0]
@@ -113,11 +113,10 @@ def test_round_one_is_the_seed_studys_refinement_when_one_test_failed(results: R
 
 @pytest.mark.slow
 def test_steps_record_unreliable_feedback_collisions_and_stops(results: Results) -> None:
-    assert results.rounds is not None
     reliable = {p.test_id: p.reference.status == "passed" for p in results.pair_evaluations}
-    fresh = {i: ok for s in results.rounds.suites for i, ok in zip(s.test_ids, s.reference_passed, strict=True)}
+    fresh = {i: ok for s in results.part(ARM).suites for i, ok in zip(s.test_ids, s.reference_passed, strict=True)}
     codes = {(c.model, c.task_id, c.sample_index): c.code or "" for c in results.generated_codes}
-    for chain in results.rounds.chains:
+    for chain in results.part(ARM).chains:
         seen = {normal_code(codes[(chain.model, chain.task_id, chain.code_index)])}
         for step in chain.steps:
             assert step.unreliable == [i for i in step.failed if not {**reliable, **fresh}[i]]
@@ -128,7 +127,7 @@ def test_steps_record_unreliable_feedback_collisions_and_stops(results: Results)
                 assert step.parse_error and step.code is None and step.benchmark_after == step.benchmark_before
             if step.action == "stopped":
                 assert not step.failed and step.suite_size > 0 and step is chain.steps[-1]
-    assert any(s.action == "stopped" for c in results.rounds.chains for s in c.steps)
+    assert any(s.action == "stopped" for c in results.part(ARM).chains for s in c.steps)
 
 
 @pytest.mark.slow
@@ -176,8 +175,8 @@ def test_same_suite_without_stopping_and_replayed_coders_not_run(tmp_path: Path,
     path.write_text(yaml.safe_dump(params))
     _run(path, tmp_path / "run")
     results = load_results(tmp_path / "run")
-    rounds = results.rounds
-    assert rounds is not None and not rounds.round_tests_generated and not rounds.suites
+    rounds = results.part(ARM)
+    assert not rounds.round_tests_generated and not rounds.suites
     assert rounds.chains and {c.model for c in rounds.chains} == {"sim:default"}  # replayed: no refiner, no chain
     assert [(s.model, s.stage, s.reason) for s in rounds.not_run] == [(replayed, "backprompt_rounds", "not run: no refiner")]
     for chain in rounds.chains:

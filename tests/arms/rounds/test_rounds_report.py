@@ -15,17 +15,18 @@ import pytest
 from tests.analysis.writing import test_export
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis import analyze
-from tfr_helpers.analysis.arms.rounds import (
+from tfr_helpers.analysis.tidy.frames import frame_records
+from tfr_helpers.analysis.writing.export import AnalysisOutputs
+from tfr_helpers.arms.rounds import ARM
+from tfr_helpers.arms.rounds.records import RoundChain, RoundsResults, RoundStep
+from tfr_helpers.arms.rounds.report import (
     TABLE,
     per_round,
     plot_pass_at_1_per_round,
     round_transitions,
 )
-from tfr_helpers.analysis.tidy.frames import frame_records
-from tfr_helpers.analysis.writing.export import AnalysisOutputs
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
-from tfr_helpers.records.rounds import RoundChain, RoundsResults, RoundStep
 
 matplotlib.use("Agg")
 MODEL = "sim:default"
@@ -148,7 +149,7 @@ def test_round_transitions_count_refinement_attempts_per_round() -> None:
 
 
 def test_no_rounds_give_empty_frames() -> None:
-    results = _results().model_copy(update={"rounds": None})
+    results = _results().model_copy(update={"arm_parts": {}})
     assert per_round(results).empty and round_transitions(results).empty
 
 
@@ -167,7 +168,7 @@ def test_plot_draws_a_line_per_model_with_a_band_over_seeds() -> None:
 def rounds_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, AnalysisOutputs]:
     """A synthetic run with the hand-built chains as its rounds, analysed."""
     run = make_synthetic_run(tmp_path_factory.mktemp("rounds"), seed=1)
-    results = load_results(run).model_copy(update={"rounds": _results().rounds})
+    results = load_results(run).model_copy(update={"arm_parts": {ARM.name: _results().part(ARM)}})
     (run / "results.json").write_text(results.model_dump_json())
     return run, analyze(run)
 
@@ -196,7 +197,7 @@ def test_r_and_r_obs_per_round_by_hand() -> None:
     """Code after round j: r is pass@1 at round j (1/3, 2/3, 1/3, 0); r_obs the share of chains that ran round j + 1
     whose code passed its whole suite: round 1 only MBPP/2 (1/3); round 2 neither HumanEval chain (0/2, MBPP/2
     stopped); round 3 HumanEval/0 stopped on a passed suite, HumanEval/1 failed one test (1/2); no round 4."""
-    from tfr_helpers.analysis.arms.rounds import observed_vs_true, plot_observed_vs_true
+    from tfr_helpers.arms.rounds.report import observed_vs_true, plot_observed_vs_true
 
     frame = observed_vs_true(_results())
     assert frame["r"].tolist() == pytest.approx([1 / 3, 2 / 3, 1 / 3, 0.0])

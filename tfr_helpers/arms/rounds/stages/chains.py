@@ -12,14 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from tfr_helpers.pipeline.arms.rounds.evaluate_round_suites import suite_tests
-from tfr_helpers.pipeline.arms.rounds.generate_round_tests import fresh_suites
+from tfr_helpers.arms.rounds.arm import ARM
+from tfr_helpers.arms.rounds.records import RoundSuite, RoundTests
+from tfr_helpers.arms.rounds.stages.evaluate_round_suites import suite_tests
+from tfr_helpers.arms.rounds.stages.generate_round_tests import fresh_suites
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.stage import InputRecords
 from tfr_helpers.pipeline.steps.lookups import tests_by_id
 from tfr_helpers.records import BenchmarkVerdict, GeneratedCode, GeneratedTest, PairEvaluation, Task, TierVerdicts
-from tfr_helpers.records.rounds import RoundSuite, RoundTests
 
 
 @dataclass(frozen=True)
@@ -69,9 +70,9 @@ def chain_id(model: str, task_id: str, code_index: int) -> str:
 def chain_items(ctx: RunContext, inputs: InputRecords) -> list[ChainJob]:
     """One job per chain in canonical order (coders, tasks, code samples); none when ``rounds`` is 1."""
     config = ctx.config
-    rounds = config.refinement.rounds
-    if rounds < 2:
+    if not ARM.enabled(config):
         return []
+    rounds = ARM.settings(config).rounds
     tests = tests_by_id(inputs.of(GeneratedTest))
     pairs: dict[tuple[str, str, int], list[PairEvaluation]] = {}
     for p in inputs.of(PairEvaluation):

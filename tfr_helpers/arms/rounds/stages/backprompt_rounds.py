@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tfr_helpers.pipeline.arms.rounds.chains import ChainJob, chain_items
-from tfr_helpers.pipeline.arms.rounds.step import run_round, state_of
+from tfr_helpers.arms.rounds.arm import ARM
+from tfr_helpers.arms.rounds.records import RoundChain, RoundStep, RoundSuite, RoundTests
+from tfr_helpers.arms.rounds.stages.chains import ChainJob, chain_items
+from tfr_helpers.arms.rounds.stages.step import run_round, state_of
 from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS, PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import decode_records, encode_records, register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
 from tfr_helpers.pipeline.engine.stage import Inputs, Stage
 from tfr_helpers.records import BenchmarkVerdict, GeneratedCode, GeneratedTest, PairEvaluation
-from tfr_helpers.records.rounds import RoundChain, RoundStep, RoundSuite, RoundTests
 
 register_record_type(RoundChain)
 register_record_type(RoundStep)
@@ -60,7 +61,7 @@ def backprompt_rounds(items: Sequence[ChainJob], ctx: RunContext) -> list[RoundC
     """
     steps, name = _recorded_steps(ctx, items), step_checkpoint(ctx)
     undone: dict[str, str] = {}
-    for k in range(1, ctx.config.refinement.rounds + 1):
+    for k in range(1, ARM.settings(ctx.config).rounds + 1):
         states = {i.key: state_of(i, steps[i.key]) for i in items}
         todo = [i for i in items if i.key not in undone and len(steps[i.key]) == k - 1 and not states[i.key].stopped]
         if not todo:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfr_helpers.arms.rounds.arm import ARM
+from tfr_helpers.arms.rounds.records import RoundTests
 from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.fingerprint import TASK_PARTS
@@ -23,7 +25,6 @@ from tfr_helpers.pipeline.engine.faults import Undone, item_replies
 from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.tester_replies import TESTER_PARTS, TestPlace, reply_tests, tester_call
 from tfr_helpers.records import GeneratedTest, Task, TestGenerationFailure, TestKind, sample_index_suffix
-from tfr_helpers.records.rounds import RoundTests
 
 register_record_type(RoundTests)
 
@@ -53,17 +54,17 @@ class RoundTestJob:
 
 def fresh_suites(ctx: RunContext, coder: str) -> bool:
     """Whether ``coder``'s chains get a fresh suite per round (``fresh`` and a tester that can write one)."""
-    return ctx.config.refinement.round_tests == "fresh" and not is_replayed(ctx.config.models.tester_for(coder))
+    return ARM.settings(ctx.config).round_tests == "fresh" and not is_replayed(ctx.config.models.tester_for(coder))
 
 
 def round_test_items(ctx: RunContext, inputs: InputRecords) -> list[RoundTestJob]:
     """One job per (refined coder with fresh suites, task, kind, round 2..R); none when ``rounds`` is 1."""
     config = ctx.config
-    rounds = config.refinement.rounds
+    rounds = ARM.settings(config).rounds
     counts: list[tuple[TestKind, int]] = [("ebt", config.ebts_per_task), ("pbt", config.pbts_per_task)]
     jobs = []
     for model in config.models.coder_names:
-        if rounds < 2 or not scope.refines(config, model) or not fresh_suites(ctx, model):
+        if not ARM.enabled(config) or not scope.refines(config, model) or not fresh_suites(ctx, model):
             continue
         tester, samples = config.models.tester_for(model), config.test_samples_for(model)
         for task in scope.coder_tasks(config, ctx.tasks, model):

@@ -1,1 +1,0 @@
-"""Multi-round backprompting: fresh suites per round, their reference runs, and the chains refined round after round."""
