@@ -95,12 +95,12 @@ PACKAGE = {
             return ToyResults(notes=records.of(ToyNote))
     ''',
     "report.py": '''
-        """The toy arm's report: a summary section and one headline row per model."""
+        """The toy arm's report: a summary section and one headline number, a row per model."""
+        from tfr_helpers.analysis.answers import AnswerKind, register_answer_kind
         from tfr_helpers.analysis.tables import headline_row
         from toyarm import ARM
 
         NAME = ARM.field
-        HEADLINE_DEFINITIONS = {"toy_notes": "Notes the toy arm wrote."}
 
         def present(results):
             return results.has(ARM)
@@ -121,6 +121,19 @@ PACKAGE = {
                 headline_row(results, m, "toy_notes", sum(n.notes for n in part.notes if n.model == m), None, None, "none")
                 for m in models
             ]
+
+        HEADLINE_KINDS = (
+            register_answer_kind(
+                AnswerKind(
+                    "toy_notes",
+                    "rq2",
+                    "notes the toy arm wrote",
+                    "notes",
+                    numbers=headline_rows,
+                    definitions={"toy_notes": "Notes the toy arm wrote."},
+                )
+            ),
+        )
     ''',
 }
 
