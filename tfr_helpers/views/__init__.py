@@ -1,15 +1,16 @@
 """tfr_helpers.views: the case browser and small display helpers for the notebooks.
 
-Importing the package registers every case-row source (the base study's, then each arm's: controls, rounds,
-trajectories) in ``case_rows.ROW_SOURCES``, which both case browsers loop over.
+Importing the package registers every case-row source (the base study's, then each arm's: each arm package's view,
+loaded through the arms' registry, and the rounds' and trajectories') in ``case_rows.ROW_SOURCES``, which both case
+browsers loop over.
 """
 
 from tfr_helpers.analysis.headlines import headline
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
+from tfr_helpers.records.arm_registry import arms
 from tfr_helpers.views.arm_sections import show_arm
 from tfr_helpers.views.browser import CaseBrowser
 from tfr_helpers.views.cases import ALL, Filters, load_run_results
-from tfr_helpers.views.controls import controls_report, controls_rows
 from tfr_helpers.views.display import (
     config_markdown,
     generation_overview,
@@ -49,8 +50,6 @@ __all__: list[str] = [
     "OfflineCaseBrowser",
     "build_attempts",
     "config_markdown",
-    "controls_report",
-    "controls_rows",
     "fit",
     "generation_overview",
     "headline",
@@ -79,3 +78,7 @@ __all__: list[str] = [
     "trajectory_rewards_figure",
     "trajectory_step_rows",
 ]
+
+for _arm in arms():  # each arm package's view registers its case-row source when imported
+    if _arm.view is not None:
+        _arm.load("view")

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 import yaml
+from tfr_helpers.pipeline.arms.controls.requests import placebo_feedback
 
 from tests.pipeline.study_server import openai_served
 from tfr_helpers.analysis import load_results
 from tfr_helpers.benchmarks import load_tasks
 from tfr_helpers.models.jobs import task_variables
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.arms.controls.requests import placebo_feedback
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.prompts import render_prompt
 

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
+from tfr_helpers.analysis.arms.controls import arms_frame, content_effects, mcnemar_exact, side_by_side
 
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis.arms.arm_comparison import paired_effect
-from tfr_helpers.analysis.arms.controls import arms_frame, content_effects, mcnemar_exact, side_by_side
 from tfr_helpers.analysis.inference.clustered import Interval
 from tfr_helpers.analysis.inference.units import rows_resampler
 from tfr_helpers.analysis.tidy.frames import refinements_frame

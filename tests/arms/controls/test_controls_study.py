@@ -8,12 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
+from tfr_helpers.analysis.arms.controls_report import FIGURE, TABLE
 
 from tests.analysis.writing import test_export
 from tests.pipeline.conftest import results_json
 from tests.pipeline.test_resume import finished_run, kill_then_rerun, shrunk
 from tfr_helpers.analysis import analyze, load_results
-from tfr_helpers.analysis.arms.controls_report import FIGURE, TABLE
 
 pytestmark = pytest.mark.slow
 SMOKE = Path(__file__).resolve().parents[4] / "papermill_params" / "controls_smoke.yaml"
