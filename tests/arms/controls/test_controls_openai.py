@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.pipeline.conftest import pipeline_env  # noqa: F401  (the fixture, outside tests/pipeline/)
 from tests.pipeline.study_server import openai_served
 from tfr_helpers.analysis import load_results
 from tfr_helpers.arms.controls import ARM
@@ -21,7 +22,7 @@ from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.prompts import render_prompt
 
 pytestmark = pytest.mark.slow
-PARAMS = Path(__file__).resolve().parents[4] / "papermill_params" / "controls_openai.yaml"
+PARAMS = Path(__file__).resolve().parents[3] / "papermill_params" / "controls_openai.yaml"
 REFINE_SYSTEM = "fixes code using test feedback"
 RETRY_SYSTEM = "reviews and fixes code"
 CODEGEN_SYSTEM = "You write correct, self-contained Python 3 code."

@@ -17,7 +17,7 @@ from tfr_helpers.arms.controls import ARM
 from tfr_helpers.arms.controls.report import FIGURE, TABLE
 
 pytestmark = pytest.mark.slow
-SMOKE = Path(__file__).resolve().parents[4] / "papermill_params" / "controls_smoke.yaml"
+SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "controls_smoke.yaml"
 
 
 @pytest.fixture(scope="module")
