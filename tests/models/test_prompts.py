@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tfr_helpers.arms.controls.stages.requests import TEMPLATES as CONTROL_TEMPLATES
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models import TEMPLATE_VERSIONS, TEMPLATES, make_request, render_prompt
 from tfr_helpers.models.sim import provider as sim_provider
-from tfr_helpers.pipeline.arms.controls.requests import TEMPLATES as CONTROL_TEMPLATES
 from tfr_helpers.prompts.render import load_template
 from tfr_helpers.replay.provider import SERVED_TEMPLATES
 

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from tests.notebooks.smoke import ROOT
+from tfr_helpers.arms.controls import ARM as CONTROLS_ARM
 from tfr_helpers.notebooks import run_notebooks
 from tfr_helpers.pipeline import load_config, run_stages
 from tfr_helpers.results_file import has_results
@@ -50,10 +51,11 @@ def test_notebook_02_with_controls_shows_the_controls_table(
     run_notebooks(params, run, names=("02_rq2_refinement.ipynb",), progress=False)
 
     assert not has_results(run)  # the notebook read the run in progress
-    controls = results_so_far(run).controls
-    assert controls is not None and controls.controls == ["resample", "retry", "placebo"]
+    controls = results_so_far(run).part(CONTROLS_ARM)
+    assert controls.controls == ["resample", "retry", "placebo"]
     assert controls.refinements and controls.refined_evaluations
     shown = _section(run / "notebooks" / "02_rq2_refinement.ipynb", "## 5. Controls")
     assert "no control arm" not in shown
     for arm in ("feedback", "resample", "retry", "placebo"):
         assert arm in shown, shown[:2000]
+    assert "<Figure size" in shown  # the table, then its figure (views.show_arm("controls", ...))

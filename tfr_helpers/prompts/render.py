@@ -1,5 +1,9 @@
 """Render the prompt template files (``<name>.txt``) into chat messages.
 
+The base study's templates sit in this folder; an arm's own templates sit in its package (``ArmDeclaration.prompts``:
+a package whose ``TEMPLATES`` names its ``<name>.txt`` files) and load here
+alike, so a template is named, versioned and fingerprinted the same wherever its file lives.
+
 File format: ``version: <v>`` and ``variables: a, b`` header lines, then ``--- system`` / ``--- user``
 sections whose ``${name}`` placeholders are filled with :class:`string.Template` (values are inserted
 verbatim, so code containing ``$`` or braces is safe).
@@ -15,14 +19,37 @@ from pathlib import Path
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.prompts.messages import Message, ModelRequest
 from tfr_helpers.records import Role, Task, TaskView
+from tfr_helpers.records.arm_registry import arms
 
-TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning", "retry", "placebo")
-"""Template names, one per role (``retry`` and ``placebo``: the controls of refinement, docs/controls.md)."""
+_DIR = Path(__file__).parent
+BASE_TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning")
+"""The base study's templates (files in this folder), one per role."""
+
+
+def _arm_templates() -> dict[str, Path]:
+    """Each arm's own templates (``ArmDeclaration.prompts``: its package's ``TEMPLATES``), name -> file.
+
+    Raises:
+        ConfigError: An arm's template has a name another template has already.
+    """
+    files: dict[str, Path] = {}
+    for arm in arms():
+        if arm.prompts is None:
+            continue
+        module = arm.load("prompts")
+        for name in module.TEMPLATES:
+            if name in BASE_TEMPLATES or name in files:
+                raise ConfigError(f"arm {arm.name!r} declares the prompt template {name!r}, already taken: rename it")
+            files[name] = Path(str(module.__file__)).parent / f"{name}.txt"
+    return files
+
+
+_ARM_FILES = _arm_templates()
+TEMPLATES = (*BASE_TEMPLATES, *_ARM_FILES)
+"""Template names: the base study's (one per role), then each arm's own (the controls' ``retry`` and ``placebo``)."""
 
 VARIABLES = ("description", "entry_point", "signature", "code", "feedback", "n_tests")
 """Every variable a template may use; anything else passed to :func:`render_prompt` is an error."""
-
-_DIR = Path(__file__).parent
 
 
 @dataclass(frozen=True)
@@ -44,7 +71,7 @@ def load_template(name: str) -> PromptTemplate:
     """
     if name not in TEMPLATES:
         raise ConfigError(f"unknown prompt template {name!r}; known templates: {', '.join(TEMPLATES)}")
-    lines = (_DIR / f"{name}.txt").read_text(encoding="utf-8").splitlines()
+    lines = _ARM_FILES.get(name, _DIR / f"{name}.txt").read_text(encoding="utf-8").splitlines()
     header: dict[str, str] = {}
     sections: list[tuple[str, list[str]]] = []
     for line in lines:

@@ -1,17 +1,10 @@
 """tfr_helpers.records: the typed records of a run, from a task to ``results.json`` (the lowest layer).
 
-core (labels, tasks, program runs, model calls) <- study, controls <- results (``Results``, imported by no
+core (labels, tasks, program runs, model calls) <- study <- results (``Results``, imported by no
 other record module). The arms' registry (``arm_registry``) lists the arm packages, whose records sit in their own
 package (``tfr_helpers/arms/<arm>/records.py``); ``Results`` holds their parts by arm.
 """
 
-from tfr_helpers.records.controls import (
-    Control,
-    ControlRefinedEvaluation,
-    ControlRefinement,
-    ControlsResults,
-    control_key,
-)
 from tfr_helpers.records.core import (
     SCHEMA_VERSION,
     TEST_CODE_ERRORS,
@@ -70,10 +63,6 @@ __all__ = [
     "BenchmarkVerdict",
     "CallTotals",
     "Case",
-    "Control",
-    "ControlRefinedEvaluation",
-    "ControlRefinement",
-    "ControlsResults",
     "Cause",
     "FailureMode",
     "Decision",
@@ -107,7 +96,6 @@ __all__ = [
     "TestOutcome",
     "Transition",
     "Usage",
-    "control_key",
     "pair_id",
     "present_arms",
     "require_view",

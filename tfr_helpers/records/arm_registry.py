@@ -22,7 +22,11 @@ from pydantic import BaseModel, ConfigDict
 
 from tfr_helpers.records.core import Record
 
-ARM_PACKAGES: tuple[str, ...] = ("tfr_helpers.arms.rounds", "tfr_helpers.arms.oracle")
+ARM_PACKAGES: tuple[str, ...] = (
+    "tfr_helpers.arms.rounds",
+    "tfr_helpers.arms.oracle",
+    "tfr_helpers.arms.controls",
+)
 """The study's arm packages, in the order their stages run (after the base study's) and their reports appear. Each
 exports ``ARM``, an :class:`ArmDeclaration`."""
 
@@ -53,6 +57,8 @@ class ArmDeclaration(Generic[PartT, SettingsT]):
             (``results(config, records)``, optional ``calls(part)`` and ``feedback_stages(config)``).
         report: Dotted path of its report module (an ``ArmReport`` of ``tfr_helpers.analysis.arms``), or None.
         view: Dotted path of its view module (``show(results)``, the notebook section), or None.
+        prompts: Dotted path of the package holding its own prompt templates (``<name>.txt`` files beside it,
+            listed in its ``TEMPLATES``), which the prompt renderer loads, or None.
         beyond_one: Whether, when on, it goes beyond one refinement per feedback (a "beyond one refinement" study).
         switch: How a configuration turns it on (``refinement.oracle_repair: true``), for messages naming the fix.
         summarize: ``summarize(settings)``: what it does when on, in a few words (None: its name).
@@ -67,6 +73,7 @@ class ArmDeclaration(Generic[PartT, SettingsT]):
     stages: str | None = None
     report: str | None = None
     view: str | None = None
+    prompts: str | None = None
     beyond_one: bool = False
     switch: str = ""
     summarize: Callable[[SettingsT], str] | None = None
@@ -90,7 +97,7 @@ class ArmDeclaration(Generic[PartT, SettingsT]):
         return self.summarize(self.settings(config)) if self.summarize is not None else self.name
 
     def load(self, part: str) -> ModuleType:
-        """The arm's ``stages``, ``report`` or ``view`` module, imported on first use.
+        """The arm's ``stages``, ``report``, ``view`` or ``prompts`` module, imported on first use.
 
         Raises:
             LookupError: The arm declares no such part.

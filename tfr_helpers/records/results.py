@@ -14,7 +14,6 @@ from pydantic import (
 )
 
 from tfr_helpers.records.arm_registry import ArmDeclaration, arm_of_field, arms
-from tfr_helpers.records.controls import ControlsResults
 from tfr_helpers.records.core import (
     SCHEMA_VERSION,
     BenchmarkName,
@@ -83,8 +82,6 @@ class Results(Record):
     """Wall time per stage of the run that produced this file (timing field)."""
     time_limit: str = "time limit: fixed budget per test"
     """The per-test time-limit policy of generated and refined code (``sandbox.time_limit``), in words."""
-    controls: ControlsResults | None = None
-    """The control arm of RQ2 (None unless ``refinement.controls``): ``tfr_helpers.records.controls``."""
     trajectories: TrajectoriesResults | None = None
     """Real refinement trajectories replayed (None unless ``trajectories``): ``tfr_helpers.records.trajectories``."""
     arm_parts: dict[str, SerializeAsAny[Record]] = Field(default_factory=dict)

@@ -1,8 +1,8 @@
 """tfr_helpers.views: the case browser and small display helpers for the notebooks.
 
-Importing the package registers every case-row source (the base study's, then each arm's: controls, rounds,
-trajectories; an arm package's view registers its own when imported, and the package imports every arm's view) in
-``case_rows.ROW_SOURCES``, which both case browsers loop over.
+Importing the package registers every case-row source (the base study's, then each arm's: each arm package's view,
+loaded through the arms' registry, and the trajectories') in ``case_rows.ROW_SOURCES``, which both case browsers loop
+over.
 """
 
 from tfr_helpers.analysis.headlines import headline
@@ -11,7 +11,6 @@ from tfr_helpers.records.arm_registry import arms
 from tfr_helpers.views.arm_sections import show_arm
 from tfr_helpers.views.browser import CaseBrowser
 from tfr_helpers.views.cases import ALL, Filters, load_run_results
-from tfr_helpers.views.controls import controls_report, controls_rows
 from tfr_helpers.views.display import (
     config_markdown,
     generation_overview,
@@ -50,8 +49,6 @@ __all__: list[str] = [
     "OfflineCaseBrowser",
     "build_attempts",
     "config_markdown",
-    "controls_report",
-    "controls_rows",
     "fit",
     "generation_overview",
     "headline",
@@ -80,6 +77,6 @@ __all__: list[str] = [
     "trajectory_step_rows",
 ]
 
-for _arm in arms():  # an arm package's view registers its case-browser rows when imported
+for _arm in arms():  # each arm package's view registers its case-row source when imported
     if _arm.view is not None:
         _arm.load("view")

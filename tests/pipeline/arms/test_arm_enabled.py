@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tfr_helpers.arms.controls import ARM as CONTROLS
 from tfr_helpers.arms.oracle import ARM as ORACLE
 from tfr_helpers.arms.rounds import ARM as ROUNDS
 from tfr_helpers.errors import ConfigError
@@ -85,7 +86,7 @@ def _old_checks(config: ExperimentConfig) -> dict[str, bool]:
     """Whether each arm is on, as the configuration keys were read before the arms declared it."""
     return {
         "oracle": ORACLE.settings(config).oracle_repair,
-        "controls": bool(config.refinement.controls),
+        "controls": bool(CONTROLS.settings(config).controls),
         "rounds": ROUNDS.settings(config).rounds > 1,
         "trajectories": bool(config.trajectories),
     }

@@ -4,13 +4,12 @@ refinement beyond one attempt, and concurrency; each a validated, frozen record 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tfr_helpers.pipeline.config.arm_keys import ArmKeys
 from tfr_helpers.pipeline.config.coders import Coder, CoderEntry, as_entry, check_spec, coder_item
-from tfr_helpers.records import Control
 
 
 class Strict(BaseModel):
@@ -145,29 +144,10 @@ class SandboxSettings(Strict):
 
 
 class RefinementSettings(ArmKeys):
-    """Refinement beyond one attempt per feedback: backprompting rounds, the controls, and the keys of the arms
-    declared in this section (``refinement.oracle_repair``: ``tfr_helpers.arms.oracle.settings``)."""
+    """Refinement beyond one attempt per feedback: the keys of the arms declared in this section, each owned and
+    validated by its arm's settings model (``refinement.oracle_repair``: ``tfr_helpers.arms.oracle.settings``)."""
 
     SECTION: ClassVar[str] = "refinement"
-
-    controls: list[Control] = Field(default_factory=list)
-    """Controls of the feedback arm, run on exactly the feedback instances it refines with the same refiner and
-    sampling: ``resample`` (a fresh generation from the task alone), ``retry`` (the task and the code, a neutral
-    request to check and fix it, no test or failure), ``placebo`` (the refinement prompt with its test and failure
-    replaced by content-free text of the same shape). See docs/controls.md."""
-
-    @field_validator("controls", mode="before")
-    @classmethod
-    def _known_controls(cls, value: Any) -> Any:
-        known = get_args(Control)
-        if not isinstance(value, list | tuple):
-            raise ValueError(f"give a list of controls, e.g. [{', '.join(known)}]; got {value!r}")
-        unknown = [v for v in value if v not in known]
-        if unknown:
-            raise ValueError(f"unknown control {unknown[0]!r}; use any of {', '.join(known)}")
-        if len(set(value)) != len(value):
-            raise ValueError(f"a control is listed twice in {list(value)}; list each once")
-        return value
 
 
 class Concurrency(Strict):

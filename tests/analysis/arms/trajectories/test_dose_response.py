@@ -153,7 +153,9 @@ def test_the_summary_section_and_the_printed_lines() -> None:
     section = dose_report.summary_section(_results())["rq2_dose"]
     assert section["real"] is True and section["series"]["sets"] == ["s60", "s80", "sc"]
     assert {r["outcome"] for r in section["dose_response"]["rows"]} == set(dose.OUTCOMES)
-    assert [c["passes"] for c in section["controls"]] == [False, True] and not section["controls"][1]["rows"]  # absent
+    assert [c["passes"] for c in section["natural_controls"]] == [False, True] and not section["natural_controls"][1][
+        "rows"
+    ]  # absent
     lines = dose_report.lines({"rq2_dose": section})
     assert lines[0].startswith("rq2 dose [real]: list variable-60 (upstream up/variable-60; sets s60): 8 tasks")
     assert any(line.startswith("rq2 dose-response [real]: ever_broken on dose_task:") for line in lines)
@@ -165,6 +167,6 @@ def test_a_control_that_fails_its_judgement_is_never_analysed() -> None:
     frame = dose.outcomes_frame(_results())
     pairs = {"s60": "reflexion-gpt4o-bcb", "s80": "reflexion-gpt4o-bcb-no-unit", "sc": "reflexion-gpt4o-bcb-curated"}
     frame["dataset"] = frame["dataset"].map(pairs)
-    no_unit, curated = dose_response.controls(frame)
+    no_unit, curated = dose_response.natural_controls(frame)
     assert not no_unit["passes"] and no_unit["rows"] == []
     assert curated["passes"] and [r["outcome"] for r in curated["rows"]] == list(dose.OUTCOMES)  # type: ignore[union-attr]

@@ -53,7 +53,9 @@ def summary_section(results: Results) -> dict[str, Any]:
             "series": {"sets": series, "left_out": left},
             "dose_response": {"rows": frame_records(dose_response.dose_response(in_series)) if series else []},
             "extremes": {"lists": list(dose_response.EXTREMES), "rows": frame_records(extremes)},
-            "controls": [c | {"rows": frame_records(pd.DataFrame(c["rows"]))} for c in dose_response.controls(frame)],
+            "natural_controls": [
+                c | {"rows": frame_records(pd.DataFrame(c["rows"]))} for c in dose_response.natural_controls(frame)
+            ],
         }
     }
 
@@ -101,7 +103,7 @@ def lines(summary: dict[str, Any]) -> list[str]:
     out += [f"rq2 dose-response [real]: {_slope(r)}" for r in section["dose_response"]["rows"]]
     lists = " - ".join(section["extremes"]["lists"])
     out += [f"rq2 extremes [real] {lists}: {_paired(r)}" for r in section["extremes"]["rows"]]
-    for c in section["controls"]:
+    for c in section["natural_controls"]:
         head = f"rq2 control [real] {c['treated']} - {c['control']}"
         if not c["passes"]:
             out.append(f"{head}: {c['verdict']}")

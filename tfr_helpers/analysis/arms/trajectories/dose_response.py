@@ -10,7 +10,7 @@ the test list a run refined against, and the paired contrasts that need no model
   95% interval and p-value are the sandwich's (statsmodels), Holm-adjusted over the outcomes of one dose.
 - **Extremes** (:func:`paired_contrasts`): the series' most-valid list against its least-valid one by name
   (``correct`` against ``variable-60``), per task, with the study's task-level sign-flip test.
-- **Natural controls** (:data:`CONTROLS`): pairs of published runs judged before use (docs/replay.md), analysed
+- **Natural controls** (:data:`JUDGED_PAIRS`): pairs of published runs judged before use (docs/replay.md), analysed
   the same way, paired by task, only when the judgement passes.
 """
 
@@ -47,7 +47,7 @@ class ControlPair:
     verdict: str
 
 
-CONTROLS: tuple[ControlPair, ...] = (
+JUDGED_PAIRS: tuple[ControlPair, ...] = (
     ControlPair(
         "reflexion-gpt4o-bcb",
         "reflexion-gpt4o-bcb-no-unit",
@@ -57,7 +57,7 @@ CONTROLS: tuple[ControlPair, ...] = (
         "lines lifted out of the unittest methods (most feedback a NameError on a name the test's setUp defined, or a "
         "harness fault, whatever the code), and its loop ends otherwise: 110 of 148 rows stop unsolved after exactly "
         "two attempts, where the default run stops when the list's tests pass (92 rows at the first attempt). A "
-        "content-free placebo would need the same stopping rule",
+        "control with content-free feedback would need the same stopping rule",
     ),
     ControlPair(
         "reflexion-gpt4o-bcb",
@@ -69,7 +69,8 @@ CONTROLS: tuple[ControlPair, ...] = (
         "list's tests pass: 92 and 102 rows at the first attempt); only the list differs",
     ),
 )
-"""The natural controls in the published logs, judged by reading each run's feedback (docs/replay.md)."""
+"""The candidate natural controls in the published logs (a pair passes or not), judged by reading each run's
+feedback (docs/replay.md)."""
 
 
 def _fit(frame: pd.DataFrame, outcome: str, dose: str) -> dict[str, object]:
@@ -168,12 +169,12 @@ def extremes(frame: pd.DataFrame, series: list[str]) -> pd.DataFrame:
     return paired_contrasts(frame, high, low)
 
 
-def controls(frame: pd.DataFrame) -> list[dict[str, object]]:
+def natural_controls(frame: pd.DataFrame) -> list[dict[str, object]]:
     """Every natural control: its judgement, and for a pair that passes with both runs present, its paired
     contrasts (rows of :func:`paired_contrasts`)."""
     present = set(frame["dataset"])
     out = []
-    for pair in CONTROLS:
+    for pair in JUDGED_PAIRS:
         entry: dict[str, object] = {
             "treated": pair.treated,
             "control": pair.control,

@@ -1,4 +1,5 @@
-"""The case browser's Controls row: the selected attempt's control siblings (docs/controls.md).
+"""The control arm's notebook section (notebook 02) and its case-browser row: the selected attempt's control
+siblings (docs/controls.md).
 
 Each control (``resample``, ``retry``, ``placebo``) asked the same refiner again on this feedback instance without
 its content; the row shows, per control, its benchmark transition and verdict beside the feedback arm's, its
@@ -8,11 +9,16 @@ outcome on the same generated test, its code, the diff against the generated cod
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from pathlib import Path
 
-from tfr_helpers.analysis.arms.controls import present
-from tfr_helpers.analysis.arms.controls_report import controls_table, plot_controls
-from tfr_helpers.records import ControlRefinedEvaluation, ControlRefinement, Results
+from IPython.display import Markdown
+
+from tfr_helpers.arms.controls.analysis import present
+from tfr_helpers.arms.controls.arm import ARM
+from tfr_helpers.arms.controls.records import ControlRefinedEvaluation, ControlRefinement
+from tfr_helpers.arms.controls.report import controls_table, plot_controls
+from tfr_helpers.records import Results
 from tfr_helpers.views.case_rows import RowSource, register_row_source
 from tfr_helpers.views.cases import Attempt
 from tfr_helpers.views.render import _call, _details, _verdict, code_html, diff_html, outcome_html
@@ -22,12 +28,12 @@ def siblings(
     results: Results, attempt: Attempt
 ) -> list[tuple[str, ControlRefinement | None, ControlRefinedEvaluation | None]]:
     """``(control, attempt, evaluation)`` per listed control for the attempt's feedback (None: not run yet)."""
-    if results.controls is None:
+    if not results.has(ARM):
         return []
-    fid = attempt.feedback_id
-    refs = {r.control: r for r in results.controls.refinements if r.feedback_id == fid}
-    evs = {e.control: e for e in results.controls.refined_evaluations if e.feedback_id == fid}
-    return [(c, refs.get(c), evs.get(c)) for c in results.controls.controls]
+    part, fid = results.part(ARM), attempt.feedback_id
+    refs = {r.control: r for r in part.refinements if r.feedback_id == fid}
+    evs = {e.control: e for e in part.refined_evaluations if e.feedback_id == fid}
+    return [(c, refs.get(c), evs.get(c)) for c in part.controls]
 
 
 def controls_rows(results: Results, attempt: Attempt, run_dir: Path) -> list[tuple[str, str]]:
@@ -63,12 +69,15 @@ def controls_rows(results: Results, attempt: Attempt, run_dir: Path) -> list[tup
 register_row_source(RowSource("controls", sections=controls_rows, order=10))
 
 
-def controls_report(results: Results) -> None:
-    """Notebook 02's controls section: the ``rq2_controls`` table and its figure, or how to switch the arm on."""
-    from IPython.display import Markdown, display  # notebooks only: the rest of the module renders HTML text
+def section(results: Mapping[int, Results]) -> list[object]:
+    """What notebook 02 displays for the first run of ``results`` (by seed): the ``rq2_controls`` table and its
+    figure, or how to switch the arm on."""
+    first = next(iter(results.values()))
+    if not present(first):
+        return [Markdown("> This run has no control arm: set `refinement: {controls: [resample, retry, placebo]}`.")]
+    import matplotlib.pyplot as plt  # the figure module sets the backend first; a notebook keeps its own
 
-    if not present(results):
-        display(Markdown("> This run has no control arm: set `refinement: {controls: [resample, retry, placebo]}`."))
-        return
-    display(controls_table(results))
-    plot_controls(results)
+    figure, ax = plt.subplots(figsize=(8, 4))
+    plot_controls(first, ax)
+    plt.close(figure)
+    return [controls_table(first), figure]

@@ -7,10 +7,10 @@ feedback reliability:
 - :func:`side_by_side`: each arm's transitions, P(Pass->Fail | passed before) and P(Fail->Pass | failed before),
   with the cluster-bootstrap intervals of every RQ2 share (:mod:`tfr_helpers.analysis.inference.units`);
 - :func:`content_effects`: the effect of the feedback's content = the feedback arm's rate minus each control's on
-  the same instances, compared by the study's one arm comparison (:mod:`.arm_comparison`: one instance per distinct
-  prompt, a paired cluster-bootstrap interval, the task-level permutation test Holm-adjusted across the
-  comparisons shown for one model), with an exact McNemar test on the discordant pairs (:func:`mcnemar_exact`) as a
-  descriptive column. Models are never pooled: simulated and replayed rows stay apart.
+  the same instances, compared by the study's one arm comparison (``analysis/arms/arm_comparison.py``: one
+  instance per distinct prompt, a paired cluster-bootstrap interval, the task-level permutation test Holm-adjusted
+  across the comparisons shown for one model), with an exact McNemar test on the discordant pairs
+  (:func:`mcnemar_exact`) as a descriptive column. Models are never pooled: simulated and replayed rows stay apart.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from tfr_helpers.analysis.inference.units import SHARE_COLUMNS, interval_columns
 from tfr_helpers.analysis.rq2 import CONDITIONAL, RELIABILITIES, TRANSITIONS
 from tfr_helpers.analysis.tidy.frames import refinements_frame
 from tfr_helpers.analysis.tidy.sources import source_of
+from tfr_helpers.arms.controls.arm import ARM
+from tfr_helpers.arms.controls.records import Control, ControlsResults
 from tfr_helpers.records import Results
 
 FEEDBACK = "feedback"
@@ -45,7 +47,12 @@ EFFECT_COLUMNS += ["method", "resamples", "clusters", "deff"]
 
 def present(results: Results) -> bool:
     """Whether the run holds the control arm (``refinement.controls`` listed a control)."""
-    return results.controls is not None and bool(results.controls.controls)
+    return results.has(ARM) and bool(results.part(ARM).controls)
+
+
+def _part(results: Results) -> ControlsResults:
+    """The run's control arm (empty when the run has none)."""
+    return results.part(ARM) if results.has(ARM) else ControlsResults()
 
 
 def arms_frame(results: Results) -> pd.DataFrame:
@@ -56,17 +63,18 @@ def arms_frame(results: Results) -> pd.DataFrame:
     code sample text and feedback text) share one cached reply, while each control instance has a draw of its own,
     so keeping every instance would weigh one feedback reply several times against as many independent control
     draws. Each distinct prompt keeps its first instance (by feedback id) in every arm
-    (:func:`.arm_comparison.collapse_prompts`, docs/controls.md).
+    (:func:`tfr_helpers.analysis.arms.arm_comparison.collapse_prompts`, docs/controls.md).
     """
     fb = refinements_frame(results)
-    if results.controls is None or fb.empty:
+    if not results.has(ARM) or fb.empty:
         return fb.assign(arm=pd.Series(dtype=str))
-    evals = results.controls.refined_evaluations
-    have = [{e.feedback_id for e in evals if e.control == c} for c in results.controls.controls]
+    part = results.part(ARM)
+    evals = part.refined_evaluations
+    have = [{e.feedback_id for e in evals if e.control == c} for c in part.controls]
     common = set(fb["feedback_id"]).intersection(*have)
     fb = collapse_prompts(fb[fb["feedback_id"].isin(common)])
     frames = [fb.assign(arm=FEEDBACK)]
-    for control in results.controls.controls:
+    for control in part.controls:
         after = {e.feedback_id: e for e in evals if e.control == control}
         rows = fb.copy()
         rows["transition"] = [after[i].transition for i in rows["feedback_id"]]
@@ -77,7 +85,7 @@ def arms_frame(results: Results) -> pd.DataFrame:
 
 
 def _arms(results: Results) -> list[str]:
-    return [FEEDBACK, *(results.controls.controls if results.controls else [])]
+    return [FEEDBACK, *_part(results).controls]
 
 
 def side_by_side(results: Results) -> pd.DataFrame:
@@ -133,7 +141,7 @@ def content_effects(results: Results) -> pd.DataFrame:
     """
     frame = arms_frame(results)
     rows: list[dict[str, Any]] = []
-    controls = results.controls.controls if results.controls else []
+    controls: list[Control] = _part(results).controls
     for model in sorted(frame["model"].unique()) if not frame.empty else []:
         mine = frame[frame["model"] == model]
         for rel in RELIABILITIES:

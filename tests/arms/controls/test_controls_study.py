@@ -13,10 +13,11 @@ from tests.analysis.writing import test_export
 from tests.pipeline.conftest import results_json
 from tests.pipeline.test_resume import finished_run, kill_then_rerun, shrunk
 from tfr_helpers.analysis import analyze, load_results
-from tfr_helpers.analysis.arms.controls_report import FIGURE, TABLE
+from tfr_helpers.arms.controls import ARM
+from tfr_helpers.arms.controls.report import FIGURE, TABLE
 
 pytestmark = pytest.mark.slow
-SMOKE = Path(__file__).resolve().parents[4] / "papermill_params" / "controls_smoke.yaml"
+SMOKE = Path(__file__).resolve().parents[3] / "papermill_params" / "controls_smoke.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +32,8 @@ def test_stage_all_then_the_analysis_write_the_controls_table_and_summary(
 ) -> None:
     _, run = baseline
     results = load_results(run)
-    arm = results.controls
-    assert arm is not None and arm.controls == ["resample", "retry", "placebo"]
+    arm = results.part(ARM)
+    assert arm.controls == ["resample", "retry", "placebo"]
     refined = {r.feedback_id for r in results.refinements}
     assert refined
     for control in arm.controls:  # exactly the feedback arm's instances, once each, all evaluated

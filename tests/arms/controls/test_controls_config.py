@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.pipeline.estimate.test_estimate import tfr_estimate
+from tfr_helpers.arms.controls import ARM
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 
@@ -27,9 +28,10 @@ def test_bad_controls_give_one_clear_message(value: object, message: str, shared
 
 
 def test_controls_default_to_none_and_keep_their_order() -> None:
-    assert config_from_dict({}).refinement.controls == []
+    assert ARM.settings(config_from_dict({})).controls == [] and not ARM.enabled(config_from_dict({}))
     config = config_from_dict({"refinement": {"controls": ["placebo", "resample"]}})
-    assert config.refinement.controls == ["placebo", "resample"]
+    assert ARM.settings(config).controls == ["placebo", "resample"] and ARM.enabled(config)
+    assert config.model_dump()["refinement"]["controls"] == ["placebo", "resample"]  # the params file's shape
 
 
 @pytest.mark.slow

@@ -10,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from tfr_helpers.pipeline.arms.controls.requests import REQUESTS, TEMPLATES
+from tfr_helpers.arms.controls.arm import ARM
+from tfr_helpers.arms.controls.records import Control, ControlRefinement
+from tfr_helpers.arms.controls.stages.requests import REQUESTS, TEMPLATES
 from tfr_helpers.pipeline.config.fingerprint import MODEL_CALL_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
 from tfr_helpers.pipeline.engine.faults import Undone
 from tfr_helpers.pipeline.engine.stage import InputRecords, Inputs, Stage
 from tfr_helpers.pipeline.steps.refine import RefineJob, refine_jobs, request_refinements
-from tfr_helpers.records import Control, ControlRefinement, GeneratedCode, GeneratedTest, PairEvaluation
+from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation
 
 
 def stage_name(control: Control) -> str:
@@ -27,7 +29,7 @@ def stage_name(control: Control) -> str:
 
 def control_items(control: Control, ctx: RunContext, inputs: InputRecords) -> list[RefineJob]:
     """The feedback arm's jobs when ``control`` is listed in ``refinement.controls``, else none."""
-    if control not in ctx.config.refinement.controls:
+    if control not in ARM.settings(ctx.config).controls:
         return []
     return refine_jobs(ctx, inputs.of(GeneratedCode), inputs.of(GeneratedTest), inputs.of(PairEvaluation))
 

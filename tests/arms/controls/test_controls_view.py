@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.synthetic import make_synthetic_run
+from tfr_helpers.arms.controls import view
+from tfr_helpers.arms.controls.records import ControlRefinedEvaluation, ControlRefinement, ControlsResults
 from tfr_helpers.pipeline.engine.codec import load_results
-from tfr_helpers.records import ControlRefinedEvaluation, ControlRefinement, ControlsResults, ModelCallRecord
-from tfr_helpers.views import CaseBrowser
+from tfr_helpers.records import ModelCallRecord
+from tfr_helpers.views import CaseBrowser, show_arm
 
 
 def _titles(browser: CaseBrowser) -> list[str]:
@@ -56,9 +58,21 @@ def test_the_controls_row_shows_each_sibling_with_its_code_and_verdicts(run_dir:
     run = tmp_path / "run"
     run.mkdir()
     results = load_results(run_dir)
-    (run / "results.json").write_text(results.model_copy(update={"controls": arm}).model_dump_json())
+    (run / "results.json").write_text(
+        results.model_copy(update={"arm_parts": {**results.arm_parts, "controls": arm}}).model_dump_json()
+    )
     browser = CaseBrowser(run)
     assert browser.current == first and "Controls (RQ2)" in _titles(browser)
     shown = browser.shown_html()
     for text in ("resample: not run yet", "retry: fail-&gt;pass", "777001", "placebo: no_code", "same refiner"):
         assert text in shown, text
+
+
+def test_notebook_02_shows_the_arm_by_name_through_the_registry(run_dir: Path) -> None:
+    results = load_results(run_dir)
+    assert view.section({0: results})[0].data.startswith("> This run has no control arm")  # how to switch it on
+    show_arm("controls", {0: results})  # what the notebook calls: the registry finds the view
+    arm = ControlsResults(controls=["retry"])
+    shown = view.section({0: results.model_copy(update={"arm_parts": {**results.arm_parts, "controls": arm}})})
+    assert [type(item).__name__ for item in shown] == ["Styler", "Figure"]  # the rq2_controls table, its figure
+    assert "RQ2 with controls" in shown[0].to_html()

@@ -1,6 +1,6 @@
 """The control arm's outputs: the ``rq2_controls`` table, the ``controls`` section of summary.json and a figure.
 
-Numbers come from :mod:`.controls`; every row is one model (simulated and replayed models never pooled).
+Numbers come from :mod:`.analysis`; every row is one model (simulated and replayed models never pooled).
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis.answers import AnswerKind
 from tfr_helpers.analysis.arms.arm_comparison import ALPHA
-from tfr_helpers.analysis.arms.controls import FEEDBACK, content_effects, present, side_by_side
 from tfr_helpers.analysis.rq2 import CONDITIONAL
 from tfr_helpers.analysis.tables import TRANSITION_LABELS, caption_with, error_bar, share_cell
 from tfr_helpers.analysis.tidy.frames import frame_records
 from tfr_helpers.analysis.tidy.sources import source_label
+from tfr_helpers.arms.controls.analysis import FEEDBACK, content_effects, present, side_by_side
+from tfr_helpers.arms.controls.arm import ARM
 from tfr_helpers.records import Results
 
-NAME = "controls"
-"""The arm's configuration key (``refinement.controls``) and its section of ``summary.json``."""
+NAME = ARM.field
+"""The arm's section of ``summary.json`` (its key of ``results.json``, ``controls``)."""
 HEADLINE_KINDS: tuple[AnswerKind, ...] = ()
 """The arm adds no headline number (its numbers are in its table and section)."""
 TABLE = "rq2_controls"
@@ -102,11 +103,11 @@ def summary_section(results: Results) -> dict[str, Any]:
     """``{"controls": {...}}`` (definitions, the side-by-side rows, the effects), or ``{}`` without the arm."""
     if not present(results):
         return {}
-    assert results.controls is not None
+    part = results.part(ARM)
     return {
         NAME: {
-            "controls": list(results.controls.controls),
-            "refinement_status": results.controls.refinement_status,
+            "controls": list(part.controls),
+            "refinement_status": part.refinement_status,
             "definitions": DEFINITIONS,
             "side_by_side": {"rows": frame_records(side_by_side(results))},
             "content_effects": {"rows": frame_records(content_effects(results))},

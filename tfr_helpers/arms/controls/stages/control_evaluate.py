@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tfr_helpers.arms.controls.records import ControlRefinedEvaluation, ControlRefinement, control_key
 from tfr_helpers.pipeline.config.fingerprint import PROGRAM_RUN_PARTS
 from tfr_helpers.pipeline.engine.codec import register_record_type
 from tfr_helpers.pipeline.engine.context import RunContext
@@ -17,15 +18,7 @@ from tfr_helpers.pipeline.steps.evaluate_refined import RefinedCheck, RefinedJob
 from tfr_helpers.pipeline.steps.lookups import code_verdicts, tests_by_id
 from tfr_helpers.pipeline.steps.pair_runs import test_spec
 from tfr_helpers.pipeline.steps.waiting import refined_job_waits
-from tfr_helpers.records import (
-    BenchmarkVerdict,
-    ControlRefinedEvaluation,
-    ControlRefinement,
-    GeneratedTest,
-    control_key,
-    sample_suffix,
-    split_pair_id,
-)
+from tfr_helpers.records import BenchmarkVerdict, GeneratedTest, sample_suffix, split_pair_id
 
 
 def control_evaluate(items: Sequence[RefinedJob[ControlRefinement]], ctx: RunContext) -> list[ControlRefinedEvaluation]:

@@ -10,12 +10,13 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis.arms.arm_comparison import paired_effect
-from tfr_helpers.analysis.arms.controls import arms_frame, content_effects, mcnemar_exact, side_by_side
 from tfr_helpers.analysis.inference.clustered import Interval
 from tfr_helpers.analysis.inference.units import rows_resampler
 from tfr_helpers.analysis.tidy.frames import refinements_frame
+from tfr_helpers.arms.controls.analysis import arms_frame, content_effects, mcnemar_exact, side_by_side
+from tfr_helpers.arms.controls.records import ControlRefinedEvaluation, ControlsResults
 from tfr_helpers.pipeline.engine.codec import load_results
-from tfr_helpers.records import ControlRefinedEvaluation, ControlsResults, Results
+from tfr_helpers.records import Results
 
 
 @pytest.mark.parametrize(("b", "c", "p"), [(1, 9, 22 / 1024), (0, 6, 2 / 64), (5, 5, 1.0), (0, 0, 1.0), (3, 0, 0.25)])
@@ -64,7 +65,11 @@ def _with_control(results: Results, flip: int) -> tuple[Results, str, int]:
             fields |= {"transition": "pass->pass", "benchmark_after": True}
         evals.append(ControlRefinedEvaluation(**fields))
     arm = ControlsResults(controls=["retry"], refined_evaluations=evals)
-    return results.model_copy(update={"controls": arm}), model, len(ref[(ref["model"] == model)])
+    return (
+        results.model_copy(update={"arm_parts": {**results.arm_parts, "controls": arm}}),
+        model,
+        len(ref[(ref["model"] == model)]),
+    )
 
 
 def test_content_effects_count_the_discordant_pairs_and_holm_adjust(results: Results) -> None:

@@ -10,17 +10,19 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.pipeline.conftest import pipeline_env  # noqa: F401  (the fixture, outside tests/pipeline/)
 from tests.pipeline.study_server import openai_served
 from tfr_helpers.analysis import load_results
+from tfr_helpers.arms.controls import ARM
+from tfr_helpers.arms.controls.stages.requests import placebo_feedback
 from tfr_helpers.benchmarks import load_tasks
 from tfr_helpers.models.jobs import task_variables
 from tfr_helpers.pipeline import run_stages
-from tfr_helpers.pipeline.arms.controls.requests import placebo_feedback
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.prompts import render_prompt
 
 pytestmark = pytest.mark.slow
-PARAMS = Path(__file__).resolve().parents[4] / "papermill_params" / "controls_openai.yaml"
+PARAMS = Path(__file__).resolve().parents[3] / "papermill_params" / "controls_openai.yaml"
 REFINE_SYSTEM = "fixes code using test feedback"
 RETRY_SYSTEM = "reviews and fixes code"
 CODEGEN_SYSTEM = "You write correct, self-contained Python 3 code."
@@ -62,7 +64,7 @@ def test_each_control_asks_what_the_doc_says_once_per_refined_instance(
         bodies = [r.body for r in srv.requests]
     assert {b.get("model") for b in bodies} == {"gpt-5-mini"}  # every call went to the refiner, through the SDK
     results = load_results(tmp_path / "run")
-    assert results.controls is not None and not results.simulated
+    assert results.has(ARM) and not results.simulated
     instances = {r.feedback_id for r in results.refinements}
     assert instances, "the replayed code failed no test: nothing was refined"
     by_kind: dict[str, list[dict[str, Any]]] = {}
@@ -70,7 +72,7 @@ def test_each_control_asks_what_the_doc_says_once_per_refined_instance(
         by_kind.setdefault(_kind(body), []).append(body)
     for control in ("resample", "retry", "placebo"):  # once per refined instance, on exactly the feedback arm's
         assert len(by_kind[control]) == len(instances), control
-        mine = {r.feedback_id for r in results.controls.refinements if r.control == control}
+        mine = {r.feedback_id for r in results.part(ARM).refinements if r.control == control}
         assert mine == instances, control
     feedback = [p.feedback.text for p in results.pair_evaluations if p.feedback is not None]
     informative = set().union(*(_lines(t) for t in feedback))
