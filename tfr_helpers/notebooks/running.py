@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
-import importlib
 import json
 import logging
 import os
@@ -425,30 +424,27 @@ def _read_headline(notebook: Path) -> dict[str, object]:
     return read_headline(notebook)
 
 
-REPORT_MODULES = (
-    "tfr_helpers.analysis.headlines",
-    "tfr_helpers.notebooks.answer_table",
-    "tfr_helpers.notebooks.run_report",
-    "tfr_helpers.views.glue",
-    "nbconvert",
-)
-"""What ``tfr run`` needs after a notebook (its headline, its HTML export) and at its end (the summary): the
-analysis stack (pandas, matplotlib, seaborn, statsmodels; several seconds of CPU), loaded by :func:`warm_report`
-while the first notebooks run rather than when ``tfr`` starts."""
 RESULTS_NOTEBOOK = "03_rq3_screening.ipynb"
 """The notebook whose stages write the run's final ``results.json`` (``finalize_results``)."""
 
 
 def warm_report(run_dir: Path | None = None) -> threading.Thread:
-    """Load :data:`REPORT_MODULES` in a background thread, then, given ``run_dir``, the run's results (the end's
+    """Load what ``tfr run`` needs after a notebook (its headline, its HTML export) and at its end (the summary), the
+    analysis stack (pandas, matplotlib, seaborn, statsmodels; several seconds of CPU), in a background thread while
+    the first notebooks run rather than when ``tfr`` starts; then, given ``run_dir``, the run's results (the end's
     summary reads them: the same object while the file is unchanged, :func:`~tfr_helpers.pipeline.engine.codec.
     load_results`). The series' kernels do the work; this process mostly waits for them, so the load costs the
     series nothing it waits for. A failure here is left to the code that needs the module or the results."""
 
     def load() -> None:
         try:
-            for name in REPORT_MODULES:
-                importlib.import_module(name)
+            import nbconvert  # noqa: F401 - loaded here, off the series' path
+
+            import tfr_helpers.analysis.headlines
+            import tfr_helpers.notebooks.answer_table
+            import tfr_helpers.notebooks.run_report
+            import tfr_helpers.views.glue  # noqa: F401
+
             if run_dir is not None:
                 from tfr_helpers.pipeline.engine.codec import load_results
 

@@ -54,7 +54,7 @@ def headline_values(numbers: SectionNumbers) -> dict[str, Any]:
     first = numbers.first
     wanted = {"code_pass_at_1": "code pass@1"}
     out: dict[str, Any] = {"simulated": numbers.simulated, "seeds": list(numbers.results)}
-    for arm in arms():
+    for arm in (arm for arm in arms() if arm.beyond_one):  # the arms of this section
         own = getattr(arm.load("report"), "section_headline", None) if arm.report is not None else None
         if own is None:
             out[arm.field] = first.has(arm)
