@@ -9,7 +9,6 @@ from pathlib import Path
 from tfr_helpers.pipeline.arms.controls.arm import ARM as CONTROLS
 from tfr_helpers.pipeline.arms.declaration import Arm, from_declaration, register_arm, registered_arms
 from tfr_helpers.pipeline.arms.rounds.arm import ARM as ROUNDS
-from tfr_helpers.pipeline.arms.trajectories.arm import ARM as TRAJECTORIES
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine import runner
 from tfr_helpers.pipeline.engine.run_summary import RunSummary
@@ -36,7 +35,7 @@ BASE_STUDY: tuple[Stage, ...] = (
 )
 """The base study's stages, in the order they run."""
 
-ARMS: tuple[Arm, ...] = (*(from_declaration(arm) for arm in arms()), CONTROLS, ROUNDS, TRAJECTORIES)
+ARMS: tuple[Arm, ...] = (*(from_declaration(arm) for arm in arms()), CONTROLS, ROUNDS)
 """The study's arms: the arm packages of the arms' registry (``tfr_helpers.records.arm_registry.arms``, each
 ``tfr_helpers/arms/<arm>/``), then the arms still declared in ``pipeline/arms/<arm>/arm.py``. Their stages run after
 the base study's, in this order; ``finalize_results``, the view of a run in progress and the call totals iterate

@@ -34,7 +34,6 @@ from tfr_helpers.records.study import (
     SkippedWork,
     TestGenerationFailure,
 )
-from tfr_helpers.records.trajectories import TrajectoriesResults
 
 PartT = TypeVar("PartT", bound=Record)
 
@@ -88,8 +87,6 @@ class Results(Record):
     """Multi-round backprompting (None unless ``refinement.rounds`` > 1): ``tfr_helpers.records.rounds``."""
     controls: ControlsResults | None = None
     """The control arm of RQ2 (None unless ``refinement.controls``): ``tfr_helpers.records.controls``."""
-    trajectories: TrajectoriesResults | None = None
-    """Real refinement trajectories replayed (None unless ``trajectories``): ``tfr_helpers.records.trajectories``."""
     arm_parts: dict[str, SerializeAsAny[Record]] = Field(default_factory=dict)
     """Each arm package's part (``tfr_helpers.records.arm_registry``), by arm name, for the arms the run turned on.
     ``results.json`` holds each under the arm's own top-level key (``ArmDeclaration.field``: ``oracle_repair``), as

@@ -1,7 +1,8 @@
 """tfr_helpers.views: the case browser and small display helpers for the notebooks.
 
-Importing the package registers every case-row source (the base study's, then each arm's: controls, rounds,
-trajectories) in ``case_rows.ROW_SOURCES``, which both case browsers loop over.
+Importing the package registers the case-row sources of the base study and of the arms still outside a package
+(controls, rounds) in ``case_rows.ROW_SOURCES``; an arm package's view registers its own when the case browsers
+first ask for rows (``case_rows.row_sources``). An arm package's notebook section: :func:`show_arm`.
 """
 
 from tfr_helpers.analysis.headlines import headline
@@ -29,14 +30,6 @@ from tfr_helpers.views.offline_browser import OfflineCaseBrowser
 from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.rounds import rounds_rows
 from tfr_helpers.views.run_details import RunDetails, mask_paths, run_outputs, shown_path
-from tfr_helpers.views.trajectories import (
-    real_rq2_figure,
-    trajectories_report,
-    trajectory_html,
-    trajectory_results,
-    trajectory_rewards_figure,
-    trajectory_step_rows,
-)
 
 __all__: list[str] = [
     "show_arm",
@@ -72,10 +65,4 @@ __all__: list[str] = [
     "sources",
     "sources_table",
     "tasks_overview",
-    "real_rq2_figure",
-    "trajectories_report",
-    "trajectory_html",
-    "trajectory_results",
-    "trajectory_rewards_figure",
-    "trajectory_step_rows",
 ]

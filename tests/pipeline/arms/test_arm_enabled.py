@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tfr_helpers.arms.oracle import ARM as ORACLE
+from tfr_helpers.arms.trajectories import ARM as TRAJECTORIES
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.arms import declaration
 from tfr_helpers.pipeline.arms.declaration import Arm, arm_parts, enabled_arms, registered_arms
@@ -86,7 +87,7 @@ def _old_checks(config: ExperimentConfig) -> dict[str, bool]:
         "oracle": ORACLE.settings(config).oracle_repair,
         "controls": bool(config.refinement.controls),
         "rounds": config.refinement.rounds > 1,
-        "trajectories": bool(config.trajectories),
+        "trajectories": bool(TRAJECTORIES.settings(config).trajectories),
     }
 
 

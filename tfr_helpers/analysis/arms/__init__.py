@@ -16,7 +16,6 @@ from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis.answers import AnswerKind
 from tfr_helpers.analysis.arms import controls_report, rounds
-from tfr_helpers.analysis.arms.trajectories import trajectories_report
 from tfr_helpers.records import Results
 from tfr_helpers.records.arm_registry import arms
 
@@ -55,4 +54,4 @@ def reports() -> list[ArmReport]:
     """Every arm's report, in the order of the headline rows and summary.json's sections: the rounds' (first, as
     before the arm packages), each arm package's (the registry's order), then the controls' and the trajectories'."""
     packaged = [cast(ArmReport, arm.load("report")) for arm in arms() if arm.report is not None]
-    return [rounds, *packaged, controls_report, trajectories_report]
+    return [rounds, *packaged, controls_report]
