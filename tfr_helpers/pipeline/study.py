@@ -66,9 +66,14 @@ GROUPS: dict[str, tuple[str, ...]] = {
         evaluate_refined_codes.STAGE.name,
         *(stage.name for arm in ARMS for stage in arm.stages),
     ),
+    "screening": (
+        screen_feedback.STAGE.name,
+        *(stage.name for arm in ARMS for stage in arm.stages if "screening" in stage.selects),
+    ),
 }
 """Names that stand for several stages in ``run_study``'s ``stages``: ``refinement`` is the base study's refinement
-and its evaluation, then every arm's stages (no work unless an arm's keys turn it on)."""
+and its evaluation, then every arm's stages (no work unless an arm's keys turn it on); ``screening`` is the
+screening of the feedback, then every arm's stage that screens its own (its items chosen by ``screening``)."""
 
 
 def include_new_arms() -> None:

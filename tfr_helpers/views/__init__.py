@@ -7,7 +7,7 @@ first ask for rows (``case_rows.row_sources``). An arm package's notebook sectio
 
 from tfr_helpers.analysis.headlines import headline
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
-from tfr_helpers.views.arm_sections import show_arm
+from tfr_helpers.views.arm_sections import show_arm, show_arm_screening
 from tfr_helpers.views.browser import CaseBrowser
 from tfr_helpers.views.cases import ALL, Filters, load_run_results
 from tfr_helpers.views.controls import controls_report, controls_rows
@@ -33,6 +33,7 @@ from tfr_helpers.views.run_details import RunDetails, mask_paths, run_outputs, s
 
 __all__: list[str] = [
     "show_arm",
+    "show_arm_screening",
     "ALL",
     "Attempt",
     "CaseBrowser",

@@ -40,3 +40,10 @@ def test_a_stage_reads_the_key_only_when_it_declares_it() -> None:
     assert ARM.settings(SettingsView(config, "s", ["trajectories"])).trajectories == [f"replay:{EXAMPLES}"]
     with pytest.raises(UndeclaredInput, match="'trajectories' of arm 'trajectories'"):
         ARM.settings(SettingsView(config, "s", ["seed"]))
+
+
+def test_the_screening_group_takes_the_arm_stage_that_screens_its_own_feedback() -> None:
+    from tfr_helpers.pipeline.study import GROUPS, expand_groups
+
+    assert GROUPS["screening"] == ("screen_feedback", "screen_trajectory_steps")
+    assert expand_groups(["screening", "finalize_results"])[-1] == "finalize_results"

@@ -31,6 +31,7 @@ from tfr_helpers.arms.trajectories.report.trajectory_cases import (
 )
 from tfr_helpers.arms.trajectories.report.trajectory_figure import plot_real_rq2
 from tfr_helpers.arms.trajectories.report.trajectory_rewards import plot_rewards
+from tfr_helpers.arms.trajectories.report.trajectory_screening import downstream_table
 from tfr_helpers.arms.trajectories.report.trajectory_steps_report import all_sets_table, bounds_table, contrast_table
 from tfr_helpers.arms.trajectories.stages import (
     evaluate_trajectory_steps,
@@ -224,3 +225,9 @@ def provenance_rows(results: Results) -> list[dict[str, str]]:
             | {"licence": info.license}
         )
     return rows
+
+
+def screening_tables(results: Results) -> list[object]:
+    """Notebook 03's tables of the reference-free strategies on the replayed steps' failing tests (one row per set
+    and strategy: :func:`~.report.trajectory_screening.downstream_table`)."""
+    return [downstream_table(results)]
