@@ -11,6 +11,7 @@ import yaml
 from typer.testing import CliRunner
 
 from tests.helpers.smoke import run_params_study
+from tfr_helpers.arms.trajectories import ARM as TRAJECTORIES
 from tfr_helpers.cli import app
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.replay.trajectories.sets import clear_trajectory_cache, load_trajectories
@@ -42,7 +43,7 @@ def test_the_four_examples_get_the_studys_class_and_transition(tmp_path: Path, s
     params["models"]["coders"][0]["model"] = f"replay:{ROOT / 'examples' / 'three_tasks'}"
     params["trajectories"] = [f"replay:{EXAMPLES}"]
     run = run_params_study(tmp_path, params, shared_benchmarks)
-    part = load_results(run).trajectories
+    part = load_results(run).part(TRAJECTORIES)
     assert part is not None
     assert {s.task_id: (s.step_class, s.transition) for s in part.steps} == STUDY
     causes = {s.task_id: [v.cause for v in s.tests] for s in part.steps if s.step_class == "unreliable"}

@@ -12,13 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.helpers.smoke import run_params_study
-from tfr_helpers import views
 from tfr_helpers.analysis.writing.export import to_latex
 from tfr_helpers.analysis.writing.latex import escape
 from tfr_helpers.arms.trajectories import ARM as TRAJECTORIES
 from tfr_helpers.arms.trajectories.report.trajectories import rq2_rows, step_classes
 from tfr_helpers.arms.trajectories.report.trajectories_report import trajectories_table
-from tfr_helpers.arms.trajectories.view import trajectory_results
+from tfr_helpers.arms.trajectories.view import trajectory_html, trajectory_results
 from tfr_helpers.cli import app
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.replay.trajectories.sets import clear_trajectory_cache
@@ -104,14 +103,14 @@ def test_a_reflexion_log_in_a_directory_goes_through_the_study(tmp_path: Path, s
     assert any(x.startswith("  iteration 0: ") for x in printed)  # r_obs and r, read back from the log
     assert escape("P(Pass->Fail | passed)") in to_latex(trajectories_table(results), "tab:rq2_trajectories")
 
-    page = views.trajectory_html(results, "my_logs", "HumanEval/53")
+    page = trajectory_html(results, "my_logs", "HumanEval/53")
     assert "unreliable" in page and "pass -&gt; fail" in page and "wrong_expected_value" in page
     (run / "results.json.gz").unlink()  # before finalize_results: the steps come from the arm's checkpoint
-    assert trajectory_results(run).trajectories == part  # the same steps in the same order
+    assert trajectory_results(run).part(TRAJECTORIES) == part  # the same steps in the same order
 
     # another screening list on the finished run: accepted, the steps are screened again by it, nothing else reruns
     again = run_params_study(tmp_path, params | {"screening": ["reject_test_code_errors"]}, shared_benchmarks)
-    rescreened = load_results(again).trajectories
+    rescreened = load_results(again).part(TRAJECTORIES)
     assert rescreened is not None and rescreened.steps == part.steps
     assert {tuple(r.strategies) for r in rescreened.screening} == {("accept_all", "reject_test_code_errors")}
-    assert len(rescreened.screening) == len(part.screening) and trajectory_results(again).trajectories == rescreened
+    assert len(rescreened.screening) == len(part.screening) and trajectory_results(again).part(TRAJECTORIES) == rescreened
