@@ -14,13 +14,13 @@ import sys
 import time
 from pathlib import Path
 
-from tfr_helpers.analysis.arms.trajectories.trajectory_cases import logged_sets
+from tfr_helpers.arms.trajectories.records.trajectories import TrajectoriesResults, TrajectoryStepEvaluation
+from tfr_helpers.arms.trajectories.report.trajectory_cases import logged_sets
+from tfr_helpers.arms.trajectories.view import step_row, with_trajectories
 from tfr_helpers.records import Results
-from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectoryStepEvaluation
 from tfr_helpers.replay.trajectories.sets import TRAJECTORY_SETS, load_trajectories
 from tfr_helpers.views.offline_browser import encode
 from tfr_helpers.views.progress import results_so_far
-from tfr_helpers.views.trajectories import step_row, with_trajectories
 
 
 def _shipped() -> Results:

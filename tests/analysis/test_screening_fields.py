@@ -10,11 +10,11 @@ from sklearn.metrics import roc_auc_score
 from tests.helpers.synthetic import make_synthetic_run
 from tfr_helpers.analysis import load_results, screening_and_downstream
 from tfr_helpers.analysis.inference.screening_set import common_sets
+from tfr_helpers.arms.trajectories.records.trajectory_screening import ScreenedFailingTest
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.engine.codec import decode_records, encode_records
 from tfr_helpers.pipeline.screening.registry import Verdict
 from tfr_helpers.records import Results, ScreeningDecision
-from tfr_helpers.records.trajectory_screening import ScreenedFailingTest
 
 LEGACY = {
     "consensus_b4": ("b4 test score 0.250 is below 0.5", 0.75, False),

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.helpers.records import bare_results
-from tfr_helpers.notebooks.run_report import count_lines
-from tfr_helpers.records.study import ModelSource, SkippedWork
-from tfr_helpers.records.trajectories import (
+from tfr_helpers.arms.trajectories.records.trajectories import (
     TrajectoriesResults,
     TrajectorySetInfo,
     TrajectoryStepEvaluation,
-    UnusableStep,
 )
+from tfr_helpers.notebooks.run_report import count_lines
+from tfr_helpers.records.study import ModelSource, SkippedWork
+from tfr_helpers.replay.trajectories.logged import UnusableStep
 
 SET = "reflexion-gpt4o-bcb"
 

@@ -248,6 +248,7 @@ PARAMS = Path(__file__).resolve().parents[2] / "papermill_params"
 
 
 def test_the_main_job_replays_three_sets_and_the_trajectories_file_every_one(replay_env: Path) -> None:
+    from tfr_helpers.arms.trajectories import ARM as TRAJECTORIES
     from tfr_helpers.models.provider_table import is_simulated
     from tfr_helpers.pipeline import load_config
 
@@ -255,7 +256,7 @@ def test_the_main_job_replays_three_sets_and_the_trajectories_file_every_one(rep
     assert {"replay:reflexion-gpt4o-bcb", "replay:reflexion-gpt4-humaneval-2iters"} <= set(main)
     assert any("deepseek" in entry for entry in main)
     every = load_config(PARAMS / "trajectories.yaml")
-    assert sorted(e.removeprefix("replay:") for e in every.trajectories) == sorted(TRAJECTORY_SETS)
+    assert sorted(e.removeprefix("replay:") for e in TRAJECTORIES.settings(every).trajectories) == sorted(TRAJECTORY_SETS)
     assert not any(is_simulated(spec) for spec in every.models.all_specs())  # nothing in that run is a demo
     assert "trajectories.reflexion-gpt4o-bcb.rules" in every.fingerprint()
     assert not any(part.startswith("trajectories") for part in load_config(PARAMS / "smoke.yaml").fingerprint())

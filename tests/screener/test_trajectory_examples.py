@@ -7,12 +7,13 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from tfr_helpers.arms.trajectories.examples import examples as examples_from_trajectories
+from tfr_helpers.arms.trajectories.records.trajectory_screening import ScreenedFailingTest, TrajectoryStepScreening
 from tfr_helpers.pipeline.engine.codec import encode_records
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.records import Isolation, ProgramRun
 from tfr_helpers.records import TestOutcome as Outcome
-from tfr_helpers.records.trajectory_screening import ScreenedFailingTest, TrajectoryStepScreening
-from tfr_helpers.screener.dataset import data_provenance, examples_from_trajectories, examples_of_runs
+from tfr_helpers.screener.dataset import data_provenance, examples_of_runs
 from tfr_helpers.screener.features import FEATURES
 
 LOG_DIR = Path(__file__).parents[1] / "replay" / "data" / "reflexion_log"

@@ -158,8 +158,8 @@ def test_a_wide_table_is_split_per_model_with_degenerate_rows_and_columns_said_o
 
 def test_provenance_gives_repository_commit_and_licence_of_every_replayed_source_once() -> None:
     from tests.helpers.records import bare_results
+    from tfr_helpers.arms.trajectories.records.trajectories import TrajectoriesResults, TrajectorySetInfo
     from tfr_helpers.records.study import ModelSource
-    from tfr_helpers.records.trajectories import TrajectoriesResults, TrajectorySetInfo
     from tfr_helpers.views.provenance import provenance_html, provenance_rows
 
     codet = ModelSource(

@@ -3,7 +3,6 @@
 Reads only ``results.json`` and the artifacts it points to.
 """
 
-from tfr_helpers.analysis.arms.trajectories.trajectory_screening import downstream_table as rq3_trajectory_screening_table
 from tfr_helpers.analysis.cases import render_refinement_cases, write_refinement_cases
 from tfr_helpers.analysis.figures import (
     PLOTS,
@@ -70,7 +69,6 @@ __all__ = [
     "rq2_generated_test_diagnostic_table",
     "rq2_refinement_outcomes_table",
     "rq3_screening_and_downstream_table",
-    "rq3_trajectory_screening_table",
     "save_figures",
     "screening_and_downstream",
     "screening_frame",

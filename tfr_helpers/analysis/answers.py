@@ -40,6 +40,7 @@ from tfr_helpers.analysis.inference.units import clustered_rows, samples_per_tas
 from tfr_helpers.analysis.tables import TRANSITION_LABELS
 from tfr_helpers.analysis.tidy.sources import source_label, source_of
 from tfr_helpers.records import Results
+from tfr_helpers.records.arm_registry import arms
 from tfr_helpers.replay.datasets import DATASETS
 
 REAL_SOURCES = ("replayed", "live")
@@ -167,7 +168,11 @@ def register_answer_kind(kind: AnswerKind) -> AnswerKind:
 
 
 def kinds_for(report: str) -> list[AnswerKind]:
-    """The kinds whose answer rows a report's box shows, in order."""
+    """The kinds whose answer rows a report's box shows, in order (each arm's report loaded first: importing it
+    registers its kinds)."""
+    for arm in arms():
+        if arm.report is not None:
+            arm.load("report")
     mine = (k for k in KINDS.values() if k.report == report and k.compute is not None)
     return sorted(mine, key=lambda k: (k.order, k.name))
 

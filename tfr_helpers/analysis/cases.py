@@ -23,7 +23,7 @@ from itertools import groupby
 from pathlib import Path
 from urllib.parse import quote
 
-from tfr_helpers.analysis.arms.trajectories.trajectory_cases import set_label, write_trajectory_cases
+from tfr_helpers.analysis.arms import reports
 from tfr_helpers.analysis.tables import CASE_LABELS, SIMULATED_NOTE, TRANSITION_LABELS
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.analysis.tidy.sources import real_note, skip_reason, source_label
@@ -290,11 +290,16 @@ def render_feedback_cases(results: Results, model: str, attempts: list[Attempt],
     return "\n".join([*lines, *link.definitions(), ""])
 
 
+def _no_files(results: Results, directory: Path) -> str:
+    return ""
+
+
 def write_refinement_cases(run_dir: Path | str, out: Path | str | None = None) -> Path:
     """Write ``refinement_cases.md`` (default: at the run's root) listing every refinement attempt, and beside it
     ``feedback_cases_<model>.md`` for each coder whose test-fail feedback was never refined (real replayed data
-    without a refiner) and ``trajectory_cases_<set>.md`` for each replayed trajectory set: the same tables, linked
-    from the end of ``refinement_cases.md``.
+    without a refiner) and each arm report's own case files (``case_files(results, directory)``: one
+    ``trajectory_cases_<set>.md`` per replayed trajectory set): the same tables, linked from the end of
+    ``refinement_cases.md``.
 
     Args:
         run_dir: A run directory holding ``results.json``.
@@ -320,9 +325,7 @@ def write_refinement_cases(run_dir: Path | str, out: Path | str | None = None) -
             target.parent / name, render_feedback_cases(results, model, attempts, run.resolve(), target.parent / name)
         )
         text += f"- [{name}]({name}): {len(attempts)} feedback instances of `{model}` ({source_label(results, model)})\n"
-    trajectory_files = write_trajectory_cases(results, target.parent)
-    if trajectory_files:
-        text += "\n## Replayed trajectory steps (real self-repair), one file per set\n\n"
-    for name, info, steps in trajectory_files:
-        text += f"- [{name}]({name}): {steps} steps of `{set_label(info.model, info.name)}` (real data, replayed)\n"
+    for report in reports():  # an arm's own case files (a replayed trajectory set's steps), linked from here
+        if report.present(results):
+            text += getattr(report, "case_files", _no_files)(results, target.parent)
     return atomic_write_text(target, text)

@@ -134,7 +134,7 @@ def interpret_rq1(results: Results) -> str:
 def interpret_rq2(results: Results) -> str:
     """The run's own refinement, the answer first: per real model how often it broke passing code and fixed failing
     code, by feedback reliability; the simulated rows in one demo sentence (the replayed trajectories have their own:
-    :func:`tfr_helpers.analysis.arms.trajectories.trajectories_report.interpretation`)."""
+    :func:`tfr_helpers.arms.trajectories.report.trajectories_report.interpretation`)."""
     cond = rq2.conditional_transitions(results)
     real: list[str] = []
     demo: list[str] = []

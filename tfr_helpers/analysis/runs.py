@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tfr_helpers.analysis.arms.trajectories.trajectories_report import analyze_lines as trajectory_lines
+from tfr_helpers.analysis.arms import reports
 from tfr_helpers.analysis.headlines import headline_lines, headline_numbers
 from tfr_helpers.analysis.seeds.over_seeds import (
     TABLE,
@@ -63,12 +63,17 @@ def analyze(run_dir: Path | str) -> AnalysisOutputs:
     return analyze_run(run)
 
 
+def _no_lines(summary: dict[str, Any]) -> list[str]:
+    return []
+
+
 def summary_lines(summary: dict[str, Any], run_dir: Path | str) -> list[str]:
     """The lines ``tfr analyze`` prints of a written ``summary.json``.
 
-    One run: RQ1's headline per model and source (``rq1: ...``), then per replayed trajectory set its steps, step
-    classes and P(Pass->Fail | passed) (``trajectories: ...``). A multi-seed run: each headline number as mean +-
-    SE over seeds (``seeds: ...``), then each seed's own lines (``seed <k> rq1: ...``), read from its summary.
+    One run: RQ1's headline per model and source (``rq1: ...``), then each arm report's ``analyze_lines(summary)``
+    under its name (the replayed trajectory sets' steps, step classes and P(Pass->Fail | passed)). A multi-seed
+    run: each headline number as mean +- SE over seeds (``seeds: ...``), then each seed's own lines
+    (``seed <k> rq1: ...``), read from its summary.
     """
     if summary.get("kind") == "multi_seed":
         lines = [
@@ -80,4 +85,5 @@ def summary_lines(summary: dict[str, Any], run_dir: Path | str) -> list[str]:
             lines += [f"seed {seed} {line}" for line in summary_lines(own, seed_dir(Path(run_dir), int(seed)))]
         return lines
     lines = [f"rq1: {line}" for line in headline_lines(summary["headline"]["rq1"])]
-    return lines + [f"trajectories: {line}" for line in trajectory_lines(summary)]
+    arms = [(r.NAME, getattr(r, "analyze_lines", _no_lines)) for r in reports()]
+    return lines + [f"{name}: {line}" for name, arm_lines in arms for line in arm_lines(summary)]

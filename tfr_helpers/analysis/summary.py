@@ -6,9 +6,6 @@ from typing import Any
 
 from tfr_helpers.analysis import answers, rq1, rq2, rq3
 from tfr_helpers.analysis.arms import reports
-from tfr_helpers.analysis.arms.trajectories import (
-    trajectory_answers,  # noqa: F401  (registers the trajectories' answer rows: notebook 02's first rows)
-)
 from tfr_helpers.analysis.headlines import headline, sections
 from tfr_helpers.analysis.inference import pairwise
 from tfr_helpers.analysis.inference.clustered import INTERVAL_FORM, METHODS, N_RESAMPLES, SEED

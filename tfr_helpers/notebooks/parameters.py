@@ -35,6 +35,7 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.config.arm_keys import ArmKeys
@@ -153,12 +154,20 @@ def _dict_lines(name: str, annotation: str, value: dict[str, Any], docs: dict[st
     return [*lines, _line("}", comment)]
 
 
+def config_fields() -> dict[str, FieldInfo]:
+    """The configuration's top-level keys: its own, then those of the arms declared at the top level."""
+    return {
+        **ExperimentConfig.model_fields,
+        **{k: v for arm in arms_in_section(ExperimentConfig.SECTION) for k, v in arm.settings_model.model_fields.items()},
+    }
+
+
 def parameters_source(notebook: str = "") -> str:
     """The generated ``parameters`` cell of one notebook (see the module docstring)."""
     defaults = ExperimentConfig().model_dump(mode="json")
-    docs = field_docs(ExperimentConfig)
+    docs = section_docs(ExperimentConfig)
     lines = [HEADER.rstrip("\n"), RUN_DIR_LINE]
-    for name, info in ExperimentConfig.model_fields.items():
+    for name, info in config_fields().items():
         value = QUICK_STUDY.get(name, defaults[name])
         annotation, comment = type_name(info.annotation), docs.get(name, "")
         nested = info.annotation if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel) else None
@@ -173,7 +182,7 @@ def parameters_source(notebook: str = "") -> str:
 # -- reading the parameters in the kernel ------------------------------------------------------------------
 def parameter_names() -> list[str]:
     """The experiment's keys a parameters cell declares (``run_dir`` and extras not included)."""
-    return list(ExperimentConfig.model_fields)
+    return list(config_fields())
 
 
 def _injected_names(namespace: Mapping[str, Any]) -> list[str]:

@@ -13,11 +13,19 @@ from tfr_helpers.pipeline import STAGES
 from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.pipeline.engine.runner import SANDBOX_RUNS
 from tfr_helpers.pipeline.engine.seed_dirs import shown_run
-from tfr_helpers.records import Results
+from tfr_helpers.records import Results, present_arms
 
 
 def _seconds(value: float) -> str:
     return f"{value:.1f} s" if value < 60 else f"{value // 60:.0f} min {value % 60:04.1f} s"
+
+
+def _none(results: Results) -> str:
+    return ""
+
+
+def _no_lines(results: Results) -> list[str]:
+    return []
 
 
 def stage_lines(results: Results) -> list[str]:
@@ -50,15 +58,14 @@ def count_lines(results: Results, run_dir: Path) -> list[str]:
     out.append(f"  sandbox runs: {runs:,}" if runs is not None else "  sandbox runs: not recorded (an older run)")
     out.append(f"  model calls behind the results: {calls:,} ({cached:,} served from the cache)")
     out.append(f"  tokens in/out: {tokens[0]:,}/{tokens[1]:,}; cost ${cost:.4f}")
-    part = results.trajectories
-    sets = f"{len(part.sets)} set{'' if len(part.sets) == 1 else 's'}" if part else ""
-    steps = f", {len(part.steps):,} replayed trajectory steps ({sets})" if part else ""
+    reports = [arm.load("report") for arm in present_arms(results) if arm.report is not None]
+    steps = "".join(f", {said}" for report in reports if (said := getattr(report, "record_counts", _none)(results)))
     out.append(
         f"  records: {len(results.generated_codes):,} code samples, {len(results.pair_evaluations):,} "
         f"(code, test) pairs, {len(results.refined_evaluations):,} refinement attempts{steps}"
     )
     skipped = Counter((s.model, s.stage, s.reason) for s in results.skipped)
-    left = trajectory_exclusions(results)
+    left = [line for report in reports for line in getattr(report, "exclusion_lines", _no_lines)(results)]
     if skipped or left:
         out.append("excluded (by design, counted):")
         out += [
@@ -72,25 +79,6 @@ def count_lines(results: Results, run_dir: Path) -> list[str]:
     }
     shown = {k: v for k, v in errors.items() if v}
     out.append("excluded (errors): " + (", ".join(f"{k} {v:,}" for k, v in shown.items()) or "none"))
-    return out
-
-
-def trajectory_exclusions(results: Results) -> list[str]:
-    """Per replayed trajectory set, the steps left out of RQ2's judged classes: unusable in the log, not reproduced
-    (no failing test ran again), not evaluable offline (none for a run without trajectories)."""
-    part = results.trajectories
-    if part is None:
-        return []
-    out = []
-    for info in part.sets:
-        counts = {
-            "unusable in the log": sum(u.dataset == info.name and u.step >= 0 for u in part.unusable),
-            "not reproduced": sum(s.dataset == info.name and s.step_class == "not_reproduced" for s in part.steps),
-            "not evaluable": sum(s.dataset == info.name and s.step_class == "not_evaluable" for s in part.steps),
-        }
-        said = ", ".join(f"{n:,} {what}" for what, n in counts.items() if n)
-        if said:
-            out.append(f"  {info.model} · {info.name} trajectory steps: {said}")
     return out
 
 

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tfr_helpers.pipeline.arms.declaration import Arm, from_declaration, register_arm, registered_arms
-from tfr_helpers.pipeline.arms.trajectories.arm import ARM as TRAJECTORIES
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.engine import runner
 from tfr_helpers.pipeline.engine.run_summary import RunSummary
@@ -34,7 +33,7 @@ BASE_STUDY: tuple[Stage, ...] = (
 )
 """The base study's stages, in the order they run."""
 
-ARMS: tuple[Arm, ...] = (*(from_declaration(arm) for arm in arms()), TRAJECTORIES)
+ARMS: tuple[Arm, ...] = tuple(from_declaration(arm) for arm in arms())
 """The study's arms: the arm packages of the arms' registry (``tfr_helpers.records.arm_registry.arms``, each
 ``tfr_helpers/arms/<arm>/``), then the arms still declared in ``pipeline/arms/<arm>/arm.py``. Their stages run after
 the base study's, in this order; ``finalize_results``, the view of a run in progress and the call totals iterate
@@ -65,9 +64,14 @@ GROUPS: dict[str, tuple[str, ...]] = {
         evaluate_refined_codes.STAGE.name,
         *(stage.name for arm in ARMS for stage in arm.stages),
     ),
+    "screening": (
+        screen_feedback.STAGE.name,
+        *(stage.name for arm in ARMS for stage in arm.stages if "screening" in stage.selects),
+    ),
 }
 """Names that stand for several stages in ``run_study``'s ``stages``: ``refinement`` is the base study's refinement
-and its evaluation, then every arm's stages (no work unless an arm's keys turn it on)."""
+and its evaluation, then every arm's stages (no work unless an arm's keys turn it on); ``screening`` is the
+screening of the feedback, then every arm's stage that screens its own (its items chosen by ``screening``)."""
 
 
 def include_new_arms() -> None:

@@ -16,7 +16,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -26,6 +26,7 @@ ARM_PACKAGES: tuple[str, ...] = (
     "tfr_helpers.arms.rounds",
     "tfr_helpers.arms.oracle",
     "tfr_helpers.arms.controls",
+    "tfr_helpers.arms.trajectories",
 )
 """The study's arm packages, in the order their stages run (after the base study's) and their reports appear. Each
 exports ``ARM``, an :class:`ArmDeclaration`."""
@@ -36,6 +37,15 @@ class ArmSettings(BaseModel):
     errors and the record never changes once validated (like every configuration section)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    LEFT_OUT_WHEN_DEFAULT: ClassVar[frozenset[str]] = frozenset()
+    """Keys left out of the run's fingerprint while they hold their default, so that a run made before the key
+    existed keeps its fingerprint (and its configuration hash)."""
+
+    def input_hashes(self) -> dict[str, str]:
+        """Parts of the run's fingerprint beyond the keys' values, ``{part: hash}``: the files the settings name
+        (a part under one of the keys, ``<key>.<name>``, makes stale the stages that declare the key). None here."""
+        return {}
 
 
 PartT = TypeVar("PartT", bound=Record)
@@ -59,6 +69,8 @@ class ArmDeclaration(Generic[PartT, SettingsT]):
         view: Dotted path of its view module (``show(results)``, the notebook section), or None.
         prompts: Dotted path of the package holding its own prompt templates (``<name>.txt`` files beside it,
             listed in its ``TEMPLATES``), which the prompt renderer loads, or None.
+        examples: Dotted path of a module giving labelled screening examples from a run directory for the learned
+            screener (``examples(run_dir, execute)``, ``data_hashes(config)``), or None.
         beyond_one: Whether, when on, it goes beyond one refinement per feedback (a "beyond one refinement" study).
         switch: How a configuration turns it on (``refinement.oracle_repair: true``), for messages naming the fix.
         summarize: ``summarize(settings)``: what it does when on, in a few words (None: its name).
@@ -74,6 +86,7 @@ class ArmDeclaration(Generic[PartT, SettingsT]):
     report: str | None = None
     view: str | None = None
     prompts: str | None = None
+    examples: str | None = None
     beyond_one: bool = False
     switch: str = ""
     summarize: Callable[[SettingsT], str] | None = None

@@ -32,7 +32,6 @@ from tfr_helpers.records.study import (
     SkippedWork,
     TestGenerationFailure,
 )
-from tfr_helpers.records.trajectories import TrajectoriesResults
 
 PartT = TypeVar("PartT", bound=Record)
 
@@ -82,8 +81,6 @@ class Results(Record):
     """Wall time per stage of the run that produced this file (timing field)."""
     time_limit: str = "time limit: fixed budget per test"
     """The per-test time-limit policy of generated and refined code (``sandbox.time_limit``), in words."""
-    trajectories: TrajectoriesResults | None = None
-    """Real refinement trajectories replayed (None unless ``trajectories``): ``tfr_helpers.records.trajectories``."""
     arm_parts: dict[str, SerializeAsAny[Record]] = Field(default_factory=dict)
     """Each arm package's part (``tfr_helpers.records.arm_registry``), by arm name, for the arms the run turned on.
     ``results.json`` holds each under the arm's own top-level key (``ArmDeclaration.field``: ``oracle_repair``), as

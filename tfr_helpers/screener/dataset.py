@@ -1,10 +1,9 @@
 """Training and evaluation data: one :class:`Example` per labelled test-fail feedback, from any real source.
 
 The data are a plain list of (features, label, task, source) records, so any source of labelled test-fail
-feedback plugs in: a run directory's replayed (or API) coders (:func:`examples_from_run`) and its replayed
-trajectory steps (:func:`examples_from_trajectories`: each reproduced failing test of a judged step, as the same
-:class:`~tfr_helpers.pipeline.screening.registry.ScreeningItem` the stage ``screen_trajectory_steps`` screens; source
-``trajectories:<set>``, one per trajectory set, so two runs of one model are two sources). The label is RQ1's: 1
+feedback plugs in: a run directory's replayed (or API) coders (:func:`examples_from_run`) and the examples of every
+arm that gives some (its ``examples`` module, :func:`arm_examples`: the replayed trajectory steps' reproduced failing
+tests, one source per trajectory set, so two runs of one model are two sources). The label is RQ1's: 1
 when the feedback is unreliable (the reference fails the test too), 0 when reliable; indeterminate feedback is left
 out. The label is read beside the features, never by them: :func:`examples_from_items` builds the features from the
 items and matrices alone.
@@ -15,8 +14,9 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
@@ -24,15 +24,12 @@ from tfr_helpers.benchmarks import get_task
 from tfr_helpers.consensus.from_run import RunMatrix, matrices_from_records
 from tfr_helpers.errors import DataError
 from tfr_helpers.models.provider_table import is_simulated
-from tfr_helpers.pipeline.arms.trajectories.screening_items import current_screening, screening_item
 from tfr_helpers.pipeline.engine.codec import decode_records
 from tfr_helpers.pipeline.engine.store import RunStore
 from tfr_helpers.pipeline.screening.registry import ScreeningItem
-from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation, TaskView
-from tfr_helpers.records.trajectory_screening import TrajectoryStepScreening
+from tfr_helpers.records import GeneratedCode, GeneratedTest, PairEvaluation
+from tfr_helpers.records.arm_registry import arms
 from tfr_helpers.replay import replay_hashes
-from tfr_helpers.replay.trajectories.feedback import failing
-from tfr_helpers.replay.trajectories.sets import load_trajectories, set_name, trajectory_hashes
 from tfr_helpers.screener.baselines import flags
 from tfr_helpers.screener.features import FEATURES, Execute, extract
 from tfr_helpers.screener.view import build_views
@@ -101,33 +98,9 @@ def checkpoint_records(store: RunStore, checkpoint: str, cls: type) -> list:
     return [r for e in store.read_checkpoint(checkpoint) for r in decode_records(e["data"]) if isinstance(r, cls)]
 
 
-def examples_from_trajectories(run_dir: Path, execute: Execute) -> list[Example]:
-    """The labelled failing tests of a run directory's screened trajectory steps (checkpoint
-    ``trajectory_screening``; the code and the tests come from the sets the run names, their outcomes from the
-    checkpoint). Empty when the run screened no step."""
-    store = RunStore(run_dir)
-    config = store.read_json("config.json")["config"]
-    records = checkpoint_records(store, "trajectory_screening", TrajectoryStepScreening)
-    screened = current_screening(records, config.get("screening") or [])
-    if not screened:
-        return []
-    entries = config.get("trajectories") or []
-    found = {(t.task_id, s.name): t for s in map(load_trajectories, entries) for t in s.trajectories}
-    views: dict[str, TaskView] = {}
-    items, labels, sets = [], [], []
-    for step in screened:
-        trajectory = found[(step.task_id, step.dataset)]
-        logged = {t.name: (i, t) for i, t in enumerate(failing(trajectory.attempts[step.step].tests))}
-        for test in step.tests:
-            index, source = logged[test.name]
-            items.append(screening_item(trajectory, step.model, step.step, index, source, test.outcome, views))
-            labels.append(int(test.unreliable))
-            sets.append(step.dataset)
-    made = examples_from_items(items, labels, {}, execute)
-    return [
-        replace(e, source=f"trajectories:{name}", feedback_id=f"{name}|{e.feedback_id}")
-        for e, name in zip(made, sets, strict=True)
-    ]
+def arm_examples() -> list[ModuleType]:
+    """The ``examples`` modules of the arms that give labelled screening examples (``ArmDeclaration.examples``)."""
+    return [arm.load("examples") for arm in arms() if arm.examples is not None]
 
 
 def examples_of_runs(run_dirs: Sequence[Path], execute: Execute) -> list[Example]:
@@ -139,7 +112,7 @@ def examples_of_runs(run_dirs: Sequence[Path], execute: Execute) -> list[Example
     """
     out: dict[tuple[str, str], Example] = {}
     for d in run_dirs:
-        found = examples_from_trajectories(d, execute)
+        found = [e for module in arm_examples() for e in module.examples(d, execute)]
         try:
             found = examples_from_run(d, execute) + found
         except DataError:
@@ -159,8 +132,8 @@ def data_provenance(run_dirs: Sequence[Path]) -> dict[str, dict[str, str]]:
             model = coder if isinstance(coder, str) else coder["model"]
             if model.startswith("replay:"):
                 out[model] = replay_hashes(model.removeprefix("replay:"))
-        for entry in config.get("trajectories") or []:
-            out[f"trajectories:{set_name(entry)}"] = trajectory_hashes(entry)
+        for module in arm_examples():
+            out.update(module.data_hashes(config))
     return out
 
 

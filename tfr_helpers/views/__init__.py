@@ -1,14 +1,13 @@
 """tfr_helpers.views: the case browser and small display helpers for the notebooks.
 
-Importing the package registers every case-row source (the base study's, then each arm's: each arm package's view,
-loaded through the arms' registry, and the trajectories') in ``case_rows.ROW_SOURCES``, which both case browsers loop
-over.
+Importing the package registers the case-row sources of the base study in ``case_rows.ROW_SOURCES``; each arm
+package's view registers its own when the case browsers first ask for rows (``case_rows.row_sources``). An arm
+package's notebook section: :func:`show_arm`.
 """
 
 from tfr_helpers.analysis.headlines import headline
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
-from tfr_helpers.records.arm_registry import arms
-from tfr_helpers.views.arm_sections import show_arm
+from tfr_helpers.views.arm_sections import show_arm, show_arm_screening
 from tfr_helpers.views.browser import CaseBrowser
 from tfr_helpers.views.cases import ALL, Filters, load_run_results
 from tfr_helpers.views.display import (
@@ -29,17 +28,10 @@ from tfr_helpers.views.headline_box import answers_box, headline_box, selection_
 from tfr_helpers.views.offline_browser import OfflineCaseBrowser
 from tfr_helpers.views.progress import results_so_far
 from tfr_helpers.views.run_details import RunDetails, mask_paths, run_outputs, shown_path
-from tfr_helpers.views.trajectories import (
-    real_rq2_figure,
-    trajectories_report,
-    trajectory_html,
-    trajectory_results,
-    trajectory_rewards_figure,
-    trajectory_step_rows,
-)
 
 __all__: list[str] = [
     "show_arm",
+    "show_arm_screening",
     "ALL",
     "Attempt",
     "CaseBrowser",
@@ -69,14 +61,4 @@ __all__: list[str] = [
     "sources",
     "sources_table",
     "tasks_overview",
-    "real_rq2_figure",
-    "trajectories_report",
-    "trajectory_html",
-    "trajectory_results",
-    "trajectory_rewards_figure",
-    "trajectory_step_rows",
 ]
-
-for _arm in arms():  # each arm package's view registers its case-row source when imported
-    if _arm.view is not None:
-        _arm.load("view")

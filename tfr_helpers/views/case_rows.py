@@ -28,6 +28,7 @@ from pathlib import Path
 from tfr_helpers.analysis.tidy.attempts import Attempt, build_attempts
 from tfr_helpers.pipeline.engine.artifact_log import read_artifact
 from tfr_helpers.records import ProgramRun, Results, TestOutcome
+from tfr_helpers.records.arm_registry import arms
 from tfr_helpers.views.render import rows_html
 
 TEXT_CAP = 4_000
@@ -96,14 +97,22 @@ def register_row_source(source: RowSource) -> RowSource:
     return source
 
 
+def row_sources() -> list[RowSource]:
+    """:data:`ROW_SOURCES`, once every arm package's view is imported (an arm's view registers its row sources)."""
+    for arm in arms():
+        if arm.view is not None:
+            arm.load("view")
+    return ROW_SOURCES
+
+
 def case_rows(results: Results, run_dir: Path) -> list[CaseRow]:
     """Every case of the run (the offline browser's rows), from every registered source."""
-    return [row for s in ROW_SOURCES if s.cases is not None for row in s.cases(results, run_dir)]
+    return [row for s in row_sources() if s.cases is not None for row in s.cases(results, run_dir)]
 
 
 def attempt_sections(results: Results, attempt: Attempt, run_dir: Path) -> list[tuple[str, str]]:
     """The (title, HTML) rows of one attempt (the ipywidgets browser's pane), from every registered source."""
-    return [row for s in ROW_SOURCES if s.sections is not None for row in s.sections(results, attempt, run_dir)]
+    return [row for s in row_sources() if s.sections is not None for row in s.sections(results, attempt, run_dir)]
 
 
 def cap(text: str | None) -> str:

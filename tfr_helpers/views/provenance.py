@@ -7,22 +7,27 @@ from __future__ import annotations
 import html
 
 from tfr_helpers.errors import ConfigError
-from tfr_helpers.records import Results
+from tfr_helpers.records import Results, present_arms
 from tfr_helpers.replay.datasets import dataset_spec
 
 COLUMNS = ("data", "kind", "model", "spec", "repository", "commit", "licence")
 """``spec``: what a params file names the data by (a coder's ``replay:...``, a ``trajectories`` entry)."""
 
 
-def _split(source: str) -> tuple[str, str]:
+def split_source(source: str) -> tuple[str, str]:
     """``github.com/owner/name@abc1234`` -> (``github.com/owner/name``, ``abc1234``); a source without a commit
     (an imported file) keeps its text as the repository."""
     repo, _, commit = source.partition("@")
     return repo, commit
 
 
+def _no_rows(results: Results) -> list[dict[str, str]]:
+    return []
+
+
 def provenance_rows(results: Results) -> list[dict[str, str]]:
-    """One row per replayed dataset of the run's coders and per replayed trajectory set (:data:`COLUMNS`)."""
+    """One row per replayed dataset of the run's coders, then the rows of each arm's view that replays data of its
+    own (its ``provenance_rows(results)``: a replayed trajectory set) (:data:`COLUMNS`)."""
     rows = []
     for src in results.model_sources:
         if src.source != "replayed" or not src.dataset:
@@ -36,14 +41,9 @@ def provenance_rows(results: Results) -> list[dict[str, str]]:
             {"data": src.dataset, "kind": "generations", "model": src.producer or "", "spec": src.model, "repository": repo}
             | {"commit": commit, "licence": licence}
         )
-    for info in results.trajectories.sets if results.trajectories else []:
-        repo, commit = _split(info.source)
-        kind = "self-repair trajectories" + ("" if info.origin == "published" else " (hand-written, not evidence)")
-        rows.append(
-            {"data": info.name, "kind": kind, "model": info.model, "spec": f"replay:{info.name}", "repository": repo}
-            | {"commit": commit}
-            | {"licence": info.license}
-        )
+    for arm in present_arms(results):  # an arm's own real data (a replayed trajectory set)
+        view = arm.load("view") if arm.view is not None else None
+        rows += getattr(view, "provenance_rows", _no_rows)(results)
     return rows
 
 

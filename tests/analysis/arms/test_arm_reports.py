@@ -22,7 +22,7 @@ from tfr_helpers.pipeline.engine.codec import load_results
 from tfr_helpers.records import Results
 
 WRITERS = (export, figures, headlines, summary_module)
-ARM_NAMES = ("rounds", "oracle_repair", "controls", "trajectories")
+ARM_NAMES = ("rounds", "oracle_repair", "controls", "trajectories")  # the registry's order
 
 
 def test_every_arm_report_is_listed_once_with_the_whole_interface() -> None:

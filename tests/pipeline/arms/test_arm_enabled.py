@@ -13,6 +13,7 @@ import pytest
 from tfr_helpers.arms.controls import ARM as CONTROLS
 from tfr_helpers.arms.oracle import ARM as ORACLE
 from tfr_helpers.arms.rounds import ARM as ROUNDS
+from tfr_helpers.arms.trajectories import ARM as TRAJECTORIES
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline.arms import declaration
 from tfr_helpers.pipeline.arms.declaration import Arm, arm_parts, enabled_arms, registered_arms
@@ -88,7 +89,7 @@ def _old_checks(config: ExperimentConfig) -> dict[str, bool]:
         "oracle": ORACLE.settings(config).oracle_repair,
         "controls": bool(CONTROLS.settings(config).controls),
         "rounds": ROUNDS.settings(config).rounds > 1,
-        "trajectories": bool(config.trajectories),
+        "trajectories": bool(TRAJECTORIES.settings(config).trajectories),
     }
 
 

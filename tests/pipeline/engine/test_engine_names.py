@@ -16,8 +16,8 @@ import pytest
 
 import tfr_helpers.pipeline.engine as engine
 from tfr_helpers.benchmarks import benchmark_names
+from tfr_helpers.notebooks.parameters import config_fields
 from tfr_helpers.pipeline.arms.declaration import registered_arms
-from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.study import STAGES
 
 ENGINE_KEYS = {
@@ -75,7 +75,7 @@ def code_words(source: str) -> set[str]:
 def config_keys_read(source: str) -> set[str]:
     """The configuration keys ``source`` reads: ``<...>config.<key>`` (or ``experiment.<key>``) and string literals
     naming a key (``"refinement"``, ``"refinement.rounds"``: a fingerprint part)."""
-    keys = set(ExperimentConfig.model_fields)
+    keys = set(config_fields())
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Attribute) and node.attr in keys:

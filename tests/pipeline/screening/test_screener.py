@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.pipeline.screening.test_strategies import item
+from tfr_helpers.arms.trajectories.stages.screening_items import trajectory_strategies
 from tfr_helpers.consensus.screening import SAMPLES
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import STRATEGIES, Screener, ScreeningItem, Verdict, register_strategy
-from tfr_helpers.pipeline.arms.trajectories.screening_items import trajectory_strategies
 from tfr_helpers.pipeline.config import scope
 from tfr_helpers.pipeline.config.experiment import config_from_dict
 from tfr_helpers.pipeline.screening.registry import resolve_strategy, too_few_samples

@@ -15,7 +15,6 @@ from typing import Any, Protocol, cast
 from pandas.io.formats.style import Styler
 
 from tfr_helpers.analysis.answers import AnswerKind
-from tfr_helpers.analysis.arms.trajectories import trajectories_report
 from tfr_helpers.records import Results
 from tfr_helpers.records.arm_registry import arms
 
@@ -54,4 +53,4 @@ def reports() -> list[ArmReport]:
     """Every arm's report, in the order of the headline rows and summary.json's sections: each arm package's (the
     registry's order), then the trajectories'."""
     packaged = [cast(ArmReport, arm.load("report")) for arm in arms() if arm.report is not None]
-    return [*packaged, trajectories_report]
+    return packaged

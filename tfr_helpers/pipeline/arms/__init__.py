@@ -1,1 +1,2 @@
-"""The arms beyond one refinement: the oracle-repaired arm and multi-round backprompting, each a set of stages."""
+"""The pipeline's side of the study's arms: each arm package's declaration made into the stages, part and calls the
+runner and ``finalize_results`` use (:mod:`.declaration`)."""

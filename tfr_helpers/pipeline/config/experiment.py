@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
@@ -23,6 +23,7 @@ from tfr_helpers.errors import ConfigError
 from tfr_helpers.launch import resolve
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.models.settings import ModelSettings, SamplingSettings
+from tfr_helpers.pipeline.config.arm_keys import ArmKeys
 from tfr_helpers.pipeline.config.coders import as_entry, default_benchmarks
 from tfr_helpers.pipeline.config.fingerprint import fingerprint
 from tfr_helpers.pipeline.config.sections import (
@@ -35,7 +36,6 @@ from tfr_helpers.pipeline.config.sections import (
 )
 from tfr_helpers.pipeline.screening.registry import resolve_strategy
 from tfr_helpers.replay import register_import
-from tfr_helpers.replay.trajectories.sets import check_entry as check_trajectory_entry
 
 Method = Callable[..., Any]
 
@@ -71,8 +71,11 @@ def _check_each(check: Callable[[str], object], names: list[str]) -> None:
             raise ValueError(str(exc)) from None
 
 
-class ExperimentConfig(Strict):
-    """One experiment: benchmarks and tasks, models and roles, sample counts, screening, limits, seed."""
+class ExperimentConfig(Strict, ArmKeys):
+    """One experiment: benchmarks and tasks, models and roles, sample counts, screening, limits, seed; and the
+    top-level keys of the arms declared at the top level (``ArmDeclaration.section == ""``)."""
+
+    SECTION: ClassVar[str] = ""
 
     run_name: str = Field(default="default", pattern=r"^[A-Za-z0-9_.-]+$")
     """Name of the run; the default run directory is ``runs/<run_name>``."""
@@ -119,10 +122,6 @@ class ExperimentConfig(Strict):
     numbers as mean +- standard error over seeds."""
     budget_usd: float | None = Field(default=None, gt=0)
     """Spending cap of the run in USD (null: none); a call that could pass it is not sent (needs model prices)."""
-    trajectories: list[str] = Field(default_factory=list)
-    """Real refinement trajectories to replay through RQ1 and RQ2, beside the study: registered sets
-    (``replay:reflexion-gpt4o-bcb``) or directories holding a Reflexion-format log or ``trajectories.jsonl``
-    (``replay:path/to/dir``); see docs/replay.md."""
 
     @field_validator("tasks")
     @classmethod
@@ -173,12 +172,6 @@ class ExperimentConfig(Strict):
             except ConfigError as exc:
                 raise ValueError(str(exc)) from None
         return self
-
-    @field_validator("trajectories")
-    @classmethod
-    def _known_trajectories(cls, value: list[str]) -> list[str]:
-        _check_each(check_trajectory_entry, value)
-        return list(dict.fromkeys(value))
 
     @model_validator(mode="after")
     def _coder_benchmarks(self) -> ExperimentConfig:

@@ -38,8 +38,8 @@ from tfr_helpers.benchmarks.selection_file import selection_path
 from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.models.sim import version as sim_version_module
 from tfr_helpers.prompts.render import TEMPLATES, load_template
+from tfr_helpers.records.arm_registry import arms
 from tfr_helpers.replay import replay_hashes
-from tfr_helpers.replay.trajectories.sets import trajectory_hashes
 
 ExperimentConfig = Any
 """An :class:`~tfr_helpers.pipeline.config.experiment.ExperimentConfig` (whose ``fingerprint`` method calls this
@@ -123,9 +123,13 @@ UNFINGERPRINTED = frozenset({"run_name", "concurrency", "budget_usd"})
 @register_hash_input("config")
 def config_values(config: ExperimentConfig) -> dict[str, str]:
     """Each result-relevant configuration value under its dotted key."""
-    # no trajectories: the part is left out, so a run made before the key existed keeps its fingerprint
-    left_out = set(UNFINGERPRINTED) | ({"trajectories"} if not config.trajectories else set())
-    data = config.model_dump(mode="json", exclude=left_out)
+    data = config.model_dump(mode="json", exclude=set(UNFINGERPRINTED))
+    for arm in arms():  # an arm's key at its default is left out, so a run made before the key existed keeps its fingerprint
+        settings = arm.settings(config)
+        section = data[arm.section] if arm.section else data
+        for key in settings.LEFT_OUT_WHEN_DEFAULT:
+            if getattr(settings, key) == type(settings).model_fields[key].get_default(call_default_factory=True):
+                section.pop(key, None)
     for transport in TRANSPORT_SETTINGS:
         data["model_settings"].pop(transport, None)
     if not config.sandbox.time_limit.margin:  # no near-limit band: a run made before the key existed keeps its fingerprint
@@ -175,12 +179,12 @@ def replay_dataset_hashes(config: ExperimentConfig) -> dict[str, str]:
     return parts
 
 
-@register_hash_input("trajectories")
-def trajectory_set_hashes(config: ExperimentConfig) -> dict[str, str]:
-    """The log files (pinned sha256, or a directory's own hashes) and readers' rules of each trajectory set."""
+@register_hash_input("arms")
+def arm_input_hashes(config: ExperimentConfig) -> dict[str, str]:
+    """The hashes of the files each arm's settings name (``ArmSettings.input_hashes``: a replayed log's files)."""
     parts: dict[str, str] = {}
-    for entry in config.trajectories:
-        parts.update(trajectory_hashes(entry))
+    for arm in arms():
+        parts.update(arm.settings(config).input_hashes())
     return parts
 
 

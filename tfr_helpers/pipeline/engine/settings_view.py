@@ -19,6 +19,7 @@ from typing import Any
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig
 from tfr_helpers.pipeline.config.fingerprint import UNFINGERPRINTED
 from tfr_helpers.pipeline.engine.stage import UndeclaredInput
+from tfr_helpers.records.arm_registry import ArmSettings
 
 TEMPLATE = "template:"
 """Prefix of a declared prompt template (``template:refine``)."""
@@ -61,6 +62,22 @@ class SettingsView:
                     "change of it makes the stage's records stale"
                 )
         return getattr(self._config, name)
+
+    def arm_settings(self, name: str) -> ArmSettings | None:
+        """The settings of the arm ``name`` declared at the top level (``ArmDeclaration.settings``), once the stage
+        declares every key of them.
+
+        Raises:
+            UndeclaredInput: The stage does not declare one of the arm's keys.
+        """
+        found = self._config.arm_settings(name)
+        missing = [key for key in type(found).model_fields if key not in self._keys] if found is not None else []
+        if missing:
+            raise UndeclaredInput(
+                f"stage {self._stage!r} read the configuration key {missing[0]!r} of arm {name!r}, which it does not "
+                "declare: add it to its Inputs(settings=...) so that a change of it makes the stage's records stale"
+            )
+        return found
 
     def require_template(self, name: str) -> None:
         """Check that the stage declares the prompt template ``name`` it renders.

@@ -20,7 +20,7 @@ from tfr_helpers.benchmarks import load_tasks
 from tfr_helpers.benchmarks.registry import benchmark_of_id
 from tfr_helpers.errors import DataError
 from tfr_helpers.records import Task
-from tfr_helpers.records.trajectories import Trajectory, TrajectoryAttempt, UnusableStep
+from tfr_helpers.replay.trajectories.logged import Trajectory, TrajectoryAttempt, UnusableStep
 
 _MULTIPL_E = re.compile(r"^(HumanEval|mbpp)_(\d+)_(\w+)$")
 _PREFIX = {"HumanEval": "HumanEval/", "mbpp": "MBPP/"}

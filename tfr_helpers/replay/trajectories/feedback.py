@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tfr_helpers.records.trajectories import FeedbackFormat, LoggedTest
+from tfr_helpers.replay.trajectories.logged import FeedbackFormat, LoggedTest
 
 HARNESS_FAULT = "object has no attribute 'test'"
 """The message of the logging harness's fault: it failed to run the tests at all."""

@@ -23,10 +23,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tfr_helpers.errors import DataError
-from tfr_helpers.records.trajectories import LoggedTest, Trajectory, TrajectoryAttempt, UnusableStep
 from tfr_helpers.replay.jsonl import read_jsonl
 from tfr_helpers.replay.trajectories.build import LoggedRow, build_trajectories
 from tfr_helpers.replay.trajectories.feedback import detect_format, parse_feedback
+from tfr_helpers.replay.trajectories.logged import LoggedTest, Trajectory, TrajectoryAttempt, UnusableStep
 
 IMPORT_FILE = "trajectories.jsonl"
 """The import format's file name in a directory."""

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from tfr_helpers.errors import DataError
-from tfr_helpers.records.trajectories import Trajectory, TrajectoryAttempt, UnusableStep
 from tfr_helpers.replay.trajectories.build import LoggedRow, build_trajectories
 from tfr_helpers.replay.trajectories.feedback import parse_feedback
+from tfr_helpers.replay.trajectories.logged import Trajectory, TrajectoryAttempt, UnusableStep
 
 REFLEXION_FIELDS = ("implementations", "test_feedback")
 """The fields that make a JSON line a Reflexion-format log row."""

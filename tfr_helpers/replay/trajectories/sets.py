@@ -20,12 +20,12 @@ from typing import Literal
 from tfr_helpers.benchmarks.files import file_sha256
 from tfr_helpers.errors import ConfigError, DataError
 from tfr_helpers.launch import resolve
-from tfr_helpers.records.trajectories import Trajectory, TrajectorySet, UnusableStep
 from tfr_helpers.replay.datasets import DatasetSpec, ReplayFile
 from tfr_helpers.replay.resolve import resolve_dataset, verify_file
 from tfr_helpers.replay.trajectories.build import benchmarks_of
 from tfr_helpers.replay.trajectories.fixed_lists import TEST_LISTS, TestList, list_name_of, read_test_list
 from tfr_helpers.replay.trajectories.imported import IMPORT_FILE, read_trajectory_import
+from tfr_helpers.replay.trajectories.logged import Trajectory, TrajectorySet, UnusableStep
 from tfr_helpers.replay.trajectories.reflexion_log import is_reflexion_log, read_reflexion_log
 
 REFLEXION_PROTOCOL = "Reflexion: feedback -> verbal self-reflection -> new code"

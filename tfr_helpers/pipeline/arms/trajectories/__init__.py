@@ -1,1 +1,0 @@
-"""The trajectory arm: real, published self-repair trajectories replayed through RQ1 and RQ2 (``trajectories``)."""
