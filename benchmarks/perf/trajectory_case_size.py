@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from tfr_helpers.arms.trajectories import ARM as TRAJECTORIES
 from tfr_helpers.arms.trajectories.records.trajectories import TrajectoriesResults, TrajectoryStepEvaluation
 from tfr_helpers.arms.trajectories.report.trajectory_cases import logged_sets
 from tfr_helpers.arms.trajectories.view import step_row, with_trajectories
@@ -51,10 +52,11 @@ def _shipped() -> Results:
 def main() -> None:
     start = time.perf_counter()
     results = with_trajectories(results_so_far(sys.argv[1]), Path(sys.argv[1])) if len(sys.argv) > 1 else _shipped()
-    assert results.trajectories is not None, "the run replays no trajectory"
+    assert results.has(TRAJECTORIES), "the run replays no trajectory"
+    part = results.part(TRAJECTORIES)
     logs = logged_sets(results)
-    rows = [step_row(s, logs) for s in results.trajectories.steps]
-    for dataset in dict.fromkeys(s.dataset for s in results.trajectories.steps):
+    rows = [step_row(s, logs) for s in part.steps]
+    for dataset in dict.fromkeys(s.dataset for s in part.steps):
         mine = [r for r in rows if r.facets["set"] == dataset]
         size = len(encode(mine).encode())
         print(f"{dataset}: {len(mine)} steps, {size:,} bytes, {size / len(mine):,.0f} bytes per step")

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from tests.pipeline.conftest import results_json
+from tfr_helpers.arms.trajectories import ARM as TRAJECTORIES
 from tfr_helpers.analysis import load_results
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.pipeline import load_config, run_stages
@@ -42,7 +43,7 @@ def test_the_main_job_samples_the_demonstration_only(replay_env: Path, shared_be
     sim = {b: sum(t.benchmark == b for t in scope.coder_tasks(main, main_tasks, "sim:default")) for b in main.benchmarks}
     assert sim == {"humaneval": 164, "mbpp": 427, "bigcodebench": 40}
     assert len(scope.coder_tasks(full, full_tasks, "sim:default")) == 929
-    assert main.trajectories == full.trajectories
+    assert TRAJECTORIES.settings(main).trajectories == TRAJECTORIES.settings(full).trajectories
     a, b = (yaml.safe_load((PARAMS / name).read_text()) for name in ("default.yaml", "full.yaml"))
     assert {k: v for k, v in a.items() if k not in ("run_name", "tasks")} == {
         k: v for k, v in b.items() if k not in ("run_name", "tasks")
