@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from tests.pipeline.conftest import results_json
-from tfr_helpers.arms.trajectories import ARM as TRAJECTORIES
 from tfr_helpers.analysis import load_results
+from tfr_helpers.arms.trajectories import ARM as TRAJECTORIES
 from tfr_helpers.models.provider_table import is_replayed, is_simulated
 from tfr_helpers.pipeline import load_config, run_stages
 from tfr_helpers.pipeline.config import scope
