@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
+from tfr_helpers.analysis.inference.clustered import group_sums
 from tfr_helpers.analysis.inference.measures import joint_cells, paired
 
 MIN_INFORMATIVE_TASKS = 6
@@ -101,9 +102,7 @@ Tasks = Sequence[Hashable] | np.ndarray | TaskIndex
 
 
 def _task_sums(idx: np.ndarray, values: np.ndarray) -> np.ndarray:
-    size = int(idx.max()) + 1 if idx.size else 0
-    cols = [np.bincount(idx, weights=values[:, j], minlength=size) for j in range(values.shape[1])]
-    return np.column_stack(cols) if cols else np.zeros((size, 0))
+    return group_sums(idx, values, int(idx.max()) + 1 if idx.size else 0)
 
 
 def swap_test(
