@@ -7,7 +7,15 @@ import math
 import numpy as np
 import pytest
 
-from tfr_helpers.analysis.inference.clustered import bootstrap_p, cells_stat, ratio, resampler, share, task_mean
+from tfr_helpers.analysis.inference.clustered import (
+    bootstrap_p,
+    cells_stat,
+    group_sums,
+    ratio,
+    resampler,
+    share,
+    task_mean,
+)
 from tfr_helpers.analysis.inference.measures import confusion_cells, joint_cells, paired, specificity
 from tfr_helpers.analysis.inference.stats import wilson
 
@@ -127,3 +135,14 @@ def test_a_share_from_one_task_has_no_interval_and_one_at_the_boundary_gets_wils
     among = np.array([i < 3 for i in range(20) for _ in range(5)])
     none = share_interval(clustered_rows(tasks), np.zeros(100, dtype=bool), among)
     assert none.clusters == 3 and (none.low, round(100 * none.high, 1)) == pytest.approx((0.0, 56.1))
+
+
+def test_group_sums_are_bincounts_sums_bit_for_bit() -> None:
+    rng = np.random.default_rng(5)
+    group = rng.integers(0, 7, size=300)
+    values = rng.normal(size=(300, 3)) / rng.integers(1, 7, size=(300, 3))
+    out = group_sums(group, values, 9)  # two empty groups at the end
+    expected = np.column_stack([np.bincount(group, weights=values[:, j], minlength=9) for j in range(3)])
+    assert out.shape == (9, 3) and out.tobytes() == expected.tobytes()
+    assert group_sums(np.array([1, 0, 1]), np.array([[1.0], [2.0], [4.0]]), 2).tolist() == [[2.0], [5.0]]
+    assert group_sums(np.zeros(0, dtype=int), np.zeros((0, 2)), 0).shape == (0, 2)

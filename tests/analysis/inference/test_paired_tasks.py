@@ -12,6 +12,7 @@ from tfr_helpers.analysis.inference.paired_tasks import (
     TESTED,
     TOO_FEW,
     UNDEFINED,
+    TaskIndex,
     paired_measure_test,
     paired_task_test,
 )
@@ -75,3 +76,17 @@ def test_screeners_swap_decisions_within_tasks() -> None:
     assert test.value == pytest.approx(1.0) and test.p_value == pytest.approx(2 / 256)
     none = paired_measure_test(tasks[:0], rel[:0], rel[:0], rel[:0], mcc)
     assert none.status == UNDEFINED and none.p_value is None
+
+
+def test_a_task_index_made_once_gives_the_same_tests_as_the_labels() -> None:
+    rng = np.random.default_rng(3)
+    tasks = [f"t{i}" for i in rng.integers(0, 30, size=400)] + [7, 7, 12]  # mixed labels sort as text
+    a, b = rng.integers(0, 2, size=len(tasks)), rng.integers(0, 2, size=len(tasks))
+    index = TaskIndex.of(tasks)
+    assert TaskIndex.of(index) is index and len(index) == len(tasks)
+    for among in (None, rng.integers(0, 2, size=len(tasks)).astype(bool)):
+        assert paired_task_test(index, a, b, among) == paired_task_test(tasks, a, b, among)
+    small = tasks[:60]  # few tasks: the exact enumeration
+    assert paired_task_test(TaskIndex.of(small), a[:60], b[:60]) == paired_task_test(small, a[:60], b[:60])
+    rel = rng.integers(0, 2, size=len(tasks)).astype(bool)
+    assert paired_measure_test(index, a == 1, b == 1, rel, mcc) == paired_measure_test(tasks, a == 1, b == 1, rel, mcc)

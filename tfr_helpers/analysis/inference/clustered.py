@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 from scipy import stats as sps
+from scipy.sparse import csr_matrix
 
 N_RESAMPLES = 2000
 """Bootstrap resamples of every interval."""
@@ -57,6 +58,14 @@ class Interval:
     """Bootstrap variance over the variance the same rows would have if they were independent (NaN if unknown)."""
     p_value: float = math.nan
     """Two-sided bootstrap p-value of "the statistic is 0" (read it for differences): see :func:`bootstrap_p`."""
+
+
+def group_sums(group: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """Sums of the rows of ``values`` (shape ``(rows, k)``) per group (``group``: each row's, below ``size``), shape
+    ``(size, k)``: one sparse product for all columns, each group's rows added in row order as ``np.bincount``
+    adds them (the same floating-point sums)."""
+    indicator = csr_matrix((np.ones(group.size), (group, np.arange(group.size))), shape=(size, group.size))
+    return np.asarray(indicator @ values, dtype=float).reshape(size, values.shape[1])
 
 
 @dataclass(frozen=True)
@@ -99,9 +108,7 @@ class Resampler:
         """Sums of ``values`` (shape ``(rows, k)``) per unit, shape ``(units, k)``."""
         values = np.asarray(values, dtype=float)
         values = values[:, None] if values.ndim == 1 else values
-        size = self.task_of_unit.size
-        cols = [np.bincount(self.unit_of_row, weights=values[:, j], minlength=size) for j in range(values.shape[1])]
-        return np.column_stack(cols) if cols else np.zeros((size, 0))
+        return group_sums(self.unit_of_row, values, self.task_of_unit.size)
 
     def task_sums(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per-task sums of one row quantity: on the full sample ``(tasks,)`` and per resample ``(R, tasks)``."""

@@ -96,10 +96,13 @@ def mcc_zero_test(
     if informative < min_informative:
         return TaskTest(value, None, n_tasks, informative, f"fewer than {min_informative} informative tasks", TOO_FEW)
     low = int(np.maximum(0, a_t + r_t - n_t).sum())  # the smallest TP any permutation gives
+    # each stratum's hypergeometric pmf over its possible TP counts, all in one call, convolved stratum by stratum
+    sizes = np.minimum(a_t, r_t) - np.maximum(0, a_t + r_t - n_t) + 1
+    stratum = np.repeat(np.arange(n_t.size), sizes)
+    k = np.maximum(0, a_t + r_t - n_t)[stratum] + np.arange(stratum.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     pmf = np.ones(1)
-    for nt, rt, at in zip(n_t, r_t, a_t, strict=True):
-        k = np.arange(max(0, at + rt - nt), min(at, rt) + 1)
-        pmf = np.convolve(pmf, hypergeom.pmf(k, nt, rt, at))
+    for part in np.split(hypergeom.pmf(k, n_t[stratum], r_t[stratum], a_t[stratum]), np.cumsum(sizes)[:-1]):
+        pmf = np.convolve(pmf, part)
     tp = low + np.arange(pmf.size)
     extreme = np.abs(n * tp - a * r) >= abs(n * x - a * r)  # integers: no rounding in the comparison
     method = METHOD if within is None else METHOD_WITHIN

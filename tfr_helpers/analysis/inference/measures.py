@@ -149,12 +149,11 @@ def paired_level_cells(
     rel = np.asarray(reliable, dtype=bool)
     size = levels.size
 
-    def one_hot(x: np.ndarray) -> np.ndarray:
-        cells = np.zeros((rel.size, 2 * size))
-        cells[np.arange(rel.size), np.where(rel, 0, size) + np.searchsorted(levels, x)] = 1.0
-        return cells
-
-    ca, cb = one_hot(a), one_hot(b)
+    rows, base = np.arange(rel.size), np.where(rel, 0, size)
+    col_a, col_b = base + np.searchsorted(levels, a), base + np.searchsorted(levels, b)
+    cells, swapped = np.zeros((rel.size, 4 * size)), np.zeros((rel.size, 4 * size))
+    cells[rows, col_a], cells[rows, 2 * size + col_b] = 1.0, 1.0  # A's one-hot (reliable, level) cells, then B's
+    swapped[rows, col_b], swapped[rows, 2 * size + col_a] = 1.0, 1.0
 
     def diff(c: np.ndarray) -> np.ndarray:
         first, second = c[..., : 2 * size], c[..., 2 * size :]
@@ -162,4 +161,4 @@ def paired_level_cells(
             second[..., :size], second[..., size:]
         )
 
-    return np.hstack([ca, cb]), np.hstack([cb, ca]), diff
+    return cells, swapped, diff

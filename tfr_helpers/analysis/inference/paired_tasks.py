@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
+from tfr_helpers.analysis.inference.clustered import group_sums
 from tfr_helpers.analysis.inference.measures import joint_cells, paired
 
 MIN_INFORMATIVE_TASKS = 6
@@ -77,15 +78,35 @@ class TaskTest:
         return self.p_value is not None and self.p_value < alpha
 
 
-def _task_sums(tasks: Sequence[Hashable] | np.ndarray, values: np.ndarray) -> np.ndarray:
-    _, idx = np.unique(np.asarray([str(t) for t in tasks]), return_inverse=True)
-    out = np.zeros((int(idx.max()) + 1 if idx.size else 0, values.shape[1]))
-    np.add.at(out, idx, values)
-    return out
+@dataclass(frozen=True)
+class TaskIndex:
+    """Each row's task as its position among the sorted task names: made once (:meth:`of`) for the many tests on
+    the same rows, and accepted wherever the tests take the rows' task labels."""
+
+    of_row: np.ndarray
+    """Shape ``(rows,)``: the row's task, numbered in the order of the task names as text."""
+
+    @classmethod
+    def of(cls, tasks: Sequence[Hashable] | np.ndarray | TaskIndex) -> TaskIndex:
+        """The index of task labels (returned unchanged when already one)."""
+        if isinstance(tasks, TaskIndex):
+            return tasks
+        return cls(np.unique(np.asarray([str(t) for t in tasks]), return_inverse=True)[1].reshape(-1))
+
+    def __len__(self) -> int:
+        return int(self.of_row.size)
+
+
+Tasks = Sequence[Hashable] | np.ndarray | TaskIndex
+"""Task of each row: the labels, or their :class:`TaskIndex`."""
+
+
+def _task_sums(idx: np.ndarray, values: np.ndarray) -> np.ndarray:
+    return group_sums(idx, values, int(idx.max()) + 1 if idx.size else 0)
 
 
 def swap_test(
-    tasks: Sequence[Hashable] | np.ndarray,
+    tasks: Tasks,
     cells: np.ndarray,
     swapped: np.ndarray,
     stat: Callable[[np.ndarray], np.ndarray],
@@ -97,7 +118,7 @@ def swap_test(
     """The general test: ``stat`` of the summed ``cells``, against whole tasks swapped to their ``swapped`` cells.
 
     Args:
-        tasks: Task of each row.
+        tasks: Task of each row (or their :class:`TaskIndex`).
         cells: Shape ``(rows, k)``: each row's contribution with the arms as observed.
         swapped: Shape ``(rows, k)``: the same row's contribution with the two arms' labels exchanged.
         stat: Maps summed cells of shape ``(..., k)`` to one value per leading index (A minus B: swapping every
@@ -112,7 +133,8 @@ def swap_test(
     cells, swapped = np.asarray(cells, dtype=float), np.asarray(swapped, dtype=float)
     if cells.ndim != 2 or cells.shape != swapped.shape or cells.shape[0] != len(tasks):
         raise ValueError("cells and swapped must both have shape (rows, k), one row per task label")
-    per_task, delta = _task_sums(tasks, cells), _task_sums(tasks, swapped - cells)
+    idx = TaskIndex.of(tasks).of_row
+    per_task, delta = _task_sums(idx, cells), _task_sums(idx, swapped - cells)
     informative = np.flatnonzero(np.abs(delta).sum(axis=1) > 1e-12)
     m, n_tasks = informative.size, per_task.shape[0]
     total = per_task.sum(axis=0)
@@ -140,7 +162,7 @@ def _rate_difference(c: np.ndarray) -> np.ndarray:
 
 
 def paired_task_test(
-    tasks: Sequence[Hashable] | np.ndarray,
+    tasks: Tasks,
     a: Sequence[float] | np.ndarray,
     b: Sequence[float] | np.ndarray,
     among: Sequence[bool] | np.ndarray | None = None,
@@ -171,7 +193,7 @@ def paired_task_test(
 
 
 def paired_measure_test(
-    tasks: Sequence[Hashable] | np.ndarray,
+    tasks: Tasks,
     accepted_a: np.ndarray,
     accepted_b: np.ndarray,
     reliable: np.ndarray,

@@ -26,7 +26,14 @@ import pandas as pd
 from tfr_helpers.analysis.inference.clustered import N_RESAMPLES, SEED, Interval, counts_stat, ratio
 from tfr_helpers.analysis.inference.label_permutation import mcc_zero_test
 from tfr_helpers.analysis.inference.measures import MEASURES, joint_cells, paired, paired_level_cells
-from tfr_helpers.analysis.inference.paired_tasks import TaskTest, holm, paired_measure_test, paired_task_test, swap_test
+from tfr_helpers.analysis.inference.paired_tasks import (
+    TaskIndex,
+    TaskTest,
+    holm,
+    paired_measure_test,
+    paired_task_test,
+    swap_test,
+)
 from tfr_helpers.analysis.inference.screening_set import BASELINE, common_sets, last_of, set_resamplers
 from tfr_helpers.analysis.inference.stats import pct
 from tfr_helpers.analysis.tidy.sources import skip_reason, source_of
@@ -85,6 +92,7 @@ def _pairwise(results: Results, n_resamples: int, seed: int) -> pd.DataFrame:
         rel = cs.feedback["reliable"].to_numpy(dtype=bool)
         tasks, code_tasks = cs.feedback["task_id"].tolist(), cs.codes["task_id"].tolist()
         code_samples = cs.feedback["code_index"].tolist()
+        task_index, code_task_index = TaskIndex.of(tasks), TaskIndex.of(code_tasks)  # once for every test below
         refined = skip_reason(results, model, "refine_codes") is None and cs.feedback["gain"].notna().any()
         head = {"model": model, "source": source_of(results, model).source, "decisions": len(cs.feedback)}
         change = {s: cs.per_code_change(s) for s in cs.strategies} if refined else {}
@@ -97,18 +105,18 @@ def _pairwise(results: Results, n_resamples: int, seed: int) -> pd.DataFrame:
                 if family == "primary":  # the other strategy's MCC = 0 (accept_all's, by convention)
                     test = mcc_zero_test(tasks, acc_b if a == BASELINE else acc_a, rel, within=code_samples)
                 else:
-                    test = paired_measure_test(tasks, acc_a, acc_b, rel, MEASURES[measure], seed=seed)
+                    test = paired_measure_test(task_index, acc_a, acc_b, rel, MEASURES[measure], seed=seed)
                 row = {"a": a, "b": b, "measure": measure, "family": family}
                 rows.append({**head, **row, **_row(iv, test)})
             scores_a, scores_b = cs.ranking_scores(a), cs.ranking_scores(b)
             if scores_a is not None and scores_b is not None and len(set(rel)) == 2:
                 cells, swapped, stat = paired_level_cells(scores_a, scores_b, rel)
                 iv = counts_stat(rs_fb, *rs_fb.sums(cells), stat, scale="identity")
-                test = swap_test(tasks, cells, swapped, stat, seed=seed)
+                test = swap_test(task_index, cells, swapped, stat, seed=seed)
                 rows.append({**head, "a": a, "b": b, "measure": "auroc", "family": "exploratory", **_row(iv, test)})
             if refined:
                 iv = ratio(rs_codes, change[a] - change[b], np.ones(len(cs.codes)), "identity")
-                test = paired_task_test(code_tasks, change[a], change[b], seed=seed)
+                test = paired_task_test(code_task_index, change[a], change[b], seed=seed)
                 row = {"a": a, "b": b, "measure": "net_change_per_code", "family": "exploratory"}
                 rows.append({**head, **row, **_row(iv, test)})
     frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("p_holm", "differs")])
