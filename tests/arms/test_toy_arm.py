@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tfr_helpers.analysis.answers import KINDS
 from tfr_helpers.analysis.headlines import headline_numbers
 from tfr_helpers.analysis.summary import build_summary
 from tfr_helpers.errors import ConfigError
@@ -160,6 +161,8 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     declaration = register_arm(importlib.import_module("toyarm").ARM)
     yield declaration
     unregister_arm("toy")
+    for kind in getattr(sys.modules.get("toyarm.report"), "HEADLINE_KINDS", ()):
+        KINDS.pop(kind.name, None)  # the headline kinds its report registered go with it
     for name in [m for m in sys.modules if m == "toyarm" or m.startswith("toyarm.")]:
         del sys.modules[name]
 

@@ -156,7 +156,8 @@ def test_the_next_notebook_starts_once_the_stages_cell_is_done_beside_the_analys
     nb = nbformat.read(str(nbs / "00_setup.ipynb"), as_version=4)
     nb.cells[1].metadata["tags"] = ["stages"]  # as in the series: the cell that runs the notebook's stages
     nbformat.write(nb, str(nbs / "00_setup.ipynb"))
-    _write(nbs / "01_rq1_feedback_reliability.ipynb", stamp.format("01_start"))
+    # 01 runs 2 s, all beside 00's 6 s last cell, so the two overlap by more than the summary's 1 s threshold
+    _write(nbs / "01_rq1_feedback_reliability.ipynb", stamp.format("01_start"), "import time\ntime.sleep(2)")
     _write(nbs / "later.ipynb", stamp.format("later_start"))  # outside the series: waits for both
     run = tmp_path / "run"
     running: list[str] = []

@@ -127,11 +127,12 @@ _REGISTERED: dict[str, ArmDeclaration[Any, Any]] = {}
 
 def _packages() -> list[ArmDeclaration[Any, Any]]:
     if not _LOADED:
-        for package in ARM_PACKAGES:
-            declaration = importlib.import_module(package).ARM
+        found = [importlib.import_module(package).ARM for package in ARM_PACKAGES]
+        for package, declaration in zip(ARM_PACKAGES, found, strict=True):
             if not isinstance(declaration, ArmDeclaration):
                 raise TypeError(f"{package}.ARM is not an ArmDeclaration")
-            _LOADED.append(declaration)
+        if not _LOADED:  # importing the arms loads the study, which may have asked (and filled this) already
+            _LOADED.extend(found)
     return _LOADED
 
 
