@@ -8,7 +8,7 @@ from tfr_helpers.arms.controls.stages.requests import TEMPLATES as CONTROL_TEMPL
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models import TEMPLATE_VERSIONS, TEMPLATES, make_request, render_prompt
 from tfr_helpers.models.sim import provider as sim_provider
-from tfr_helpers.prompts.render import load_template
+from tfr_helpers.prompts.render import load_template, templates
 from tfr_helpers.replay.provider import SERVED_TEMPLATES
 
 ALL = {
@@ -30,7 +30,7 @@ def test_every_other_list_of_templates_names_the_prompts_own():
     """The template names are written once (``prompts``); the replay datasets and the controls pick from them."""
     assert set(SERVED_TEMPLATES) <= set(TEMPLATES)
     assert set(CONTROL_TEMPLATES.values()) <= set(TEMPLATES)
-    assert sim_provider.TEMPLATES is TEMPLATES  # the simulated model's error lists the prompts' own tuple
+    assert sim_provider.templates is templates  # the simulated model's error lists the prompts' own names
 
 
 def test_the_control_templates_hold_no_feedback_slot_but_the_placebo_keeps_the_refine_text():

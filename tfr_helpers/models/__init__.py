@@ -50,12 +50,21 @@ from tfr_helpers.models.parse import (
 from tfr_helpers.models.provider_builder import make_provider
 from tfr_helpers.models.provider_table import PROVIDERS, is_replayed, is_simulated, known_providers, register_provider
 from tfr_helpers.models.settings import CacheMode, ModelSettings, Price, RetryPolicy, SamplingSettings
-from tfr_helpers.prompts import TEMPLATE_VERSIONS, TEMPLATES, make_request, render_prompt
+from tfr_helpers.prompts import make_request, render_prompt, template_versions, templates
+
+
+def __getattr__(name: str) -> object:
+    """``TEMPLATES`` and ``TEMPLATE_VERSIONS`` (``prompts.templates``, ``prompts.template_versions``), on first use:
+    the templates include each arm's own, read off the arms' registry, whose arms import this package."""
+    if name == "TEMPLATES":
+        return templates()
+    if name == "TEMPLATE_VERSIONS":
+        return template_versions()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "PROVIDERS",
-    "TEMPLATES",
-    "TEMPLATE_VERSIONS",
     "AuthError",
     "BadRequest",
     "CacheMode",

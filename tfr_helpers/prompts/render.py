@@ -26,7 +26,8 @@ BASE_TEMPLATES = ("codegen", "ebt", "pbt", "refine", "judge", "judge_reasoning")
 """The base study's templates (files in this folder), one per role."""
 
 
-def _arm_templates() -> dict[str, Path]:
+@cache
+def _arm_files() -> dict[str, Path]:
     """Each arm's own templates (``ArmDeclaration.prompts``: its package's ``TEMPLATES``), name -> file.
 
     Raises:
@@ -44,9 +45,26 @@ def _arm_templates() -> dict[str, Path]:
     return files
 
 
-_ARM_FILES = _arm_templates()
-TEMPLATES = (*BASE_TEMPLATES, *_ARM_FILES)
-"""Template names: the base study's (one per role), then each arm's own (the controls' ``retry`` and ``placebo``)."""
+def templates() -> tuple[str, ...]:
+    """Template names: the base study's (one per role), then each arm's own (the controls' ``retry`` and
+    ``placebo``), read off the arms' registry on first use (an arm's package may import what imports this module)."""
+    return (*BASE_TEMPLATES, *_arm_files())
+
+
+@cache
+def template_versions() -> dict[str, str]:
+    """Each template's version (its ``version:`` header line)."""
+    return {name: load_template(name).version for name in templates()}
+
+
+def __getattr__(name: str) -> object:
+    """``TEMPLATES`` and ``TEMPLATE_VERSIONS``: :func:`templates` and :func:`template_versions`, on first use."""
+    if name == "TEMPLATES":
+        return templates()
+    if name == "TEMPLATE_VERSIONS":
+        return template_versions()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 VARIABLES = ("description", "entry_point", "signature", "code", "feedback", "n_tests")
 """Every variable a template may use; anything else passed to :func:`render_prompt` is an error."""
@@ -69,9 +87,9 @@ def load_template(name: str) -> PromptTemplate:
     Raises:
         ConfigError: Unknown template name.
     """
-    if name not in TEMPLATES:
-        raise ConfigError(f"unknown prompt template {name!r}; known templates: {', '.join(TEMPLATES)}")
-    lines = _ARM_FILES.get(name, _DIR / f"{name}.txt").read_text(encoding="utf-8").splitlines()
+    if name not in templates():
+        raise ConfigError(f"unknown prompt template {name!r}; known templates: {', '.join(templates())}")
+    lines = _arm_files().get(name, _DIR / f"{name}.txt").read_text(encoding="utf-8").splitlines()
     header: dict[str, str] = {}
     sections: list[tuple[str, list[str]]] = []
     for line in lines:
@@ -91,15 +109,11 @@ def load_template(name: str) -> PromptTemplate:
     )
 
 
-TEMPLATE_VERSIONS: dict[str, str] = {name: load_template(name).version for name in TEMPLATES}
-"""Version string of each template (part of the response cache key)."""
-
-
 def render_prompt(template: str, **variables: object) -> list[Message]:
     """Fill one template.
 
     Args:
-        template: One of :data:`TEMPLATES`.
+        template: One of :func:`templates`.
         **variables: Values for the template's placeholders (from :data:`VARIABLES`; unused ones are ignored).
 
     Returns:
@@ -136,7 +150,7 @@ def make_request(
         messages=tuple(messages),
         role=role,
         template=template,
-        template_version=TEMPLATE_VERSIONS[template],
+        template_version=template_versions()[template],
         sample_index=sample_index,
         variables=tuple((k, str(variables[k])) for k in used),
         task=task.view() if isinstance(task, Task) else task,

@@ -34,6 +34,8 @@ def test_an_arm_template_named_like_another_is_refused() -> None:
     register_arm(dataclasses.replace(ARM, name="twin", field="twin"))  # declares the same templates again
     try:
         with pytest.raises(ConfigError, match="arm 'twin' declares the prompt template 'retry', already taken"):
-            render._arm_templates()
+            render._arm_files.cache_clear()
+            render._arm_files()
     finally:
         unregister_arm("twin")
+        render._arm_files.cache_clear()

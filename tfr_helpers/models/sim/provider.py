@@ -28,7 +28,7 @@ from tfr_helpers.models.sim.response import code_answer, no_code_answer, tests_a
 from tfr_helpers.models.sim.seeding import request_rng
 from tfr_helpers.models.sim.tester.ebt import write_ebts
 from tfr_helpers.models.sim.tester.pbt import write_pbts
-from tfr_helpers.prompts import TEMPLATES
+from tfr_helpers.prompts import templates
 from tfr_helpers.records import Task, TaskView
 
 _AST_LOCK = threading.Lock()
@@ -127,7 +127,7 @@ class SimProvider(Provider):
             text = judge_answer(model, reliable, request.template == "judge_reasoning", rng, rates)
         else:
             raise ConfigError(
-                f"the simulated model has no behaviour for template {request.template!r}; it knows {', '.join(TEMPLATES)}"
+                f"the simulated model has no behaviour for template {request.template!r}; it knows {', '.join(templates())}"
             )
         return ProviderReply(
             text=text,

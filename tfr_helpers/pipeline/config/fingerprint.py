@@ -37,7 +37,7 @@ from typing import Any
 from tfr_helpers.benchmarks.selection_file import selection_path
 from tfr_helpers.models.provider_table import is_replayed
 from tfr_helpers.models.sim import version as sim_version_module
-from tfr_helpers.prompts.render import TEMPLATES, load_template
+from tfr_helpers.prompts.render import load_template, templates
 from tfr_helpers.records.arm_registry import arms
 from tfr_helpers.replay import replay_hashes
 
@@ -142,7 +142,7 @@ def template_hashes(config: ExperimentConfig) -> dict[str, str]:
     """Version and content hash of every prompt template, as loaded for rendering."""
 
     out = {}
-    for name in TEMPLATES:
+    for name in templates():
         template = load_template(name)
         digest = sha256_text(json.dumps(dataclasses.asdict(template), sort_keys=True))
         out[f"template:{name}"] = f"version {template.version}, sha256 {digest}"
