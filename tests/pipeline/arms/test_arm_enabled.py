@@ -15,6 +15,7 @@ from tfr_helpers.arms.oracle import ARM as ORACLE
 from tfr_helpers.arms.rounds import ARM as ROUNDS
 from tfr_helpers.arms.trajectories import ARM as TRAJECTORIES
 from tfr_helpers.errors import ConfigError
+from tfr_helpers.launch import LAUNCH_VARIABLE
 from tfr_helpers.pipeline.arms import declaration
 from tfr_helpers.pipeline.arms.declaration import Arm, arm_parts, enabled_arms, registered_arms
 from tfr_helpers.pipeline.config.experiment import ExperimentConfig, config_from_dict, load_config
@@ -93,8 +94,9 @@ def _old_checks(config: ExperimentConfig) -> dict[str, bool]:
     }
 
 
-def test_the_arms_declarations_agree_with_the_keys_on_every_shipped_params_file() -> None:
+def test_the_arms_declarations_agree_with_the_keys_on_every_shipped_params_file(monkeypatch: pytest.MonkeyPatch) -> None:
     assert PARAMS, "no params files found"
+    monkeypatch.setenv(LAUNCH_VARIABLE, str(ROOT))  # the files' relative paths are the checkout's, whatever ran before
     seen: dict[str, set[bool]] = {arm.name: set() for arm in ARMS}
     for path in PARAMS:
         config = load_config(path)
