@@ -59,6 +59,7 @@ PRELOAD = (
     "seaborn",
     "hypothesis",
     "unittest.mock",
+    "doctest",  # with pdb, which it imports: ~8 ms of a child's CPU, in 31 of BigCodeBench's 338 selected tasks
 )
 """Preloads of the heavy workers (BigCodeBench programs and Hypothesis tests): the light ones plus the
 third-party libraries."""
@@ -126,6 +127,43 @@ def warm_local_constants() -> None:
         return
     try:
         _get_local_constants()
+    except Exception:  # noqa: BLE001 - an optimisation only
+        pass
+
+
+def warm_plotting() -> None:
+    """Draw and render one small matplotlib figure, once, in a worker that preloaded matplotlib.
+
+    A child's first figure otherwise does what every such child repeats: pyplot resolves its backend, the font
+    manager scores the fonts for the default family and loads its font file, the renderer and the text layout
+    fill their caches (``docs/performance.md``: ~10 ms of a BigCodeBench check's CPU). Those are caches of pure
+    functions of the installed fonts and the rc settings, so a child computes the same values from them. What
+    else the figure leaves is undone: it is closed (the next figure is number 1 again, as in a fresh process),
+    the rc settings are restored, and warnings are ignored meanwhile without being recorded, so a child still
+    shows each warning its own code triggers (``tests/sandbox/test_warm_workers.py``).
+    """
+    if "matplotlib.pyplot" not in sys.modules:
+        return
+    import io
+    import warnings
+
+    try:
+        import matplotlib
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    try:
+        with warnings.catch_warnings(), matplotlib.rc_context():
+            warnings.simplefilter("ignore")
+            fig, ax = plt.subplots()
+            ax.plot([0, 1], [0, 1], label="a")
+            ax.bar([0, 1], [1, 2])
+            ax.set_title("t")
+            ax.set_xlabel("x")
+            ax.set_ylabel("y")
+            ax.legend()
+            fig.savefig(io.BytesIO(), format="png")
+            plt.close("all")
     except Exception:  # noqa: BLE001 - an optimisation only
         pass
 
