@@ -10,7 +10,9 @@ spends importing it alone (``--import-cost``).
 
 Run outside the sandbox (no uid drop, limits or view): the figures are the child's own work, not its set-up.
 
-Usage: ``uv run python benchmarks/perf/bcb_child_cost.py [--bcb-limit 40] [--import-cost] [--preload a,b]``
+Usage: ``uv run python benchmarks/perf/bcb_child_cost.py [--bcb-limit 40 | --sample] [--import-cost] [--preload a,b]
+[--warm CODE] [--repeat N] [--quiet]`` (``--bcb-limit 0``: all 338; ``--sample``: the main job's 40; ``--warm``: code
+the parent runs before forking, e.g. a candidate warm-up; ``--repeat``: the least CPU of N checks per task)
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ import sys
 import tempfile
 import types
 import unittest
+from typing import Any
 
 from tfr_helpers.benchmarks import load_tasks
+from tfr_helpers.benchmarks.subsets.library_sample import library_sample
 from tfr_helpers.sandbox.preload import PRELOAD
 
 
@@ -102,25 +106,78 @@ def _import(name: str) -> dict[str, object]:
     return {"cpu": _cpu() - c0}
 
 
+def _server(warm: str, tasks: list[Any]) -> tuple[int, Any, Any]:
+    """Fork a process that runs ``warm`` (if any), then serves checks: a task index in, the child's CPU out."""
+    to_r, to_w = os.pipe()
+    from_r, from_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(to_w)
+        os.close(from_r)
+        if warm:
+            exec(compile(warm, "<warm>", "exec"), {})  # noqa: S102
+        gc.collect()
+        gc.freeze()
+        with os.fdopen(to_r, "rb") as inbox, os.fdopen(from_w, "wb") as outbox:
+            for line in inbox:
+                task = tasks[int(line)]
+                out = _in_child(lambda t=task: _check(t.reference, t.tests))
+                outbox.write(json.dumps(out["child_cpu"]).encode() + b"\n")
+                outbox.flush()
+        os._exit(0)
+    os.close(to_r)
+    os.close(from_w)
+    return pid, os.fdopen(to_w, "wb"), os.fdopen(from_r, "rb")
+
+
+def ab(warm: str, tasks: list[Any], rounds: int) -> None:
+    """Children of a process without ``warm`` (A) and of one with it (B), task by task, alternately."""
+    servers = [_server("", tasks), _server(warm, tasks)]
+    cpu = [[0.0, 0.0] for _ in range(rounds)]
+    for r in range(rounds):
+        for i in range(len(tasks)):
+            order = (0, 1) if (i + r) % 2 == 0 else (1, 0)
+            for side in order:
+                _, inbox, outbox = servers[side]
+                inbox.write(f"{i}\n".encode())
+                inbox.flush()
+                cpu[r][side] += float(outbox.readline())
+        a, b = (1000 * c / len(tasks) for c in cpu[r])
+        print(f"round {r + 1}: child CPU per check A {a:.1f} ms, B (warm) {b:.1f} ms, B/A {b / a:.3f}", flush=True)
+    a, b = (1000 * sum(c[side] for c in cpu) / len(tasks) / rounds for side in (0, 1))
+    print(f"all rounds: A {a:.1f} ms, B (warm) {b:.1f} ms per check, B/A {b / a:.3f}; load {os.getloadavg()[0]:.1f}")
+    for _, inbox, outbox in servers:
+        inbox.close()
+        outbox.close()
+    for pid, _, _ in servers:
+        os.waitpid(pid, 0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bcb-limit", type=int, default=40)
     parser.add_argument("--import-cost", action="store_true", help="time each module's import in a child")
     parser.add_argument("--preload", default=",".join(PRELOAD))
+    parser.add_argument("--sample", action="store_true", help="the main job's stratified sample (40 tasks) instead")
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--warm", default="", help="Python code the parent runs after its preloads, before forking")
     parser.add_argument("--repeat", type=int, default=1, help="checks per task; the one of least CPU is kept")
+    parser.add_argument("--ab", type=int, default=0, help="rounds of A/B: children of a process with --warm or not")
     parser.add_argument("--quiet", action="store_true", help="no line per task")
     args = parser.parse_args()
     os.environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", PYTHONHASHSEED="0")
     for name in filter(None, args.preload.split(",")):
         importlib.import_module(name)
+    tasks = load_tasks("bigcodebench")
+    tasks = library_sample(tasks, "bigcodebench") if args.sample else tasks[: args.bcb_limit or None]
+    if args.ab:
+        ab(args.warm, tasks, args.ab)
+        return
     if args.warm:
         exec(compile(args.warm, "<warm>", "exec"), {})  # noqa: S102
     gc.collect()
     gc.freeze()
     preloaded = set(sys.modules)
-    tasks = load_tasks("bigcodebench")[: args.bcb_limit or None]
     counts: collections.Counter[str] = collections.Counter()
     tops: collections.Counter[str] = collections.Counter()
     total = {"load_cpu": 0.0, "test_cpu": 0.0, "child_cpu": 0.0}

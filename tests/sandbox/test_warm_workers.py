@@ -55,6 +55,8 @@ def test_report():
     import hashlib, io
     import matplotlib
     import matplotlib.pyplot as plt
+    import matplotlib.units
+    converters = [(k.__name__, type(v).__name__) for k, v in matplotlib.units.registry.items()]
     fig, ax = plt.subplots()
     ax.legend()  # no labelled artists: matplotlib warns, once per process
     ax.plot([0, 1], [1, 0])
@@ -62,7 +64,7 @@ def test_report():
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})
     rc = hashlib.sha256(repr(sorted(matplotlib.rcParams.items())).encode()).hexdigest()
-    assert False, repr((fig.number, plt.get_fignums(), rc, hashlib.sha256(buf.getvalue()).hexdigest()))
+    assert False, repr((fig.number, plt.get_fignums(), rc, hashlib.sha256(buf.getvalue()).hexdigest(), converters))
 """
 
 
@@ -77,8 +79,9 @@ def _figure(monkeypatch: pytest.MonkeyPatch, mode: str) -> tuple[str, str]:
 
 @pytest.mark.slow
 def test_a_warm_workers_figure_is_a_fresh_processs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The heavy workers' warm-up figure (preload.warm_plotting) leaves no figure open, no rc setting changed and
-    no warning recorded: a child's first figure is number 1, renders the same bytes and still warns."""
+    """The heavy workers' warm-up figures (preload.warm_plotting) leave no figure open, no rc setting or unit
+    converter changed (pandas registers its own while it plots) and no warning recorded: a child's first figure is
+    number 1, renders the same bytes and still warns."""
     warm, cold = _figure(monkeypatch, "auto"), _figure(monkeypatch, "old")
     assert warm[0].startswith("(1, [1], ")
     assert "No artists with labels found to put in legend" in warm[1]
