@@ -59,6 +59,7 @@ PRELOAD = (
     "seaborn",
     "hypothesis",
     "unittest.mock",
+    "doctest",  # with pdb, which it imports: ~8 ms of a child's CPU, in 31 of BigCodeBench's 338 selected tasks
 )
 """Preloads of the heavy workers (BigCodeBench programs and Hypothesis tests): the light ones plus the
 third-party libraries."""
@@ -128,6 +129,73 @@ def warm_local_constants() -> None:
         _get_local_constants()
     except Exception:  # noqa: BLE001 - an optimisation only
         pass
+
+
+def warm_plotting() -> None:
+    """Draw and render a few small figures, once, in a worker that preloaded matplotlib (pandas, seaborn, sklearn).
+
+    A child's first figure otherwise does what every such child repeats: pyplot resolves its backend, the font
+    manager scores the fonts for the default family and loads its font file, the renderer and the text layout
+    fill their caches, pandas imports its plotting modules, seaborn and scikit-learn their lazily imported helpers
+    (``docs/performance.md``). Those are imports and caches of pure functions of the installed files and the rc
+    settings, so a child computes the same values from them. What else the figures leave is undone: they are closed
+    (the next figure is number 1 again, as in a fresh process), the rc settings and matplotlib's unit converters
+    are restored (pandas registers its own while it plots), and warnings are ignored meanwhile without being
+    recorded, so a child still shows each warning its own code triggers (``tests/sandbox/test_warm_workers.py``).
+    """
+    if "matplotlib.pyplot" not in sys.modules:
+        return
+    import io
+    import warnings
+
+    try:
+        import matplotlib
+        import matplotlib.pyplot as plt
+        import matplotlib.units
+    except ImportError:
+        return
+    converters = list(matplotlib.units.registry.items())
+    try:
+        with warnings.catch_warnings(), matplotlib.rc_context():
+            warnings.simplefilter("ignore")
+            fig, ax = plt.subplots()
+            ax.plot([0, 1], [0, 1], label="a")
+            ax.bar([0, 1], [1, 2])
+            ax.set_title("t")
+            ax.set_xlabel("x")
+            ax.set_ylabel("y")
+            ax.legend()
+            fig.savefig(io.BytesIO(), format="png")
+            plt.close("all")
+            _warm_libraries(plt)
+    except Exception:  # noqa: BLE001 - an optimisation only
+        pass
+    finally:
+        plt.close("all")
+        matplotlib.units.registry.clear()
+        matplotlib.units.registry.update(converters)
+
+
+def _warm_libraries(plt: object) -> None:
+    """The pandas, seaborn and scikit-learn part of :func:`warm_plotting` (each only when the worker preloaded it)."""
+    if "pandas" in sys.modules:
+        import pandas as pd
+
+        frame = pd.DataFrame({"k": ["a", "b", "a"], "v": [1.0, 2.0, 3.0]})
+        frame["v"].plot(kind="bar")
+        frame.plot(x="k", y="v")
+        plt.close("all")  # type: ignore[attr-defined]
+        if "seaborn" in sys.modules:
+            import seaborn as sns
+
+            sns.boxplot(x="k", y="v", data=frame)
+            plt.close("all")  # type: ignore[attr-defined]
+            sns.histplot(frame["v"], bins=2)
+            plt.close("all")  # type: ignore[attr-defined]
+        if "sklearn.linear_model" in sys.modules:
+            from sklearn.linear_model import LinearRegression
+
+            LinearRegression().fit(frame[["v"]], frame["v"]).predict(frame[["v"]])
 
 
 def collapse_huge_pages(ranges: Sequence[int] | None = None, min_ranges: int = 0) -> list[int]:

@@ -42,6 +42,7 @@ from tfr_helpers.sandbox.preload import (
     TABLES_ENV,
     collapse_huge_pages,
     warm_local_constants,
+    warm_plotting,
     warm_unicode_tables,
 )
 from tfr_helpers.sandbox.spec import Limits
@@ -355,6 +356,7 @@ def main() -> None:
             pass
     if args.warm:
         warm_unicode_tables(os.environ.get(TABLES_ENV))
+        warm_plotting()
     gc.collect()
     gc.freeze()  # preloaded objects stay out of the children's collections: fewer copy-on-write faults
     uid, _lock = (None, None) if args.no_uid or os.geteuid() != 0 else privileges.acquire_uid()
