@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import tests.helpers.bytecode  # noqa: F401  (first: the bytecode of the modules below is kept; see there)
 from tests.helpers.env import NOT_APPLICABLE, benchmark_dir, in_ci
 from tests.helpers.smoke import SmokeCommandRun, SmokeStudy, run_smoke_command, run_smoke_study
 

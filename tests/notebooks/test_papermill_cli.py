@@ -1,4 +1,8 @@
-"""Acceptance: papermill's own command line runs what ``tfr run`` runs, with no unknown parameter."""
+"""Acceptance: papermill's own command line runs what ``tfr run`` runs, with no unknown parameter.
+
+Both run notebook 00 alone (``tfr run --notebook 00_setup``): what the two command lines inject is compared on its
+outputs (the configuration, the tasks and the generation records), which the later notebooks only read; the whole
+series on the smoke params is the ``smoke_series`` fixture's (``tests/notebooks/test_series.py``)."""
 
 from __future__ import annotations
 
@@ -44,7 +48,7 @@ def test_papermill_f_smoke_then_tfr_run_give_identical_results(tmp_path: Path) -
     assert "Passed unknown parameter" not in proc.stderr + proc.stdout
 
     done = subprocess.run(
-        [str(BIN / "tfr"), "run", "--params", str(SMOKE_PARAMS), "--run-dir", str(by_tfr)],
+        [str(BIN / "tfr"), "run", "--params", str(SMOKE_PARAMS), "--run-dir", str(by_tfr), "--notebook", "00_setup"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -57,6 +61,7 @@ def test_papermill_f_smoke_then_tfr_run_give_identical_results(tmp_path: Path) -
         assert json.loads((by_papermill / name).read_text()) == json.loads((by_tfr / name).read_text()), name
     for name in ("checkpoints/generated_codes.jsonl", "checkpoints/generated_tests.jsonl", "calls/generate_codes.jsonl"):
         assert _records(by_papermill, name) == _records(by_tfr, name), name
+    assert sorted(p.name for p in (by_tfr / "notebooks").glob("*.ipynb")) == ["00_setup.ipynb"]  # 00 alone
     executed = json.loads((by_tfr / "notebooks" / "00_setup.ipynb").read_text())
     assert executed["metadata"]["papermill"]["parameters"]["tasks"] == {"humaneval": 10, "mbpp": 10, "bigcodebench": 5}
 

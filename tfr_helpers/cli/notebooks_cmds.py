@@ -10,6 +10,7 @@ import typer
 
 from tfr_helpers.cli.apps import app
 from tfr_helpers.cli.live import live_progress
+from tfr_helpers.errors import ConfigError
 from tfr_helpers.pipeline import default_run_dir, load_config
 from tfr_helpers.pipeline.engine.faults import EXIT_INCOMPLETE, RunIncomplete
 
@@ -17,6 +18,31 @@ ParamsOption = Annotated[Path, typer.Option("--params", help="Experiment params 
 RunDirOption = Annotated[
     Path | None, typer.Option("--run-dir", help="Run directory (default: runs/<run_name> of the params).")
 ]
+NotebookOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--notebook",
+        help="Execute only this notebook of the series (repeatable; in the series' order; default: all). A notebook "
+        "reads the stages of those before it: run them first (e.g. --notebook 00_setup: generation only).",
+    ),
+]
+
+
+def chosen_notebooks(given: list[str] | None, series: tuple[str, ...]) -> tuple[str, ...]:
+    """The notebooks of ``series`` named in ``given`` (a file name or its stem, ``00_setup``), in the series' order;
+    all of them when none is given.
+
+    Raises:
+        ConfigError: a name is not a notebook of the series (the message lists them).
+    """
+    if not given:
+        return series
+    stems = {Path(name).stem: name for name in series}
+    unknown = [n for n in given if Path(n).stem not in stems or n not in (Path(n).stem, Path(n).stem + ".ipynb")]
+    if unknown:
+        raise ConfigError(f"--notebook {unknown[0]}: not a notebook of the series; choose from {', '.join(stems)}")
+    wanted = {Path(name).stem for name in given}
+    return tuple(name for name in series if Path(name).stem in wanted)
 
 
 def _notebook(running: list[str]) -> Callable[[], str]:
@@ -34,6 +60,7 @@ def _notebook(running: list[str]) -> Callable[[], str]:
 def run(
     params: ParamsOption = Path("papermill_params/default.yaml"),
     run_dir: RunDirOption = None,
+    notebook: NotebookOption = None,
     progress: Annotated[
         bool, typer.Option(help="Show live progress (notebook, stage, done/total, calls and runs per second, cost, ETA).")
     ] = True,
@@ -46,15 +73,16 @@ def run(
 
     # the notebook stack (papermill, nbformat and jsonschema's grammar: most of the CLI's start-up) loads only
     # in the command that runs notebooks, not at every ``tfr`` start
-    from tfr_helpers.notebooks.running import run_notebooks
+    from tfr_helpers.notebooks.running import NOTEBOOKS, run_notebooks
 
+    names = chosen_notebooks(notebook, NOTEBOOKS)
     resolved = None
     if params.is_file():
         resolved = Path(run_dir if run_dir is not None else default_run_dir(load_config(params))).resolve()
     try:
         running: list[str] = []
         with live_progress(resolved or Path("."), enabled=progress and resolved is not None, prefix=_notebook(running)):
-            summary = run_notebooks(params, run_dir, progress=not progress, running=running)
+            summary = run_notebooks(params, run_dir, names=names, progress=not progress, running=running)
     except RunIncomplete as exc:
         typer.echo(f"tfr: error: {exc}", err=True)
         raise typer.Exit(EXIT_INCOMPLETE) from None

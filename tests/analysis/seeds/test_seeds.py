@@ -83,6 +83,7 @@ def test_code_pass_at_1_over_seeds_on_hand_built_records(tmp_path: Path) -> None
     assert (row["mean"], row["se"]) == pytest.approx(((p0 + p1) / 2, abs(p1 - p0) / 2))
 
 
+@pytest.mark.slow  # the module's multi-seed study (about 20 s)
 def test_per_seed_values_are_each_seeds_own_numbers(multi: tuple[Path, AnalysisOutputs]) -> None:
     run, _ = multi
     results: dict[int, Results] = load_seed_results(run)
@@ -94,6 +95,7 @@ def test_per_seed_values_are_each_seeds_own_numbers(multi: tuple[Path, AnalysisO
             assert row["per_seed"][seed] == pytest.approx(own.loc[(row["model"], row["number"])], nan_ok=True)
 
 
+@pytest.mark.slow  # the module's multi-seed study (about 20 s)
 def test_summary_holds_every_number_with_its_definition(multi: tuple[Path, AnalysisOutputs]) -> None:
     run, out = multi
     summary = json.loads(out.summary.read_text())
@@ -107,6 +109,7 @@ def test_summary_holds_every_number_with_its_definition(multi: tuple[Path, Analy
     assert all((run / "seeds" / str(s) / "analysis" / "summary.json").is_file() for s in SEEDS)
 
 
+@pytest.mark.slow  # the module's multi-seed study (about 20 s)
 def test_table_names_mean_se_and_per_run_interval(multi: tuple[Path, AnalysisOutputs]) -> None:
     _, out = multi
     tex = out.tables["seeds_headline"].read_text()
@@ -122,6 +125,7 @@ def test_table_names_mean_se_and_per_run_interval(multi: tuple[Path, AnalysisOut
     assert means and means <= known
 
 
+@pytest.mark.slow  # the module's multi-seed study (about 20 s)
 def test_seeds_table_compiles_with_pdflatex(multi: tuple[Path, AnalysisOutputs], tmp_path: Path) -> None:
     test_export.test_tex_compiles_with_pdflatex(multi, tmp_path)
 
