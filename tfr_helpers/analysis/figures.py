@@ -260,10 +260,10 @@ PLOTS = {
 
 
 FORMATS = ("png", "pdf", "svg")
+"""Every figure is saved in each: PNG for reports, PDF and SVG for papers and slides."""
 METADATA: dict[str, dict[str, None]] = {"pdf": {"CreationDate": None}, "svg": {"Date": None}}
 """No date in a saved PDF or SVG (and the SVG's element ids salted by the figure's name, not random): a figure drawn
 again from the same results is the same bytes, in any process (:mod:`tfr_helpers.analysis.processes`)."""
-"""Every figure is saved in each: PNG for reports, PDF and SVG for papers and slides."""
 
 
 def save_figures(results: Results, out_dir: Path) -> list[Path]:
