@@ -39,3 +39,19 @@ def test_the_timeline_names_the_stage_that_ran_and_passes_the_exit_code_on(tmp_p
     assert any("| (between stages)" in line for line in lines) and lines[-1].startswith("all")
     assert len(tsv.read_text().splitlines()) >= 4
     assert json.loads((run / "progress.json").read_text())["running"] is False
+
+
+def test_the_tree_counts_the_commands_own_cpu(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    busy = "import time\nend = time.time() + 1.5\nwhile time.time() < end:\n    pass\n"
+    child = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {busy!r}], check=True)\n"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--tree", "--run-dir", str(run), "--", sys.executable, "-c", child],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "process tree" in lines[0]
+    assert float(lines[-1].split()[-2]) > 0.0  # the grandchild's busy loop, counted through its parent

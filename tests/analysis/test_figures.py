@@ -85,3 +85,14 @@ def test_the_pr_figure_has_a_panel_per_model_named_with_n_and_lists_abstaining_s
         assert any("abstained on every decision" in t.get_text() and "accept_all" in t.get_text() for t in ax.texts)
     finally:
         plt.close(fig)
+
+
+def test_a_figure_saved_twice_is_the_same_bytes_in_every_format(tmp_path: Path) -> None:
+    from tfr_helpers.analysis import save_figures
+
+    res = load_results(make_synthetic_run(tmp_path / "run", n_tasks=4))
+    first = save_figures(res, tmp_path / "first")
+    second = save_figures(res, tmp_path / "second")
+    assert {p.suffix for p in first} == {".png", ".pdf", ".svg"}
+    for a, b in zip(first, second, strict=True):  # no date in a PDF or SVG, no random id in an SVG
+        assert a.name == b.name and a.read_bytes() == b.read_bytes(), a.name

@@ -19,6 +19,7 @@ from tfr_helpers.notebooks.schedule import (
     notebooks_at_once,
     run_in_order,
     waits_for,
+    waits_for_end,
 )
 
 
@@ -189,3 +190,40 @@ def test_the_setting_of_kernels_ahead_is_read_and_checked(monkeypatch: pytest.Mo
         notebooks_ahead()
     monkeypatch.delenv("TFR_NOTEBOOKS_AHEAD")
     assert notebooks_ahead() == 1
+
+
+def test_the_notebooks_reading_the_results_start_beside_the_analysis_of_03() -> None:
+    names = ["03_rq3_screening.ipynb", "03b_consensus_selection.ipynb", "04_case_browser.ipynb"]
+    run = Recorder(seconds=0.05, hold="03_rq3_screening.ipynb")  # 03's analysis lasts until another one started
+    run_in_order(names, AFTER, run, at_once=2, ahead=1)
+    results, selection = names[:2]
+    assert run.staged[results] <= run.started[selection] < run.ended[results]
+
+
+def test_the_section_notebook_waits_for_the_end_of_03_when_it_analyses_the_run_itself() -> None:
+    section, results = "03c_beyond_one_refinement.ipynb", "03_rq3_screening.ipynb"
+    assert waits_for_end(NOTEBOOKS, section, section_is_run=False) == {}  # its own study: beside 03's analysis
+    ends = waits_for_end(NOTEBOOKS, section, section_is_run=True)
+    assert ends == {section: (results,)}  # both write the run's analysis/: never at once
+    assert waits_for_end([n for n in NOTEBOOKS if n != results], section, section_is_run=True) == {}
+    run = Recorder(seconds=0.05, hold=results)  # 03's analysis lasts until another notebook started (03b)
+    run_in_order(NOTEBOOKS, waits_for(NOTEBOOKS, section, True), run, at_once=2, ahead=1, after_end=ends)
+    assert run.ended[results] <= run.started[section]
+
+
+def test_each_series_notebook_has_its_stages_cell_and_03_analyses_after_it() -> None:
+    import nbformat
+
+    from tfr_helpers.notebooks.running import NOTEBOOKS_DIR
+    from tfr_helpers.notebooks.schedule import STAGES_TAG
+
+    for waited_for in AFTER.values():
+        for waited in waited_for:  # every notebook another one waits for says when its stages are done
+            nb = nbformat.read(str(NOTEBOOKS_DIR / waited), as_version=4)
+            assert any(STAGES_TAG in c.metadata.get("tags", ()) for c in nb.cells), waited
+    nb = nbformat.read(str(NOTEBOOKS_DIR / "03_rq3_screening.ipynb"), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    stages = next(i for i, c in enumerate(code) if STAGES_TAG in c.metadata.get("tags", ()))
+    assert "finalize_results" in code[stages].source  # 03b and 04 read the final results...
+    assert "analysis.analyze(" not in code[stages].source  # ...beside 03's analysis, which comes after
+    assert "analysis.analyze(" in code[stages + 1].source

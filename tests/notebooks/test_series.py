@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -63,6 +64,24 @@ def test_analysis_outputs_and_cases_are_written(series) -> None:  # type: ignore
     names = {p.stem for p in (run / "analysis").glob("*.tex")}
     assert names == set(TABLES) | set(INFERENCE_TABLES), names  # the six paper tables and the inference tables
     assert list((run / "analysis" / "figures").iterdir())
+
+
+def test_the_analysis_written_beside_the_later_notebooks_and_over_processes_is_the_one_process_analysis(
+    series, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """03 wrote its analysis (pairwise tests over forked processes) while 03b, 03c and 04 ran beside it: the same
+    bytes as the analysis of a copy of the run in one process."""
+    from tfr_helpers.analysis import analyze
+    from tfr_helpers.analysis.processes import ENV
+
+    copy = tmp_path / "run"
+    shutil.copytree(series.run_dir, copy, ignore=shutil.ignore_patterns("notebooks", "analysis"))
+    monkeypatch.setenv(ENV, "1")
+    analyze(copy)
+    written = sorted(p.name for p in (series.run_dir / "analysis").glob("*.*"))
+    assert written == sorted(p.name for p in (copy / "analysis").glob("*.*")) and "summary.json" in written
+    for name in written:  # summary.json and every table (the figures: drawn by another backend in the kernel)
+        assert (series.run_dir / "analysis" / name).read_bytes() == (copy / "analysis" / name).read_bytes(), name
 
 
 def test_case_browser_export_embeds_every_case(series) -> None:  # type: ignore[no-untyped-def]

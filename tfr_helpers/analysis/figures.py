@@ -261,6 +261,9 @@ PLOTS = {
 
 FORMATS = ("png", "pdf", "svg")
 """Every figure is saved in each: PNG for reports, PDF and SVG for papers and slides."""
+METADATA: dict[str, dict[str, None]] = {"pdf": {"CreationDate": None}, "svg": {"Date": None}}
+"""No date in a saved PDF or SVG (and the SVG's element ids salted by the figure's name, not random): a figure drawn
+again from the same results is the same bytes, in any process (:mod:`tfr_helpers.analysis.processes`)."""
 
 
 def save_figures(results: Results, out_dir: Path) -> list[Path]:
@@ -285,7 +288,8 @@ def save_figures(results: Results, out_dir: Path) -> list[Path]:
                 fig.tight_layout()
             for ext in FORMATS:
                 path = out_dir / f"{stem}.{ext}"
-                fig.savefig(path, dpi=150, bbox_inches="tight")
+                with plt.rc_context({"svg.hashsalt": stem}):
+                    fig.savefig(path, dpi=150, bbox_inches="tight", metadata=METADATA.get(ext))
                 written.append(path)
             plt.close(fig)
     return written

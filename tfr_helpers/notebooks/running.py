@@ -37,6 +37,7 @@ from tfr_helpers.notebooks.schedule import (
     notebooks_at_once,
     run_in_order,
     waits_for,
+    waits_for_end,
 )
 from tfr_helpers.pipeline import default_run_dir, load_config
 from tfr_helpers.pipeline.engine.faults import RunIncomplete
@@ -318,6 +319,7 @@ def run_notebooks(
             chosen.append(name)
     section_is_run = (extras.get(SECTION_NOTEBOOK) or {}).get("section_params") == ""
     after = waits_for(chosen, SECTION_NOTEBOOK, section_is_run)
+    after_end = waits_for_end(chosen, SECTION_NOTEBOOK, section_is_run)
 
     now = running if running is not None else []
 
@@ -409,7 +411,9 @@ def run_notebooks(
     kernel_manager_class()  # jupyter_client's kernel manager loaded here, before the threads that load the rest
     modules = warm_report()
     with _inline_figures(), tqdm(total=len(chosen), desc="notebooks", unit="nb", disable=not progress) as bar:
-        done = run_in_order(chosen, after, execute, notebooks_at_once(), on_done=on_done, ahead=notebooks_ahead())
+        done = run_in_order(
+            chosen, after, execute, notebooks_at_once(), on_done=on_done, ahead=notebooks_ahead(), after_end=after_end
+        )
     for thread in results:
         thread.join()
     reports = [done[name] for name in chosen]

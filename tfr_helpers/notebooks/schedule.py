@@ -3,7 +3,8 @@
 A notebook's first cell runs its stages (tagged :data:`STAGES_TAG`); its other cells analyse and draw, one thread
 each. The next notebook needs the stages, not the drawings, so it starts as soon as that cell is done, and two
 notebooks share the machine's cores. Executing notebooks beside each other changes no record: each reads the
-stages' records, which the notebooks it waits for (:data:`AFTER`) have finished.
+stages' records, which the notebooks it waits for (:data:`AFTER`) have finished. A notebook that reads what another
+writes after its stages (its analysis's files) waits for that one's end instead (:func:`waits_for_end`).
 
 A kernel's start and its modules (pandas, matplotlib, seaborn, statsmodels: several seconds of CPU) do not wait for
 that turn: the next notebook's kernel starts ahead (:data:`AHEAD`) and loads them while the ones before it run their
@@ -33,8 +34,9 @@ AFTER: dict[str, tuple[str, ...]] = {
 }
 """The notebooks whose stages each one waits for (their cell tagged :data:`STAGES_TAG`: the stages it runs and the
 files they write). 00 to 03 run the study's stages in order, each starting while the one before shows its analysis;
-03b and 04 read the results and files 03's first cell writes; 03c runs its own section study (in ``sections/``), so
-it runs beside 03 (when the run itself goes beyond one refinement, 03c reads the run's results and waits for 03)."""
+03b and 04 read the results 03's first cell writes (``finalize_results``), not its analysis's files, so they run
+beside that analysis; 03c runs its own section study (in ``sections/``), so it runs beside 03 (when the run itself
+goes beyond one refinement, 03c analyses the run itself: it waits for 03's end, :func:`waits_for_end`)."""
 STAGES_TAG = "stages"
 """The tag of the cell that runs a notebook's stages (its first after the parameters): once it finished, the
 notebooks waiting for this one may start."""
@@ -55,6 +57,13 @@ def waits_for(names: Sequence[str], section: str, section_is_run: bool) -> dict[
     if section_is_run and section in after:
         after[section] = (*after[section], "03_rq3_screening.ipynb")
     return after
+
+
+def waits_for_end(names: Sequence[str], section: str, section_is_run: bool) -> dict[str, tuple[str, ...]]:
+    """Each of ``names`` -> the notebooks whose *end* it waits for, not only their stages: the ``section`` notebook
+    (03c) waits for 03's when the run itself is the section, since both then write the run's ``analysis/``."""
+    results = "03_rq3_screening.ipynb"
+    return {section: (results,)} if section_is_run and section in names and results in names else {}
 
 
 def notebooks_at_once() -> int:
@@ -104,9 +113,11 @@ def run_in_order(
     at_once: int,
     on_done: Callable[[str], None] = lambda _: None,
     ahead: int = 0,
+    after_end: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, T]:
     """Execute ``names``, up to ``at_once`` at a time, started in ``names``' order, each once the ones it waits for
-    (``after``; those not in ``names`` count as ready) are ready; returns each one's result.
+    (``after``; those not in ``names`` count as ready) are ready and those it waits for to their end (``after_end``)
+    have ended; returns each one's result.
 
     ``execute(name, ready, begin)`` runs one notebook. It calls ``begin()`` before its first cell: ``begin`` returns
     once the notebook may run (the ones it waits for are ready and fewer than ``at_once`` run), or raises
@@ -147,8 +158,12 @@ def run_in_order(
         else:
             events.put(("done", name, result))
 
+    ends = after_end or {}
+
     def startable(name: str) -> bool:
-        return all(d in readied or d not in names for d in after.get(name, ()))
+        return all(d in readied or d not in names for d in after.get(name, ())) and all(
+            d in done or d not in names for d in ends.get(name, ())
+        )
 
     def launch(name: str, turn: _Turn) -> None:
         pending.remove(name)

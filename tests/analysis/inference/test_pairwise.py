@@ -145,3 +145,18 @@ def test_the_text_states_no_difference_without_the_test(results: Results) -> Non
 
     assert "intervals do not overlap" not in interpret_rq1(results)
     assert "p_Holm" in interpret_rq3(results)
+
+
+def test_the_pairs_computed_in_worker_processes_are_the_rows_computed_here(
+    results: Results, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tfr_helpers.analysis import processes
+    from tfr_helpers.analysis.inference import pairwise, screening_set
+
+    frames = []
+    for count in ("1", "2"):
+        monkeypatch.setenv(processes.ENV, count)
+        screening_set._LAST.pop("pairwise", None)  # computed again, not the last call's frame
+        frames.append(pairwise.pairwise_comparisons(results, n_resamples=200))
+    assert len(frames[0]) > 10
+    assert frames[0].to_json() == frames[1].to_json()  # every value, the row order and the types alike
