@@ -48,6 +48,8 @@ class BenchmarkEntry:
         heavy_programs: Its programs import the scientific stack (numpy, pandas, matplotlib...): a run executing
             them starts sandbox workers that import it once (the sandbox's default preload) instead of the light
             workers, so each program does not import it again in its own child.
+        program_preloads: Modules every program of it imports through its benchmark tests' harness (EvalPlus's:
+            numpy): a run on the light workers preloads them too, so no program imports them in its own child.
     """
 
     name: str
@@ -61,6 +63,7 @@ class BenchmarkEntry:
     in_default_study: bool = True
     id_aliases: tuple[str, ...] = ()
     heavy_programs: bool = False
+    program_preloads: tuple[str, ...] = ()
 
 
 _REGISTRY: dict[str, BenchmarkEntry] = {}

@@ -126,5 +126,6 @@ for _name, _label, _prefix, _source, _loader, _prompt in (
             completion_prompt=_prompt,  # type: ignore[arg-type]
             in_default_study=False,
             id_aliases=("HumanEval/",) if _prefix.startswith("HumanEval") else (),
+            program_preloads=("numpy",),  # the harness's one third-party import (harness.py)
         )
     )

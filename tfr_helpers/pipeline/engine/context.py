@@ -83,9 +83,8 @@ class RunContext:
     """The executor of sandbox batches (``tfr_helpers.executors``), started on first use."""
     _client: Any = None
     _exec_cache: Any = None
-    _heavy: bool | None = None
-    """Whether the run executes programs of a benchmark with ``heavy_programs`` (its tasks' or, say, a trajectory
-    set's)."""
+    _preload: tuple[tuple[str, ...] | None] | None = None
+    """The workers' preload, worked out once (:meth:`preload`; wrapped, since ``None`` is one of its values)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """Guards the lazily made executor and cache and the sandbox counters (chunks may run in threads)."""
     _verdicts: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False)
@@ -149,14 +148,22 @@ class RunContext:
         The sandbox default (numpy, pandas, matplotlib, sklearn...) when the run executes programs of a benchmark
         declaring ``heavy_programs`` (BigCodeBench: a task of the run, or of what a registered
         :data:`ProgramBenchmarks` names, such as a replayed trajectory set), else only what HumanEval/MBPP programs
-        and Hypothesis tests use: starting the workers is then much faster. Without the heavy workers, every
-        BigCodeBench program would import pandas and its kin again in its own child (a second or more each).
+        and Hypothesis tests use, with what the benchmarks' own test harnesses import in every program
+        (``program_preloads``: numpy for EvalPlus's): starting the workers is then much faster. Without the heavy
+        workers, every BigCodeBench program would import pandas and its kin again in its own child (a second or
+        more each); without numpy preloaded, every HumanEval+ or MBPP+ program would import it in its own child
+        (about 0.2 s of CPU each).
         """
-        if self._heavy is None:
+        if self._preload is None:
             names = {task.benchmark for task in self.tasks.values()}
             names.update(name for fn in _PROGRAM_BENCHMARKS for name in fn(self.run_config))
-            self._heavy = any(get_benchmark(name).heavy_programs for name in sorted(names))
-        return None if self._heavy else LIGHT_PRELOAD
+            entries = [get_benchmark(name) for name in sorted(names)]
+            if any(entry.heavy_programs for entry in entries):
+                self._preload = (None,)
+            else:
+                extra = sorted({module for entry in entries for module in entry.program_preloads} - set(LIGHT_PRELOAD))
+                self._preload = ((*LIGHT_PRELOAD, *extra),)
+        return self._preload[0]
 
     def run_programs(
         self,
