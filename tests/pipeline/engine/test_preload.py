@@ -4,6 +4,7 @@ BigCodeBench."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -32,8 +33,6 @@ def test_evalplus_runs_preload_what_their_harness_imports(plus: str) -> None:
 
 def test_the_harness_imports_no_other_third_party_module() -> None:
     """``program_preloads`` names every third-party module the harness imports (the rest is the standard library)."""
-    import sys
-
     from tfr_helpers.benchmarks.evalplus import harness
 
     source = Path(harness.__file__).read_text(encoding="utf-8")
