@@ -98,12 +98,15 @@ class _Ctx:
 
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
-        self.config = SimpleNamespace(concurrency=SimpleNamespace(executor="local", sandbox_workers=2))
+        self.config = SimpleNamespace(
+            concurrency=SimpleNamespace(executor="local", sandbox_workers=2),
+            sandbox=SimpleNamespace(timeout_s=10.0, generated_test_timeout_s=10.0),
+        )
 
     def on_close(self, fn):
         pass
 
-    def run_programs(self, jobs, desc=""):
+    def run_programs(self, jobs, desc="", budget_factor=1.0):
         self.batches.append([code for code, _ in jobs])
         return [SimpleNamespace(load_error=None, outcomes=[SimpleNamespace(status=code)]) for code, _ in jobs]
 

@@ -17,13 +17,17 @@ class _Context:
     """A run context's part the strategy uses: its sandbox, where the program ``slow`` runs until released."""
 
     def __init__(self, workers: int) -> None:
-        self.config = SimpleNamespace(concurrency=SimpleNamespace(executor="local", sandbox_workers=workers))
+        self.config = SimpleNamespace(
+            concurrency=SimpleNamespace(executor="local", sandbox_workers=workers),
+            sandbox=SimpleNamespace(timeout_s=10.0, generated_test_timeout_s=5.0),
+        )
         self.release = threading.Event()
         self.started = threading.Event()
         self.ran: list[str] = []
         self.hooks: list[Any] = []
 
-    def run_programs(self, jobs: list[tuple[str, Any]], desc: str = "") -> list[Any]:
+    def run_programs(self, jobs: list[tuple[str, Any]], desc: str = "", budget_factor: float = 1.0) -> list[Any]:
+        assert budget_factor == 0.5  # the examples run under the generated tests' budget, 5 s of the benchmark's 10
         out = []
         for code, specs in jobs:
             self.ran.append(code)
@@ -91,7 +95,12 @@ def test_on_ray_they_run_as_one_batch_before_the_first_chunk() -> None:
     ctx.config.concurrency.executor = "ray"  # one batch at a time: no runs in the background
     batches: list[int] = []
     run_programs = ctx.run_programs
-    ctx.run_programs = lambda jobs, desc="": batches.append(len(jobs)) or run_programs(jobs, desc)  # type: ignore[method-assign]
+
+    def counted(jobs: list[tuple[str, Any]], desc: str = "", budget_factor: float = 1.0) -> list[Any]:
+        batches.append(len(jobs))
+        return run_programs(jobs, desc, budget_factor)
+
+    ctx.run_programs = counted  # type: ignore[method-assign]
     codes = ["def f(x):\n    return x + x\n", "def f(x):\n    return 3 * x\n"]
     strategy.prepare([_item(c) for c in codes], ctx)  # type: ignore[arg-type]
     try:

@@ -92,6 +92,18 @@ def _artefact(path: Path) -> Artefact:
 
 EXAMPLES_DESC = "learned_gold_free: prompt examples"
 
+
+def _run_programs(ctx: RunContext, jobs: Sequence[tuple[str, Sequence[TestSpec]]]) -> list[ProgramRun]:
+    """The examples' runs, each example under the run's budget of a generated test
+    (``sandbox.generated_test_timeout_s``), not a benchmark test's.
+
+    The examples are tests the study writes from the prompt and runs on generated code, like a generated test, and
+    the code that matters here never needs long on them: in the main job every passing example took under 0.03 s,
+    and a program that loops on one cost the benchmark test's 10 s per example (docs/screening.md)."""
+    s = ctx.config.sandbox
+    return ctx.run_programs(jobs, desc=EXAMPLES_DESC, budget_factor=s.generated_test_timeout_s / s.timeout_s)
+
+
 _PREPARED: list[tuple[weakref.ref[RunContext], dict[tuple[str, tuple[str, ...]], Future[ProgramRun]]]] = []
 """The examples runs of the stage's pending feedback: the run context that made them (its sandbox limits), and the
 runs by (program, tests), each done or under way."""
@@ -117,7 +129,7 @@ def prepare(items: Sequence[ScreeningItem], ctx: RunContext) -> None:
         return
     futures: dict[tuple[str, tuple[str, ...]], Future[ProgramRun]] = {}
     if ctx.config.concurrency.executor != "local":
-        for job, run in zip(jobs, ctx.run_programs(jobs, desc=EXAMPLES_DESC), strict=True):
+        for job, run in zip(jobs, _run_programs(ctx, jobs), strict=True):
             done: Future[ProgramRun] = Future()
             done.set_result(run)
             futures[_job_key(job)] = done
@@ -132,7 +144,7 @@ def prepare(items: Sequence[ScreeningItem], ctx: RunContext) -> None:
 
 
 def _run_one(ctx: RunContext, job: tuple[str, Sequence[TestSpec]]) -> ProgramRun:
-    (run,) = ctx.run_programs([job], desc=EXAMPLES_DESC)
+    (run,) = _run_programs(ctx, [job])
     return run
 
 
@@ -141,7 +153,7 @@ def _run_examples(jobs: Sequence[tuple[str, Sequence[TestSpec]]], ctx: RunContex
     in order."""
     prepared = next((runs for made_by, runs in _PREPARED if made_by() is ctx), {})
     missing = [job for job in jobs if _job_key(job) not in prepared]
-    fresh = iter(ctx.run_programs(missing, desc=EXAMPLES_DESC) if missing else [])
+    fresh = iter(_run_programs(ctx, missing) if missing else [])
     return [prepared[_job_key(job)].result() if _job_key(job) in prepared else next(fresh) for job in jobs]
 
 
