@@ -13,19 +13,23 @@ import ast
 import hashlib
 import json
 import random
-import resource
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from tfr_helpers.models.sim.ast_lock import released
 from tfr_helpers.models.sim.mutate import mutate
 from tfr_helpers.records import Task
 
 TIMEOUT_S = 10.0
+MEMORY_BYTES = 2 * 1024**3
+"""The child's address space (set by the child itself before the mutant loads: no ``preexec_fn``, so the parent,
+which may hold pandas and the rest, spawns it without a fork of its own memory)."""
 
-_EVAL = """
-import json, sys
+_EVAL = (
+    f"import json, resource, sys\nresource.setrlimit(resource.RLIMIT_AS, ({MEMORY_BYTES}, {MEMORY_BYTES}))\n"
+    + """
 ns = {"__name__": "solution"}
 exec(compile(open("solution.py").read(), "solution.py", "exec"), ns)
 for line in open("setup.py").read().splitlines():
@@ -38,6 +42,7 @@ for expr in json.load(open("calls.json")):
         out.append(None)
 print(json.dumps(out))
 """
+)
 
 
 def has_misconception(task: Task, seed: int | str, share: float) -> bool:
@@ -51,10 +56,6 @@ def shared_mutant(task: Task, seed: int | str) -> str | None:
     digest = hashlib.sha256(f"{seed}|{task.task_id}|misconception".encode()).digest()
     found = mutate(task.reference, random.Random(int.from_bytes(digest[:16], "big")))
     return found[0] if found else None
-
-
-def _limits() -> None:  # runs in the child before exec
-    resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))
 
 
 def outputs(program: str, expressions: list[str], setup: list[str]) -> list[str | None]:
@@ -75,15 +76,15 @@ def outputs(program: str, expressions: list[str], setup: list[str]) -> list[str 
         Path(tmp, "setup.py").write_text("\n".join(setup))
         Path(tmp, "calls.json").write_text(json.dumps(expressions))
         try:
-            proc = subprocess.run(
-                [sys.executable, "-I", "-c", _EVAL],
-                cwd=tmp,
-                timeout=TIMEOUT_S,
-                capture_output=True,
-                text=True,
-                preexec_fn=_limits,
-                check=False,
-            )
+            with released():  # no AST work while the child runs: the simulated model's other requests go on
+                proc = subprocess.run(
+                    [sys.executable, "-I", "-c", _EVAL],
+                    cwd=tmp,
+                    timeout=TIMEOUT_S,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
             values = json.loads(proc.stdout.strip().splitlines()[-1])
         except (subprocess.TimeoutExpired, ValueError, IndexError):
             return [None] * len(expressions)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
-import threading
 
 from tfr_helpers.errors import ConfigError
 from tfr_helpers.models.base import (
@@ -17,6 +16,7 @@ from tfr_helpers.models.base import (
     TaskLookup,
     VerdictLookup,
 )
+from tfr_helpers.models.sim.ast_lock import locked as _locked
 from tfr_helpers.models.sim.feedback import test_source
 from tfr_helpers.models.sim.judge import judge_answer
 from tfr_helpers.models.sim.misconception import has_misconception, shared_mutant
@@ -30,20 +30,6 @@ from tfr_helpers.models.sim.tester.ebt import write_ebts
 from tfr_helpers.models.sim.tester.pbt import write_pbts
 from tfr_helpers.prompts import templates
 from tfr_helpers.records import Task, TaskView
-
-_AST_LOCK = threading.Lock()
-"""Serialises the simulated model's source-code work (parse, mutate, unparse) across threads.
-
-CPython 3.11 converts ASTs with a per-interpreter recursion counter: ``ast.parse`` running in two threads at
-once can fail with ``SystemError: AST constructor recursion depth mismatch``. The simulated model answers
-concurrent requests (the event loop thread plus ``asyncio.to_thread`` workers), so all of its AST work holds
-this lock; the sandbox oracle runs outside it.
-"""
-
-
-def _locked(fn, *args):  # type: ignore[no-untyped-def]
-    with _AST_LOCK:
-        return fn(*args)
 
 
 class SimProvider(Provider):
