@@ -10,7 +10,8 @@ which a second call loads in seconds), then prints:
 - the comparison with the paper: CodeT pass@1 36.7 on CodeGen-Mono-16B HumanEval (Chen et al. 2022, Table 2);
   the exit status is 1 when the reproduction is more than 0.5 points away;
 - the same table on the subset the test suite executes (``tests/consensus/test_codet_reproduction.py``: every
-  ``SUBSET_STRIDE``-th task), computed from these same matrices, which is where the test's expected values come from.
+  ``SUBSET_STRIDE``-th task from ``SUBSET_START``), computed from these same matrices, which is where the test's
+  expected values come from.
 
 The whole run takes about 7 minutes on 2 quiet cores; the test suite runs only the subset.
 
@@ -36,8 +37,8 @@ DATASET = "codet-codegen16b-humaneval"
 PUBLISHED_PASS_AT_1 = 36.7
 """CodeT on CodeGen-Mono-16B, HumanEval pass@1 (percent)."""
 TOLERANCE = 0.5
-SUBSET_STRIDE = 8
-"""The test suite's subset: tasks 0, 8, 16, ... of the dataset's order (21 of 164)."""
+SUBSET_START, SUBSET_STRIDE = 8, 16
+"""The test suite's subset: tasks 8, 24, 40, ..., 152 of the dataset's order (10 of 164)."""
 STRATEGIES = ["codet", "codet_paper"]
 
 
@@ -70,9 +71,9 @@ def main() -> int:
         f"CodeT pass@1 {got:.2f} vs published {PUBLISHED_PASS_AT_1} (tolerance {TOLERANCE}): "
         f"{'reproduced' if ok else 'NOT reproduced'}"
     )
-    subset = matrices[::SUBSET_STRIDE]
+    subset = matrices[SUBSET_START::SUBSET_STRIDE]
     sub = selection_report(subset, truths, STRATEGIES, ks=(1, 10), estimator=PAPER_ESTIMATOR)
-    print(f"\nsubset of the test suite (every {SUBSET_STRIDE}th task, {sub.tasks} tasks):")
+    print(f"\nsubset of the test suite (every {SUBSET_STRIDE}th task from task {SUBSET_START}, {sub.tasks} tasks):")
     print(sub.frame().round(2).to_string())
     return 0 if ok else 1
 

@@ -12,6 +12,11 @@ import pytest
 from tfr_helpers.sandbox import Limits, Sandbox, TestSpec
 
 FAST = Limits(timeout_s=2.0)
+BATCH = Limits(timeout_s=2.0, nproc=4)
+"""The hostile batch's limits: the fork bomb's processes spin (a fork refused, then tried again) until the bomb's own
+time reaches the budget. At the default 64 processes on 2 cores its own time crept so slowly that the 40 s
+wall-clock guard fired first, while its processes took the machine's cores from every other process; at 4 it
+meets the same process limit and ends on its own time in about 10 s."""
 OK = TestSpec("ok", "assert 1 + 1 == 2")
 
 
@@ -63,7 +68,7 @@ def test_hostile_batch_contained(sandbox: Sandbox, canary: Path) -> None:
     jobs.append((f"import os\nos.remove({str(canary)!r})", [OK]))
     jobs.append((f"import posix\nposix.unlink({str(canary)!r})", [OK]))
     jobs.append(("import os\nos._exit(0)", [TestSpec("never", "assert True"), OK]))
-    runs = sandbox.run_many(jobs, limits=FAST)
+    runs = sandbox.run_many(jobs, limits=BATCH)
     for (name, _), run in zip(HOSTILE.items(), runs[: len(HOSTILE)], strict=True):
         first = run.outcomes[0]
         assert first.name == name and first.status != "passed", (name, first)

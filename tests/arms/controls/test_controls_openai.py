@@ -16,6 +16,7 @@ from tfr_helpers.analysis import load_results
 from tfr_helpers.arms.controls import ARM
 from tfr_helpers.arms.controls.stages.requests import placebo_feedback
 from tfr_helpers.benchmarks import load_tasks
+from tfr_helpers.benchmarks.evalplus import expected_outputs
 from tfr_helpers.models.jobs import task_variables
 from tfr_helpers.pipeline import run_stages
 from tfr_helpers.pipeline.config.experiment import config_from_dict
@@ -59,6 +60,9 @@ def test_each_control_asks_what_the_doc_says_once_per_refined_instance(
     assert data["refinement"]["controls"] == ["resample", "retry", "placebo"] and data["benchmarks"] == ["humaneval_plus"]
     data["tasks"] = 3  # the file's 164 tasks shrunk for the test; everything else as shipped
     tasks = load_tasks("humaneval_plus")[:3]
+    # the three tasks' expected outputs first: the study's first benchmark test would compute all 164 tasks' (the
+    # reference on every HumanEval+ input, about 50 s), which this test of the requests does not read
+    expected_outputs("humaneval_plus", task_ids={t.task_id for t in tasks})
     with openai_served(data, tasks, monkeypatch) as srv:
         run_stages(config_from_dict(data), tmp_path / "run", progress=False)
         bodies = [r.body for r in srv.requests]
