@@ -17,11 +17,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 from scipy import stats as sps
-from scipy.sparse import csr_matrix
+from scipy.sparse import csr_matrix, issparse, sparray, spmatrix
 
 N_RESAMPLES = 2000
 """Bootstrap resamples of every interval."""
@@ -60,12 +60,48 @@ class Interval:
     """Two-sided bootstrap p-value of "the statistic is 0" (read it for differences): see :func:`bootstrap_p`."""
 
 
-def group_sums(group: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
-    """Sums of the rows of ``values`` (shape ``(rows, k)``) per group (``group``: each row's, below ``size``), shape
-    ``(size, k)``: one sparse product for all columns, each group's rows added in row order as ``np.bincount``
-    adds them (the same floating-point sums)."""
+Cells: TypeAlias = np.ndarray | spmatrix | sparray
+"""Rows of cells: a dense array, or a sparse matrix for one-hot cells over many columns (AUROC's score levels)."""
+
+
+def group_sums(group: np.ndarray, values: Cells, size: int) -> np.ndarray:
+    """Sums of the rows of ``values`` (shape ``(rows, k)``, dense or sparse) per group (``group``: each row's, below
+    ``size``), shape ``(size, k)``, dense: one sparse product for all columns, each group's rows added in row order as
+    ``np.bincount`` adds them (the same floating-point sums; a sparse ``values`` only leaves out its zeros)."""
     indicator = csr_matrix((np.ones(group.size), (group, np.arange(group.size))), shape=(size, group.size))
-    return np.asarray(indicator @ values, dtype=float).reshape(size, values.shape[1])
+    summed = indicator @ values
+    summed = summed.toarray() if issparse(summed) else summed
+    return np.asarray(summed, dtype=float).reshape(size, values.shape[1])
+
+
+EXACT_BELOW = 2.0**52
+"""Integer-valued float64 sums are exact (whatever their order) while every partial sum stays below this."""
+SPARSE_BELOW = 1 / 16
+"""Share of non-zero entries under which :func:`integer_matmul` multiplies a sparse right operand."""
+
+
+def integer_matmul(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``left @ right``, the same float64 numbers, C-ordered; cheaper when both are integer-valued and ``right`` is
+    mostly zeros (as AUROC's one-hot cells over thousands of score levels are).
+
+    A product of integer-valued floats whose partial sums all stay below :data:`EXACT_BELOW` in magnitude is exact,
+    so any order of summation gives the same number: then a ``right`` with fewer than :data:`SPARSE_BELOW` non-zero
+    entries is multiplied as a sparse matrix (its zeros skipped: about 1% of the dense product's work for the
+    AUROC cells of 3,000 score levels). Otherwise (a non-integer or a too large value, or a dense ``right``) it is
+    numpy's own product, unchanged.
+    """
+    if not (left.ndim == right.ndim == 2 and right.size and np.count_nonzero(right) < SPARSE_BELOW * right.size):
+        return left @ right
+    # |partial sum| <= max row sum of |left| x max |right|; integer-valued operands make every product exact
+    bound = float(np.abs(left).sum(axis=1).max(initial=0.0)) * float(np.abs(right).max())
+    if not (bound < EXACT_BELOW and integral(left) and integral(right)):
+        return left @ right
+    return np.ascontiguousarray((csr_matrix(right.T) @ left.T).T, dtype=float)
+
+
+def integral(x: np.ndarray) -> bool:
+    """Whether every entry is a finite whole number."""
+    return bool(np.isfinite(x).all() and (x == np.rint(x)).all())
 
 
 @dataclass(frozen=True)
@@ -99,15 +135,17 @@ class Resampler:
         """Number of resamples."""
         return int(self.weights.shape[0])
 
-    def sums(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Column sums of ``values`` (shape ``(rows, k)``) on the full sample ``(k,)`` and per resample ``(R, k)``."""
+    def sums(self, values: Cells) -> tuple[np.ndarray, np.ndarray]:
+        """Column sums of ``values`` (shape ``(rows, k)``) on the full sample ``(k,)`` and per resample ``(R, k)``
+        (the weights are counts: a product with counts per unit skips their zeros, :func:`integer_matmul`)."""
         per_unit = self.unit_sums(values)
-        return per_unit.sum(axis=0), self.weights @ per_unit
+        return per_unit.sum(axis=0), integer_matmul(self.weights, per_unit)
 
-    def unit_sums(self, values: np.ndarray) -> np.ndarray:
-        """Sums of ``values`` (shape ``(rows, k)``) per unit, shape ``(units, k)``."""
-        values = np.asarray(values, dtype=float)
-        values = values[:, None] if values.ndim == 1 else values
+    def unit_sums(self, values: Cells) -> np.ndarray:
+        """Sums of ``values`` (shape ``(rows, k)``, dense or sparse) per unit, shape ``(units, k)``."""
+        if not issparse(values):
+            values = np.asarray(values, dtype=float)
+            values = values[:, None] if values.ndim == 1 else values
         return group_sums(self.unit_of_row, values, self.task_of_unit.size)
 
     def task_sums(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -318,7 +356,7 @@ def task_mean(rs: Resampler, num: Sequence[float] | np.ndarray, den: Sequence[fl
 
 def cells_stat(
     rs: Resampler,
-    cells: np.ndarray,
+    cells: Cells,
     stat: Callable[[np.ndarray], np.ndarray],
     *,
     iid_seed: int = SEED,
