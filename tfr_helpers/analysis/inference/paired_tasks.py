@@ -34,7 +34,7 @@ import pandas as pd
 from scipy.sparse import csr_matrix, issparse
 from statsmodels.stats.multitest import multipletests
 
-from tfr_helpers.analysis.inference.clustered import EXACT_BELOW, Cells, group_sums, integer_matmul, integral
+from tfr_helpers.analysis.inference.clustered import EXACT_BELOW, Cells, IntegerProduct, group_sums, integral
 from tfr_helpers.analysis.inference.measures import joint_cells, paired
 
 MIN_INFORMATIVE_TASKS = 6
@@ -206,16 +206,16 @@ def _draws(
     When ``delta`` is whole numbers (counts of cells, as every measure's are) the product is exact in any order
     of summation: then the patterns go in blocks of :data:`BLOCK_CELLS` summed cells (a statistic maps each row
     of summed cells to its value alone, so the values are the same; 10,000 patterns of AUROC's 13,000 cells need
-    not exist at once, 1 GB), each multiplied by :func:`integer_matmul` (which skips AUROC's zeros). Otherwise it
+    not exist at once, 1 GB), each multiplied by :class:`IntegerProduct` (which skips AUROC's zeros). Otherwise it
     is the one product of all patterns, as numpy rounds it.
     """
     if not (integral(delta) and float(np.abs(delta).sum(axis=0).max(initial=0.0)) < EXACT_BELOW):
         counts = total[None, :] + patterns @ delta
         return [stat(counts) for stat in stats]
-    rows = max(1, BLOCK_CELLS // max(1, total.size))
+    rows, product = max(1, BLOCK_CELLS // max(1, total.size)), IntegerProduct.of(delta)
     parts: list[list[np.ndarray]] = [[] for _ in stats]
     for start in range(0, patterns.shape[0], rows):
-        counts = total[None, :] + integer_matmul(patterns[start : start + rows], delta)
+        counts = total[None, :] + product(patterns[start : start + rows])
         for part, stat in zip(parts, stats, strict=True):
             part.append(stat(counts))
     return [np.concatenate(part) for part in parts]
