@@ -123,13 +123,15 @@ def paired(stat: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], n
     return diff
 
 
-def level_cells(scores: np.ndarray, reliable: np.ndarray) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
-    """One-hot ``(rows, 2L)`` cells (reliable at score level l, then unreliable at l) and the AUROC of their counts."""
+def level_cells(scores: np.ndarray, reliable: np.ndarray) -> tuple[csr_matrix, Callable[[np.ndarray], np.ndarray]]:
+    """One-hot ``(rows, 2L)`` cells (reliable at score level l, then unreliable at l) and the AUROC of their counts.
+
+    The cells are a sparse matrix, one 1 a row (dense, thousands of score levels would be hundreds of MB of zeros)."""
     levels, idx = np.unique(np.asarray(scores, dtype=float), return_inverse=True)
     rel = np.asarray(reliable, dtype=bool)
     size = levels.size
-    cells = np.zeros((rel.size, 2 * size))
-    cells[np.arange(rel.size), np.where(rel, idx, size + idx)] = 1.0
+    columns = np.where(rel, idx.reshape(-1), size + idx.reshape(-1))
+    cells = csr_matrix((np.ones(rel.size), columns, np.arange(rel.size + 1)), shape=(rel.size, 2 * size))
 
     def auroc(c: np.ndarray) -> np.ndarray:
         return auroc_from_levels(c[..., :size], c[..., size:])
