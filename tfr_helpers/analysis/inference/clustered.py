@@ -15,6 +15,7 @@ estimate plus or minus a t quantile times the resamples' standard deviation), on
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
@@ -198,16 +199,46 @@ def resampler(
         seed: RNG seed.
 
     Returns:
-        The weights; two levels when some task has more than one code sample.
+        The weights; two levels when some task has more than one code sample. They depend on nothing but the
+        arguments, and the analysis asks for the same rows' weights again and again (every table of a coder's rows):
+        the last ones made are kept (:data:`KEPT_BYTES`) and handed out again, read-only.
 
     Raises:
         ValueError: If ``samples`` and ``tasks`` differ in length or an index is negative.
     """
+    per_task = tuple(sorted((str(k), int(v)) for k, v in (samples_per_task or {}).items()))
+    code = None if samples is None else tuple(np.asarray(samples, dtype=int).reshape(-1).tolist())
+    key = (tuple(str(t) for t in tasks), code, per_task, n_resamples, seed)
+    if key in _kept:
+        _kept.move_to_end(key)
+        return _kept[key]
+    made = _resampler(tasks, samples, dict(per_task), n_resamples, seed)
+    for array in (made.unit_of_row, made.task_of_unit, made.task_starts, made.weights, made.task_weights):
+        array.setflags(write=False)
+    _kept[key] = made
+    while len(_kept) > 1 and sum(r.weights.nbytes + r.task_weights.nbytes for r in _kept.values()) > KEPT_BYTES:
+        _kept.popitem(last=False)  # the least recently used first
+    return made
+
+
+KEPT_BYTES = 2**28
+"""Weights :func:`resampler` keeps for reuse, at most (256 MB; the main job's analysis asks for 673 resamplers
+of 125 kinds, 250 MB of weights in all)."""
+_kept: OrderedDict[tuple[object, ...], Resampler] = OrderedDict()
+
+
+def _resampler(
+    tasks: Sequence[Hashable],
+    samples: Sequence[int] | None,
+    samples_per_task: Mapping[str, int],
+    n_resamples: int,
+    seed: int,
+) -> Resampler:
     names, task_idx = np.unique(np.asarray([str(t) for t in tasks]), return_inverse=True)
     code = np.zeros(len(task_idx), dtype=int) if samples is None else np.asarray(samples, dtype=int)
     if code.shape != task_idx.shape or (code < 0).any():
         raise ValueError("samples must hold one non-negative code-sample index per row of tasks")
-    per_task = {str(k): v for k, v in (samples_per_task or {}).items()}
+    per_task = {str(k): v for k, v in samples_per_task.items()}
     m = np.array([max(1, int(per_task.get(str(name), 0))) for name in names], dtype=int)
     np.maximum.at(m, task_idx, code + 1)
     starts = (np.cumsum(m) - m).astype(int)
