@@ -160,4 +160,4 @@ def test_the_same_rows_get_the_kept_read_only_weights_and_the_kept_are_bounded(m
     assert resampler(tasks, codes, samples_per_task={"b": 2}, n_resamples=50, seed=3) is not first
     monkeypatch.setattr(clustered, "KEPT_BYTES", 0)  # nothing kept beyond the last one made
     resampler(tasks, n_resamples=50, seed=5)
-    assert len(clustered._kept) == 1 and resampler(tasks, codes, n_resamples=50, seed=3) is not first
+    assert len(clustered._kept.made) == 1 and resampler(tasks, codes, n_resamples=50, seed=3) is not first

@@ -208,33 +208,51 @@ def resampler(
     """
     per_task = tuple(sorted((str(k), int(v)) for k, v in (samples_per_task or {}).items()))
     code = None if samples is None else tuple(np.asarray(samples, dtype=int).reshape(-1).tolist())
-    key = (tuple(str(t) for t in tasks), code, per_task, n_resamples, seed)
-    if key in _kept:
-        _kept.move_to_end(key)
-        return _kept[key]
-    made = _resampler(tasks, samples, dict(per_task), n_resamples, seed)
+    labels = [str(t) for t in tasks]
+    key = (tuple(labels), code, per_task, n_resamples, seed)
+    kept = _kept.made.get(key)
+    if kept is not None:
+        _kept.made.move_to_end(key)
+        return kept
+    made = _resampler(labels, samples, dict(per_task), n_resamples, seed)
     for array in (made.unit_of_row, made.task_of_unit, made.task_starts, made.weights, made.task_weights):
         array.setflags(write=False)
-    _kept[key] = made
-    while len(_kept) > 1 and sum(r.weights.nbytes + r.task_weights.nbytes for r in _kept.values()) > KEPT_BYTES:
-        _kept.popitem(last=False)  # the least recently used first
+    _kept.keep(key, made)
     return made
 
 
 KEPT_BYTES = 2**28
 """Weights :func:`resampler` keeps for reuse, at most (256 MB; the main job's analysis asks for 673 resamplers
 of 125 kinds, 250 MB of weights in all)."""
-_kept: OrderedDict[tuple[object, ...], Resampler] = OrderedDict()
+
+
+class _Kept:
+    """The resamplers made last, the least recently used first, and the bytes of their weights."""
+
+    def __init__(self) -> None:
+        self.made: OrderedDict[tuple[object, ...], Resampler] = OrderedDict()
+        self.bytes = 0
+
+    def keep(self, key: tuple[object, ...], made: Resampler) -> None:
+        """Keep ``made``; forget the least recently used beyond :data:`KEPT_BYTES` (the last one made stays)."""
+        self.made[key] = made
+        self.bytes += made.weights.nbytes + made.task_weights.nbytes
+        while len(self.made) > 1 and self.bytes > KEPT_BYTES:
+            _, old = self.made.popitem(last=False)
+            self.bytes -= old.weights.nbytes + old.task_weights.nbytes
+
+
+_kept = _Kept()
 
 
 def _resampler(
-    tasks: Sequence[Hashable],
+    labels: list[str],
     samples: Sequence[int] | None,
     samples_per_task: Mapping[str, int],
     n_resamples: int,
     seed: int,
 ) -> Resampler:
-    names, task_idx = np.unique(np.asarray([str(t) for t in tasks]), return_inverse=True)
+    names, task_idx = np.unique(np.asarray(labels), return_inverse=True)
     code = np.zeros(len(task_idx), dtype=int) if samples is None else np.asarray(samples, dtype=int)
     if code.shape != task_idx.shape or (code < 0).any():
         raise ValueError("samples must hold one non-negative code-sample index per row of tasks")
