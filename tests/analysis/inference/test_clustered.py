@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from tfr_helpers.analysis.inference import clustered
 from tfr_helpers.analysis.inference.clustered import (
     bootstrap_p,
     cells_stat,
@@ -146,3 +147,17 @@ def test_group_sums_are_bincounts_sums_bit_for_bit() -> None:
     assert out.shape == (9, 3) and out.tobytes() == expected.tobytes()
     assert group_sums(np.array([1, 0, 1]), np.array([[1.0], [2.0], [4.0]]), 2).tolist() == [[2.0], [5.0]]
     assert group_sums(np.zeros(0, dtype=int), np.zeros((0, 2)), 0).shape == (0, 2)
+
+
+def test_the_same_rows_get_the_kept_read_only_weights_and_the_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    tasks, codes = ["a", "a", "b", "c", "c", "c"], [0, 1, 0, 0, 0, 2]
+    first = resampler(tasks, codes, n_resamples=50, seed=3)
+    again = resampler(list(tasks), np.array(codes), n_resamples=50, seed=3)
+    assert again is first and not first.weights.flags.writeable
+    fresh = clustered._resampler(tasks, codes, {}, 50, 3)  # what a first call computes
+    assert np.array_equal(fresh.weights, first.weights) and np.array_equal(fresh.unit_of_row, first.unit_of_row)
+    assert resampler(tasks, codes, n_resamples=50, seed=4) is not first  # another seed: other weights
+    assert resampler(tasks, codes, samples_per_task={"b": 2}, n_resamples=50, seed=3) is not first
+    monkeypatch.setattr(clustered, "KEPT_BYTES", 0)  # nothing kept beyond the last one made
+    resampler(tasks, n_resamples=50, seed=5)
+    assert len(clustered._kept.made) == 1 and resampler(tasks, codes, n_resamples=50, seed=3) is not first

@@ -57,7 +57,7 @@ def test_auroc_hand_value_and_sklearn() -> None:
     # reliable scores 0.9, 0.5; unreliable 0.5, 0.1: pairs (0.9>0.5, 0.9>0.1, 0.5=0.5, 0.5>0.1) -> 3.5 / 4
     scores, rel = np.array([0.9, 0.5, 0.5, 0.1]), np.array([True, True, False, False])
     cells, auroc = level_cells(scores, rel)
-    assert auroc(cells.sum(axis=0)) == pytest.approx(3.5 / 4) == roc_auc_score(rel, scores)
+    assert auroc(cells.toarray().sum(axis=0)) == pytest.approx(3.5 / 4) == roc_auc_score(rel, scores)
     assert auroc_from_levels(np.array([0.0, 2.0]), np.array([2.0, 0.0])) == 1.0
 
 
@@ -68,7 +68,7 @@ def test_auroc_matches_sklearn(rows: list[tuple[int, bool]]) -> None:
     if rel.all() or not rel.any():
         return
     cells, auroc = level_cells(scores, rel)
-    assert auroc(cells.sum(axis=0)) == pytest.approx(roc_auc_score(rel, scores))
+    assert auroc(cells.toarray().sum(axis=0)) == pytest.approx(roc_auc_score(rel, scores))
 
 
 def test_paired_difference_of_measures() -> None:

@@ -26,13 +26,15 @@ import gc
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import csr_matrix, issparse
 from statsmodels.stats.multitest import multipletests
 
-from tfr_helpers.analysis.inference.clustered import group_sums
+from tfr_helpers.analysis.inference.clustered import EXACT_BELOW, Cells, IntegerProduct, group_sums, integral
 from tfr_helpers.analysis.inference.measures import joint_cells, paired
 
 MIN_INFORMATIVE_TASKS = 6
@@ -43,6 +45,8 @@ N_PERMUTATIONS = 9999
 """Random swap patterns above :data:`EXACT_UP_TO` informative tasks."""
 SEED = 0
 """Seed of the random patterns (same data, same p)."""
+BLOCK_CELLS = 2**20
+"""Summed cells handed to a statistic at once (8 MB): the patterns go in blocks of this many cells over ``k``."""
 Status = Literal["tested", "too few tasks", "undefined"]
 TESTED: Status = "tested"
 """Status of a result with a p-value."""
@@ -101,14 +105,14 @@ Tasks = Sequence[Hashable] | np.ndarray | TaskIndex
 """Task of each row: the labels, or their :class:`TaskIndex`."""
 
 
-def _task_sums(idx: np.ndarray, values: np.ndarray) -> np.ndarray:
+def _task_sums(idx: np.ndarray, values: Cells) -> np.ndarray:
     return group_sums(idx, values, int(idx.max()) + 1 if idx.size else 0)
 
 
 def swap_test(
     tasks: Tasks,
-    cells: np.ndarray,
-    swapped: np.ndarray,
+    cells: Cells,
+    swapped: Cells,
     stat: Callable[[np.ndarray], np.ndarray],
     *,
     min_informative: int = MIN_INFORMATIVE_TASKS,
@@ -119,7 +123,8 @@ def swap_test(
 
     Args:
         tasks: Task of each row (or their :class:`TaskIndex`).
-        cells: Shape ``(rows, k)``: each row's contribution with the arms as observed.
+        cells: Shape ``(rows, k)``: each row's contribution with the arms as observed (dense, or a sparse matrix
+            for one-hot cells over many columns).
         swapped: Shape ``(rows, k)``: the same row's contribution with the two arms' labels exchanged.
         stat: Maps summed cells of shape ``(..., k)`` to one value per leading index (A minus B: swapping every
             task must negate it).
@@ -130,7 +135,27 @@ def swap_test(
     Raises:
         ValueError: If the shapes differ or do not match ``tasks``.
     """
-    cells, swapped = np.asarray(cells, dtype=float), np.asarray(swapped, dtype=float)
+    options = {"min_informative": min_informative, "n_permutations": n_permutations, "seed": seed}
+    return swap_tests(tasks, cells, swapped, [stat], **options)[0]
+
+
+def swap_tests(
+    tasks: Tasks,
+    cells: Cells,
+    swapped: Cells,
+    stats: Sequence[Callable[[np.ndarray], np.ndarray]],
+    *,
+    min_informative: int = MIN_INFORMATIVE_TASKS,
+    n_permutations: int = N_PERMUTATIONS,
+    seed: int = SEED,
+) -> list[TaskTest]:
+    """:func:`swap_test` of several statistics of the same cells (the measures of one pair of screeners), one
+    result each: the patterns are drawn and multiplied with the cells once for all of them, the same numbers as
+    one :func:`swap_test` per statistic."""
+    if issparse(cells) or issparse(swapped):
+        cells, swapped = csr_matrix(cells, dtype=float), csr_matrix(swapped, dtype=float)
+    else:
+        cells, swapped = np.asarray(cells, dtype=float), np.asarray(swapped, dtype=float)
     if cells.ndim != 2 or cells.shape != swapped.shape or cells.shape[0] != len(tasks):
         raise ValueError("cells and swapped must both have shape (rows, k), one row per task label")
     idx = TaskIndex.of(tasks).of_row
@@ -138,22 +163,62 @@ def swap_test(
     informative = np.flatnonzero(np.abs(delta).sum(axis=1) > 1e-12)
     m, n_tasks = informative.size, per_task.shape[0]
     total = per_task.sum(axis=0)
-    value = float(stat(total[None, :])[0])
-    if not math.isfinite(value):
-        return TaskTest(value, None, n_tasks, m, "statistic undefined on the observed data", UNDEFINED)
-    if m < min_informative:
-        return TaskTest(value, None, n_tasks, m, f"fewer than {min_informative} informative tasks", TOO_FEW)
+    values = [float(stat(total[None, :])[0]) for stat in stats]
+    tested = [i for i, value in enumerate(values) if math.isfinite(value)] if m >= min_informative else []
+    draws = {}
+    if tested:
+        patterns, method = _patterns(m, n_permutations, seed)
+        draws = dict(zip(tested, _draws([stats[i] for i in tested], total, delta[informative], patterns), strict=True))
+    out = []
+    for i, value in enumerate(values):
+        if not math.isfinite(value):
+            out.append(TaskTest(value, None, n_tasks, m, "statistic undefined on the observed data", UNDEFINED))
+        elif m < min_informative:
+            out.append(TaskTest(value, None, n_tasks, m, f"fewer than {min_informative} informative tasks", TOO_FEW))
+        else:
+            extreme = np.abs(np.nan_to_num(draws[i], nan=0.0)) >= abs(value) - 1e-12 * max(1.0, abs(value))
+            count, n = int(extreme.sum()), draws[i].shape[0]
+            p = count / n if m <= EXACT_UP_TO else (1 + count) / (1 + n)
+            out.append(TaskTest(value, min(1.0, p), n_tasks, m, method, TESTED))
+    return out
+
+
+@lru_cache(maxsize=4)
+def _patterns(m: int, n_permutations: int, seed: int) -> tuple[np.ndarray, str]:
+    """The swap patterns over ``m`` informative tasks (1: swapped) and the method's name: every pattern up to
+    :data:`EXACT_UP_TO` tasks, else ``n_permutations`` from ``default_rng(seed)``. Kept for the next tests (read
+    only): a pair's AUROC test often has as many informative tasks as its other measures."""
     if m <= EXACT_UP_TO:
         patterns = ((np.arange(2**m)[:, None] >> np.arange(m)[None, :]) & 1).astype(float)
         method = f"task swap permutation (exact, {2**m} patterns)"
     else:
         patterns = np.random.default_rng(seed).integers(0, 2, size=(n_permutations, m)).astype(float)
         method = f"task swap permutation (Monte Carlo, {n_permutations} patterns)"
-    draws = stat(total[None, :] + patterns @ delta[informative])
-    extreme = np.abs(np.nan_to_num(draws, nan=0.0)) >= abs(value) - 1e-12 * max(1.0, abs(value))
-    count = int(extreme.sum())
-    p = count / patterns.shape[0] if m <= EXACT_UP_TO else (1 + count) / (1 + patterns.shape[0])
-    return TaskTest(value, min(1.0, p), n_tasks, m, method, TESTED)
+    patterns.setflags(write=False)
+    return patterns, method
+
+
+def _draws(
+    stats: Sequence[Callable[[np.ndarray], np.ndarray]], total: np.ndarray, delta: np.ndarray, patterns: np.ndarray
+) -> list[np.ndarray]:
+    """Each statistic under every pattern: ``stat(total + patterns @ delta)``, one value per pattern.
+
+    When ``delta`` is whole numbers (counts of cells, as every measure's are) the product is exact in any order
+    of summation: then the patterns go in blocks of :data:`BLOCK_CELLS` summed cells (a statistic maps each row
+    of summed cells to its value alone, so the values are the same; 10,000 patterns of AUROC's 13,000 cells need
+    not exist at once, 1 GB), each multiplied by :class:`IntegerProduct` (which skips AUROC's zeros). Otherwise it
+    is the one product of all patterns, as numpy rounds it.
+    """
+    if not (integral(delta) and float(np.abs(delta).sum(axis=0).max(initial=0.0)) < EXACT_BELOW):
+        counts = total[None, :] + patterns @ delta
+        return [stat(counts) for stat in stats]
+    rows, product = max(1, BLOCK_CELLS // max(1, total.size)), IntegerProduct.of(delta)
+    parts: list[list[np.ndarray]] = [[] for _ in stats]
+    for start in range(0, patterns.shape[0], rows):
+        counts = total[None, :] + product(patterns[start : start + rows])
+        for part, stat in zip(parts, stats, strict=True):
+            part.append(stat(counts))
+    return [np.concatenate(part) for part in parts]
 
 
 def _rate_difference(c: np.ndarray) -> np.ndarray:
@@ -202,9 +267,22 @@ def paired_measure_test(
 ) -> TaskTest:
     """Screener A's classifier ``measure`` (of confusion counts) minus screener B's on the same feedback, tested by
     swapping the two screeners' decisions within whole tasks (:func:`swap_test`)."""
+    return paired_measure_tests(tasks, accepted_a, accepted_b, reliable, [measure], **options)[0]
+
+
+def paired_measure_tests(
+    tasks: Tasks,
+    accepted_a: np.ndarray,
+    accepted_b: np.ndarray,
+    reliable: np.ndarray,
+    measures: Sequence[Callable[[np.ndarray], np.ndarray]],
+    **options: int,
+) -> list[TaskTest]:
+    """:func:`paired_measure_test` of several measures of the same two screeners, one swap of their decisions
+    for all (:func:`swap_tests`: the same numbers as one test each)."""
     cells = joint_cells(accepted_a, accepted_b, reliable)
     swapped = joint_cells(accepted_b, accepted_a, reliable)
-    return swap_test(tasks, cells, swapped, paired(measure), **options)
+    return swap_tests(tasks, cells, swapped, [paired(measure) for measure in measures], **options)
 
 
 def holm(frame: pd.DataFrame, family: list[str], column: str, alpha: float = 0.05) -> pd.Series:

@@ -31,7 +31,7 @@ from tfr_helpers.analysis.inference.paired_tasks import (
     TaskIndex,
     TaskTest,
     holm,
-    paired_measure_test,
+    paired_measure_tests,
     paired_task_test,
     swap_test,
 )
@@ -129,13 +129,16 @@ def _pair_rows(coder: _Coder, a: str, b: str, seed: int) -> list[dict[str, objec
     rows: list[dict[str, object]] = []
     acc_a, acc_b = cs.accepted(a), cs.accepted(b)
     full, boot = rs_fb.sums(joint_cells(acc_a, acc_b, rel))
+    swapping = [m for m in COMPARED if family_of(a, b, m) != "primary"]  # one swap of the decisions for them all
+    swaps = paired_measure_tests(coder.task_index, acc_a, acc_b, rel, [MEASURES[m] for m in swapping], seed=seed)
+    tests = dict(zip(swapping, swaps, strict=True))
     for measure in COMPARED:
         iv = counts_stat(rs_fb, full, boot, paired(MEASURES[measure]), scale="identity")
         family = family_of(a, b, measure)
         if family == "primary":  # the other strategy's MCC = 0 (accept_all's, by convention)
             test = mcc_zero_test(coder.tasks, acc_b if a == BASELINE else acc_a, rel, within=coder.code_samples)
         else:
-            test = paired_measure_test(coder.task_index, acc_a, acc_b, rel, MEASURES[measure], seed=seed)
+            test = tests[measure]
         row = {"a": a, "b": b, "measure": measure, "family": family}
         rows.append({**head, **row, **_row(iv, test)})
     scores_a, scores_b = cs.ranking_scores(a), cs.ranking_scores(b)
