@@ -69,22 +69,23 @@ class SmokeCommandRun:
     """What the command printed: the run summary's lines."""
 
 
-def run_smoke_command(base: Path, benchmarks: Path) -> SmokeCommandRun:
+def run_smoke_command(base: Path, benchmarks: Path, cache: Path | None = None, busy: bool = True) -> SmokeCommandRun:
     """``tfr stage all --params papermill_params/smoke.yaml`` into ``base/command-run``, in its own process (its own
-    string-hash seed), with an empty cache ``base/command-cache``, the execution cache on and the default chunks in
-    flight, while a busy process keeps one core loaded."""
-    run, cache = base / "command-run", base / "command-cache"
+    string-hash seed), with the cache ``cache`` (default: an empty ``base/command-cache``), the execution cache on and
+    the default chunks in flight, while (``busy``) a busy process keeps one core loaded."""
+    run, cache = base / "command-run", cache or base / "command-cache"
     env = {**os.environ, "TFR_BENCHMARK_DIR": str(benchmarks), "TFR_CACHE_DIR": str(cache), "TFR_EXEC_CACHE": "1"}
     env.pop("TFR_CHUNKS_IN_FLIGHT", None)
     cmd = [str(Path(sys.executable).parent / "tfr"), "stage", "all", "--params", str(SMOKE_PARAMS)]
-    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])  # keeps one core busy
+    load = [sys.executable, "-c", "while True: pass"] if busy else [sys.executable, "-c", "pass"]
+    busy_process = subprocess.Popen(load)  # keeps one core busy (or ends at once)
     try:
         done = subprocess.run(
             [*cmd, "--run-dir", str(run), "--no-progress"], capture_output=True, text=True, env=env, timeout=900
         )
     finally:
-        busy.kill()
-        busy.wait()
+        busy_process.kill()
+        busy_process.wait()
     assert done.returncode == 0, done.stderr[-3000:]
     return SmokeCommandRun(run, cache, results_json(run), done.stdout)
 

@@ -2,7 +2,9 @@
 smoke study, ``tests/helpers/smoke.py``, runs with the cache off).
 
 The filling run is the shared command run (``tfr stage all`` with the execution cache on and an empty cache, the
-determinism test's second study); the serving run here reads a copy of the cache it filled."""
+determinism test's second study); the serving run is the same command on a copy of the cache it filled, in a
+process of its own as well: a cache key holds the process's view of the sandbox (its sources, Python, the installed
+packages), which a test process may not share with the command's after other tests ran in it."""
 
 from __future__ import annotations
 
@@ -12,37 +14,34 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.smoke import SmokeCommandRun, SmokeStudy
-from tfr_helpers.pipeline import load_config, run_stages
-
-from .conftest import results_json
-
-SMOKE = Path(__file__).resolve().parents[2] / "papermill_params" / "smoke.yaml"
+from tests.helpers.smoke import SmokeCommandRun, SmokeStudy, run_smoke_command
 
 
 @pytest.mark.slow
 def test_smoke_results_are_identical_with_the_cache_off_filling_and_serving(
-    pipeline_env: Path,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    shared_benchmarks: Path,
     smoke_study: SmokeStudy,
     smoke_command_run: SmokeCommandRun,
 ) -> None:
-    config = load_config(SMOKE)
     off = smoke_study.summary  # TFR_EXEC_CACHE=0
     assert off.exec_cache[0] == 0 and not (smoke_study.cache_dir / "executions").exists()
-    assert not (pipeline_env / "executions").exists()
-    filled = re.search(r"^this invocation: .*, (\d+) sandbox runs$", smoke_command_run.stdout, re.M)
-    assert filled is not None, smoke_command_run.stdout
-    filling_runs = int(filled[1])  # TFR_EXEC_CACHE=1 and an empty cache
+    filling_runs = _count(r"^this invocation: .*, (\d+) sandbox runs$", smoke_command_run.stdout)
     assert filling_runs > 0 and (smoke_command_run.cache_dir / "executions").is_dir()
-    shutil.copytree(smoke_command_run.cache_dir, pipeline_env, dirs_exist_ok=True)  # the shared run's cache stays
-    monkeypatch.setenv("TFR_EXEC_CACHE", "1")
-    serving = run_stages(config, tmp_path / "serving", progress=False)  # a new run dir: every stage runs again
+    cache = tmp_path / "cache"
+    shutil.copytree(smoke_command_run.cache_dir, cache)  # the shared run's cache stays as it is
+    serving = run_smoke_command(tmp_path, shared_benchmarks, cache=cache, busy=False)  # a new run dir: every stage
+    hits = _count(r"^execution cache: (\d+) hits", serving.stdout)
+    runs = _count(r"^this invocation: .*, (\d+) sandbox runs$", serving.stdout)
     # served: everything but the reference's nondeterminism reruns and runs that timed out or crashed
-    assert serving.exec_cache[0] > 0 and serving.sandbox_runs < filling_runs / 2
-    assert serving.exec_cache[0] + serving.sandbox_runs >= filling_runs
-    assert any(line.startswith("execution cache:") for line in serving.lines())
+    assert hits > 0 and runs < filling_runs / 2, serving.stdout
+    assert hits + runs >= filling_runs
     expected = smoke_study.results
     assert smoke_command_run.results == expected
-    assert results_json(tmp_path / "serving") == expected
+    assert serving.results == expected
+
+
+def _count(pattern: str, text: str) -> int:
+    found = re.search(pattern, text, re.M)
+    assert found is not None, text
+    return int(found[1])
