@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -57,8 +58,13 @@ def _run(index: int) -> Any:
 
 
 def _mark_worker() -> None:
+    """A forked worker's start: it marks itself, and takes the default action of SIGTERM and SIGINT back, whatever
+    handler the parent had (a library's, inherited by the fork): the pool ends its workers with SIGTERM when a part
+    fails, and a worker that caught it would never end."""
     global _in_worker
     _in_worker = True
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def map_in_order(fn: Callable[[T], R], items: Sequence[T], processes: int | None = None) -> list[R]:
@@ -73,8 +79,12 @@ def map_in_order(fn: Callable[[T], R], items: Sequence[T], processes: int | None
     if count < 2 or _in_worker or _job or not _can_fork():
         return [fn(item) for item in items]
     _job[:] = [fn, items]
+    pool = multiprocessing.get_context("fork").Pool(count, initializer=_mark_worker)
     try:
-        with multiprocessing.get_context("fork").Pool(count, initializer=_mark_worker) as pool:
-            return list(pool.imap(_run, range(len(items)), chunksize=1))
+        results = list(pool.imap(_run, range(len(items)), chunksize=1))
+        pool.close()  # the workers end on their own once the queue is empty: no signal sent
+        pool.join()
+        return results
     finally:
+        pool.terminate()  # after a failure (after join: nothing left to end)
         _job.clear()
