@@ -77,15 +77,15 @@ def run_smoke_command(base: Path, benchmarks: Path, cache: Path | None = None, b
     env = {**os.environ, "TFR_BENCHMARK_DIR": str(benchmarks), "TFR_CACHE_DIR": str(cache), "TFR_EXEC_CACHE": "1"}
     env.pop("TFR_CHUNKS_IN_FLIGHT", None)
     cmd = [str(Path(sys.executable).parent / "tfr"), "stage", "all", "--params", str(SMOKE_PARAMS)]
-    load = [sys.executable, "-c", "while True: pass"] if busy else [sys.executable, "-c", "pass"]
-    busy_process = subprocess.Popen(load)  # keeps one core busy (or ends at once)
+    loader = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if busy else None  # keeps one core busy
     try:
         done = subprocess.run(
             [*cmd, "--run-dir", str(run), "--no-progress"], capture_output=True, text=True, env=env, timeout=900
         )
     finally:
-        busy_process.kill()
-        busy_process.wait()
+        if loader is not None:
+            loader.kill()
+            loader.wait()
     assert done.returncode == 0, done.stderr[-3000:]
     return SmokeCommandRun(run, cache, results_json(run), done.stdout)
 
